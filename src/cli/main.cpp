@@ -1,0 +1,36 @@
+// threadmap: one binary, one subcommand per file. main() only wires them up and turns parse
+// errors into one line on stderr.
+#include <cstdio>
+
+#include "src/cli/command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "threadmap — measure the machine, plan thread placement, apply it, verify it held"};
+  app.name("threadmap");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "threadmap 0.1.0");
+  threadmap::cli::Runner selected;
+  threadmap::cli::add_topo_command(app, selected);
+  threadmap::cli::add_latency_command(app, selected);
+  threadmap::cli::add_plan_command(app, selected);
+  threadmap::cli::add_run_command(app, selected);
+  threadmap::cli::add_ps_command(app, selected);
+  threadmap::cli::add_pin_command(app, selected);
+  threadmap::cli::add_watch_command(app, selected);
+  threadmap::cli::add_bench_command(app, selected);
+  threadmap::cli::add_report_command(app, selected);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "threadmap: %s (see 'threadmap --help')\n", e.what());
+    return 2;
+  }
+  return selected ? selected() : 2;
+}

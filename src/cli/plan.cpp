@@ -1,0 +1,14 @@
+// threadmap plan — placeholder until its issue lands: says so and exits non-zero.
+#include "src/cli/command.hpp"
+
+namespace threadmap::cli {
+
+void add_plan_command(CLI::App& app, Runner& selected) {
+  auto* sub = app.add_subcommand("plan", "(not built yet)");
+  sub->allow_extras();
+  sub->callback([&selected] {
+    selected = [] { return fail(std::string("'plan' is not built yet in this version")); };
+  });
+}
+
+}  // namespace threadmap::cli

@@ -1,0 +1,38 @@
+// threadmap ps PID [--json]
+#include <memory>
+
+#include "src/cli/command.hpp"
+#include "src/render/threads_view.hpp"
+#include "threadmap/process.hpp"
+
+namespace threadmap::cli {
+namespace {
+
+struct PsOptions {
+  pid_t pid = 0;
+  bool json = false;
+};
+
+int run_ps(const PsOptions& opt) {
+  auto threads = list_threads(opt.pid);
+  if (!threads) return fail(threads.error());
+  if (opt.json) {
+    auto name = process_name(opt.pid);
+    print(render::threads_json(opt.pid, name.value_or(""), *threads).dump(2) + "\n");
+  } else {
+    print(render::threads_table(*threads));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_ps_command(CLI::App& app, Runner& selected) {
+  auto opt = std::make_shared<PsOptions>();
+  auto* sub = app.add_subcommand("ps", "Show the threads of a running process and where they run");
+  sub->add_option("pid", opt->pid, "Process id")->required()->check(CLI::PositiveNumber);
+  sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.threads/1)");
+  sub->callback([&selected, opt] { selected = [opt] { return run_ps(*opt); }; });
+}
+
+}  // namespace threadmap::cli

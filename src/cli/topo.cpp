@@ -1,0 +1,44 @@
+// threadmap topo [--topology FILE.xml] [--json | --summary]
+#include <memory>
+
+#include "src/cli/command.hpp"
+#include "src/render/topology_view.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::cli {
+namespace {
+
+struct TopoOptions {
+  std::string topology_file;
+  bool json = false;
+  bool summary = false;
+};
+
+int run_topo(const TopoOptions& opt) {
+  auto topo = opt.topology_file.empty() ? Topology::load_this_machine()
+                                        : Topology::load_xml(opt.topology_file);
+  if (!topo) return fail(topo.error());
+  if (opt.json) {
+    print(render::topology_json(*topo).dump(2) + "\n");
+  } else if (opt.summary) {
+    print(render::topology_summary(*topo) + "\n");
+  } else {
+    print(render::topology_tree(*topo));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app, Runner& selected) {
+  auto opt = std::make_shared<TopoOptions>();
+  auto* sub = app.add_subcommand(
+      "topo", "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs");
+  sub->add_option("--topology", opt->topology_file,
+                  "Load another machine from an hwloc XML export (lstopo --of xml)");
+  auto* json = sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.topology/1)");
+  sub->add_flag("--summary", opt->summary, "Print one line")->excludes(json);
+  sub->callback([&selected, opt] { selected = [opt] { return run_topo(*opt); }; });
+}
+
+}  // namespace threadmap::cli

@@ -1,0 +1,104 @@
+// Loading a Topology from hwloc: this machine, another process's view of it, or an XML file.
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include "src/core/topology_state.hpp"
+#include "threadmap/affinity.hpp"
+
+namespace threadmap {
+namespace {
+
+Error hwloc_error(const std::string& what) {
+  int e = errno ? errno : EINVAL;
+  return Error::from_errno(e, what + ": " + std::strerror(e));
+}
+
+Result<std::shared_ptr<Topology::State>> start(const std::string& source) {
+  auto state = std::make_shared<Topology::State>();
+  state->source = source;
+  if (hwloc_topology_init(&state->topo) != 0) return hwloc_error("cannot initialise hwloc");
+  return state;
+}
+
+Status finish(Topology::State& state, const std::string& what) {
+  if (hwloc_topology_load(state.topo) != 0) return hwloc_error("cannot load " + what);
+  detail::build_model(state);
+  return {};
+}
+
+}  // namespace
+
+Topology::Topology(std::shared_ptr<const State> state) : state_(std::move(state)) {}
+
+Result<Topology> Topology::load_this_machine() {
+  auto started = start("this machine");
+  if (!started) return started.error();
+  auto state = *started;
+  state->this_machine = true;
+  // Keep CPUs the cgroup forbids in the tree (shown as not allowed) instead of hiding them.
+  hwloc_topology_set_flags(state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED |
+                                            HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+  if (auto st = finish(*state, "this machine's topology"); !st) return st.error();
+  // hwloc's allowed set follows the cgroup only; taskset-style affinity restricts further.
+  CpuSet allowed;
+  hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(allowed.native_handle()),
+                    hwloc_topology_get_allowed_cpuset(state->topo));
+  const CpuSet& affinity = detail::startup_affinity();
+  state->allowed = affinity.empty() ? allowed : (allowed & affinity);
+  return Topology(state);
+}
+
+Result<Topology> Topology::load_for_process(pid_t pid) {
+  if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+    return Error::from_errno(ESRCH, "no process with pid " + std::to_string(pid));
+  auto started = start("process " + std::to_string(pid));
+  if (!started) return started.error();
+  auto state = *started;
+  state->this_machine = true;
+  hwloc_topology_set_flags(state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED |
+                                            HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+  // The target's cgroup decides what its threads may be given; their current affinity is what
+  // a pin changes, so it does not restrict the allowed set.
+  if (hwloc_topology_set_pid(state->topo, pid) != 0)
+    return hwloc_error("cannot view the topology as process " + std::to_string(pid));
+  if (auto st = finish(*state, "the topology of process " + std::to_string(pid)); !st)
+    return st.error();
+  hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(state->allowed.native_handle()),
+                    hwloc_topology_get_allowed_cpuset(state->topo));
+  return Topology(state);
+}
+
+Result<Topology> Topology::load_xml(const std::string& path) {
+  struct stat st_buf {};
+  if (stat(path.c_str(), &st_buf) != 0)
+    return Error::from_errno(errno, "cannot read topology '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(st_buf.st_mode))
+    return Error::from_errno(EISDIR, "cannot read topology '" + path + "': is a directory");
+  {
+    // hwloc prints parser complaints itself; check the file looks like hwloc XML first so the
+    // common mistake (a wrong file) gets one clear line.
+    std::ifstream in(path);
+    std::string head(512, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (head.find("<topology") == std::string::npos)
+      return Error::invalid("'" + path + "' is not an hwloc XML topology (lstopo --of xml)");
+  }
+  auto started = start(path);
+  if (!started) return started.error();
+  auto state = *started;
+  if (hwloc_topology_set_xml(state->topo, path.c_str()) != 0)
+    return hwloc_error("cannot read topology '" + path + "'");
+  if (auto st = finish(*state, "topology '" + path + "'"); !st) return st.error();
+  hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(state->allowed.native_handle()),
+                    hwloc_topology_get_allowed_cpuset(state->topo));
+  return Topology(state);
+}
+
+}  // namespace threadmap

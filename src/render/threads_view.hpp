@@ -1,0 +1,22 @@
+// Rendering the threads of a process (threadmap ps) and the outcome of pinning them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "threadmap/process.hpp"
+
+namespace threadmap::render {
+
+/// Table: tid, name, state, allowed CPUs, last CPU, voluntary/involuntary switches.
+std::string threads_table(const std::vector<ThreadInfo>& threads);
+/// JSON, schema "threadmap.threads/1".
+nlohmann::json threads_json(pid_t pid, const std::string& process_name,
+                            const std::vector<ThreadInfo>& threads);
+/// Lines for a pin outcome: one per thread pinned, vanished or failed, and a summary line.
+std::string pin_outcome_text(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome);
+/// JSON, schema "threadmap.pin/1".
+nlohmann::json pin_outcome_json(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome);
+
+}  // namespace threadmap::render
