@@ -1,0 +1,38 @@
+// A core-to-core latency matrix: one-way latency in ns between OS CPUs, measured here or loaded
+// from a file. This header is the contract between the latency engine (which fills and saves
+// matrices) and its consumers (planner, report); src/latency owns the implementation.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "threadmap/cpuset.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::latency {
+
+struct Matrix {
+  std::vector<int> cpus;          ///< OS CPU number of row/column i, ascending
+  std::vector<double> one_way_ns; ///< row-major size()*size(); diagonal 0; NaN = not measured
+  std::string source;             ///< "measured on this machine" or the file it came from
+  std::string cpu_model;          ///< may be empty (nviennot CSVs carry none)
+
+  std::size_t size() const { return cpus.size(); }
+  double at(std::size_t i, std::size_t j) const { return one_way_ns[i * cpus.size() + j]; }
+  double& at(std::size_t i, std::size_t j) { return one_way_ns[i * cpus.size() + j]; }
+  /// Row index of an OS CPU number, or -1.
+  int index_of(int cpu) const;
+  /// Latency between two OS CPUs, NaN when either is not in the matrix.
+  double between(int cpu_a, int cpu_b) const;
+  /// The CPUs of the matrix as a set.
+  CpuSet cpu_set() const;
+};
+
+/// Loads a matrix from our JSON (threadmap latency --json), our square CSV (header row of CPU
+/// numbers), or the lower-triangular CSV that nviennot/core-to-core-latency writes (N lines, no
+/// header, cell [i][j] for i > j; row k = k-th CPU). Ragged or non-numeric input fails with one
+/// error naming the file, line and column.
+Result<Matrix> load_matrix(const std::string& path);
+
+}  // namespace threadmap::latency
