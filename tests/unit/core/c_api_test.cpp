@@ -1,0 +1,58 @@
+// The C API: 0 / -1 + errno + tm_last_error(), through libthreadmap.so.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "threadmap/threadmap.h"
+
+TEST(CApi, CpusetParseFormatAndErrors) {
+  tm_cpuset* set = tm_cpuset_new();
+  ASSERT_NE(set, nullptr);
+  ASSERT_EQ(tm_cpuset_parse(set, "0"), 0);
+  EXPECT_EQ(tm_cpuset_count(set), 1);
+  EXPECT_EQ(tm_cpuset_contains(set, 0), 1);
+  char buf[64];
+  EXPECT_EQ(tm_cpuset_format(set, buf, sizeof buf), 1);
+  EXPECT_STREQ(buf, "0");
+  errno = 0;
+  EXPECT_EQ(tm_cpuset_parse(set, "0-x"), -1);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_NE(std::strstr(tm_last_error(), "0-x"), nullptr);
+  EXPECT_EQ(tm_cpuset_count(set), 1);  // unchanged on failure
+  tm_cpuset_add(set, 100);
+  char tiny[2];
+  EXPECT_EQ(tm_cpuset_format(set, tiny, sizeof tiny), -1);
+  EXPECT_EQ(errno, ERANGE);
+  EXPECT_EQ(tm_cpuset_add(set, -1), -1);
+  tm_cpuset_free(set);
+  tm_cpuset_free(nullptr);
+}
+
+TEST(CApi, PinSelfAndReadBack) {
+  tm_cpuset* allowed = tm_cpuset_new();
+  ASSERT_EQ(tm_allowed_cpus(allowed), 0);
+  ASSERT_GT(tm_cpuset_count(allowed), 0);
+  ASSERT_EQ(tm_pin_self_expr("pu:0"), 0);
+  tm_cpuset* mine = tm_cpuset_new();
+  ASSERT_EQ(tm_get_affinity_tid(0, mine), 0);
+  EXPECT_EQ(tm_cpuset_count(mine), 1);
+  EXPECT_EQ(tm_cpuset_contains(mine, tm_current_cpu()), 1);
+  ASSERT_EQ(tm_get_affinity_tid(tm_current_tid(), mine), 0);
+  EXPECT_EQ(tm_cpuset_count(mine), 1);
+  tm_cpuset* outside = tm_cpuset_new();
+  tm_cpuset_add(outside, 4096);
+  errno = 0;
+  EXPECT_EQ(tm_pin_self(outside), -1);
+  EXPECT_EQ(errno, EINVAL);
+  EXPECT_NE(std::strstr(tm_last_error(), "allowed set"), nullptr);
+  EXPECT_EQ(tm_pin_thread(pthread_self(), allowed), 0);
+  EXPECT_EQ(tm_unpin_self(), 0);
+  ASSERT_EQ(tm_get_affinity_tid(0, mine), 0);
+  EXPECT_EQ(tm_cpuset_count(mine), tm_cpuset_count(allowed));
+  EXPECT_EQ(tm_pin_tid(999999999, allowed), -1);
+  EXPECT_EQ(errno, ESRCH);
+  tm_cpuset_free(outside);
+  tm_cpuset_free(mine);
+  tm_cpuset_free(allowed);
+}
