@@ -1,0 +1,84 @@
+// TM_PIN_CONFIG encoder (format: src/preload/pin/pin_config.h).
+#include "src/apply/pin_env.hpp"
+
+namespace threadmap::apply {
+namespace {
+
+constexpr long kMaxIndex = 1000000;  // TM_PIN_MAX_INDEX on the C side
+constexpr int kMaxCpu = 65535;       // TM_PIN_MAX_CPU on the C side
+
+Status check_cpus(const CpuSet& cpus, const CpuSet& allowed, const std::string& what) {
+  if (cpus.empty()) return Error::invalid(what + ": empty CPU set");
+  if (cpus.last() > kMaxCpu)
+    return Error::invalid(what + ": CPU " + std::to_string(cpus.last()) + " is out of range");
+  if (!cpus.is_subset_of(allowed))
+    return Error::invalid(what + ": CPUs " + (cpus - allowed).to_list() +
+                          " are not in the allowed set " + allowed.to_list());
+  return {};
+}
+
+Status check_pattern(const std::string& pattern, const std::string& what) {
+  if (pattern.empty()) return Error::invalid(what + ": empty pattern");
+  for (char c : pattern) {
+    if (c == ';' || static_cast<unsigned char>(c) < 0x20)
+      return Error::invalid(what + " '" + pattern + "': ';' and control characters are not allowed");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allowed) {
+  std::string out = "tm-pin/1";
+  if (rules.main_cpus) {
+    if (auto st = check_cpus(*rules.main_cpus, allowed, "main thread"); !st) return st.error();
+    out += ";main=" + rules.main_cpus->to_list();
+  }
+  if (static_cast<long>(rules.slots.size()) > kMaxIndex + 1)
+    return Error::invalid("too many thread slots (" + std::to_string(rules.slots.size()) +
+                          ", at most " + std::to_string(kMaxIndex + 1) + ")");
+  for (size_t k = 0; k < rules.slots.size(); ++k) {
+    if (!rules.slots[k]) continue;
+    if (auto st = check_cpus(*rules.slots[k], allowed, "thread slot " + std::to_string(k)); !st)
+      return st.error();
+    out += ";slot=" + std::to_string(k) + ":" + rules.slots[k]->to_list();
+  }
+  if (!rules.cycle.empty()) {
+    out += ";cycle=";
+    for (size_t k = 0; k < rules.cycle.size(); ++k) {
+      if (auto st = check_cpus(rules.cycle[k], allowed, "cycle entry " + std::to_string(k)); !st)
+        return st.error();
+      out += (k ? "/" : "") + rules.cycle[k].to_list();
+    }
+  }
+  for (const PatternRule& rule : rules.by_name) {
+    if (auto st = check_pattern(rule.pattern, "thread name pattern"); !st) return st.error();
+    if (auto st = check_cpus(rule.cpus, allowed, "thread '" + rule.pattern + "'"); !st)
+      return st.error();
+    out += ";name=" + rule.pattern + ":" + rule.cpus.to_list();
+  }
+  for (const PatternRule& rule : rules.by_library) {
+    if (auto st = check_pattern(rule.pattern, "library pattern"); !st) return st.error();
+    if (auto st = check_cpus(rule.cpus, allowed, "library '" + rule.pattern + "'"); !st)
+      return st.error();
+    out += ";lib=" + rule.pattern + ":" + rule.cpus.to_list();
+  }
+  for (long index : rules.skip_indexes) {
+    if (index < 0 || index > kMaxIndex)
+      return Error::invalid("skip index " + std::to_string(index) + " is out of range 0-" +
+                            std::to_string(kMaxIndex));
+    out += ";skip=" + std::to_string(index);
+  }
+  for (const std::string& pattern : rules.skip_names) {
+    if (auto st = check_pattern(pattern, "skip pattern"); !st) return st.error();
+    out += ";skipname=" + pattern;
+  }
+  for (const std::string& pattern : rules.skip_libraries) {
+    if (auto st = check_pattern(pattern, "skip library pattern"); !st) return st.error();
+    out += ";skiplib=" + pattern;
+  }
+  if (rules.inherit) out += ";inherit";
+  return out;
+}
+
+}  // namespace threadmap::apply

@@ -1,0 +1,69 @@
+// Plan JSON reader: strict about what `run` relies on, tolerant of fields it does not use
+// (cost, baselines, exports) so the planner can grow them.
+#include "src/apply/plan_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace threadmap::apply {
+
+Result<PlanFile> parse_plan(const std::string& text, const std::string& source) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&source](const std::string& why) {
+    return Error::invalid("bad plan '" + source + "': " + why);
+  };
+  if (doc.is_discarded()) return bad("not valid JSON");
+  if (!doc.is_object()) return bad("expected a JSON object");
+  auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string())
+    return bad("missing \"schema\" (expected \"threadmap.plan/1\")");
+  if (schema->get<std::string>() != "threadmap.plan/1")
+    return bad("schema is \"" + schema->get<std::string>() + "\", expected \"threadmap.plan/1\"");
+  auto list = doc.find("assignments");
+  if (list == doc.end() || !list->is_array()) return bad("missing \"assignments\" array");
+  PlanFile plan;
+  if (auto model = doc.find("model"); model != doc.end() && model->is_string())
+    plan.model = model->get<std::string>();
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const nlohmann::json& item = (*list)[i];
+    std::string where = "assignment " + std::to_string(i);
+    if (!item.is_object()) return bad(where + " is not an object");
+    auto name = item.find("thread");
+    if (name == item.end() || !name->is_string() || name->get<std::string>().empty())
+      return bad(where + ": missing \"thread\" name");
+    auto cpus = item.find("cpus");
+    if (cpus == item.end() || !cpus->is_array() || cpus->empty())
+      return bad(where + " (" + name->get<std::string>() + "): missing or empty \"cpus\"");
+    PlannedThread planned;
+    planned.thread = name->get<std::string>();
+    for (const nlohmann::json& cpu : *cpus) {
+      if (!cpu.is_number_integer() || cpu.get<long>() < 0 || cpu.get<long>() > 65535)
+        return bad(where + " (" + planned.thread + "): CPU " + cpu.dump() +
+                   " is not a CPU number");
+      planned.cpus.add(cpu.get<int>());
+    }
+    if (!seen.insert(planned.thread).second)
+      return bad("thread \"" + planned.thread + "\" appears twice");
+    plan.assignments.push_back(std::move(planned));
+  }
+  if (plan.assignments.empty()) return bad("\"assignments\" is empty");
+  return plan;
+}
+
+Result<PlanFile> read_plan_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno ? errno : ENOENT;
+    return Error::from_errno(err, "cannot read plan '" + path + "': " + std::strerror(err));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_plan(text.str(), path);
+}
+
+}  // namespace threadmap::apply

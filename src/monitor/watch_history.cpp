@@ -1,0 +1,116 @@
+// WatchHistory and the summary arithmetic (pure: tested on synthetic samples).
+#include "src/monitor/watch_history.hpp"
+
+#include <algorithm>
+
+namespace threadmap::monitor {
+
+void WatchHistory::add(const ProcessSample& sample) {
+  if (samples_ == 0) first_s_ = sample.time_s;
+  last_s_ = sample.time_s;
+  ++samples_;
+  for (const ThreadSample& s : sample.threads) {
+    auto [it, inserted] = index_.emplace(s.tid, threads_.size());
+    if (inserted) {
+      ThreadTrack track;
+      track.tid = s.tid;
+      track.main_thread = s.tid == pid_;
+      track.first_s = sample.time_s;
+      track.previous_s = sample.time_s;
+      threads_.push_back(std::move(track));
+    }
+    ThreadTrack& t = threads_[it->second];
+    if (!s.name.empty()) t.name = s.name;
+    if (!t.spans.empty()) t.spans.back().end_s = sample.time_s;
+    if (s.cpu >= 0) {
+      if (t.spans.empty() || t.spans.back().cpu != s.cpu)
+        t.spans.push_back(CpuSpan{sample.time_s, sample.time_s, s.cpu});
+      ++t.samples_on_cpu[s.cpu];
+    }
+    t.previous = t.counts;
+    t.previous_s = t.last_s;
+    t.counts = s.counts;
+    t.hardware = s.hardware;
+    t.last_s = sample.time_s;
+    ++t.samples;
+  }
+  // The main thread first, then the others in the order they appeared (ties: by tid, which the
+  // kernel hands out in increasing order, i.e. creation order).
+  std::stable_sort(threads_.begin(), threads_.end(), [](const ThreadTrack& a, const ThreadTrack& b) {
+    if (a.main_thread != b.main_thread) return a.main_thread;
+    if (a.first_s != b.first_s) return a.first_s < b.first_s;
+    return a.tid < b.tid;
+  });
+  for (size_t i = 0; i < threads_.size(); ++i) index_[threads_[i].tid] = i;
+}
+
+std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
+                                              const std::vector<PlannedThread>& plan,
+                                              bool by_name) {
+  const auto& threads = history.threads();
+  std::vector<std::optional<CpuSet>> out(threads.size());
+  size_t next_ordered = 0;
+  std::vector<const PlannedThread*> ordered;
+  for (const PlannedThread& p : plan) {
+    if (p.thread == "main") {
+      for (size_t i = 0; i < threads.size(); ++i)
+        if (threads[i].main_thread) out[i] = p.cpus;
+    } else if (by_name) {
+      std::string name = p.thread.substr(0, 15);
+      for (size_t i = 0; i < threads.size(); ++i)
+        if (!threads[i].main_thread && threads[i].name == name) out[i] = p.cpus;
+    } else {
+      ordered.push_back(&p);
+    }
+  }
+  for (size_t i = 0; i < threads.size() && next_ordered < ordered.size(); ++i)
+    if (!threads[i].main_thread) out[i] = ordered[next_ordered++]->cpus;
+  return out;
+}
+
+WatchSummary summarize(const WatchHistory& history,
+                       const std::vector<std::optional<CpuSet>>& planned, CounterSource source,
+                       bool hardware, const std::string& hardware_note) {
+  WatchSummary out;
+  out.pid = history.pid();
+  out.duration_s = history.last_s() - history.first_s();
+  out.samples = history.samples();
+  out.source = source;
+  out.hardware = hardware;
+  out.hardware_note = hardware_note;
+  const auto& threads = history.threads();
+  for (size_t i = 0; i < threads.size(); ++i) {
+    const ThreadTrack& t = threads[i];
+    ThreadSummary s;
+    s.tid = t.tid;
+    s.name = t.name;
+    s.seconds_seen = t.last_s - t.first_s;
+    s.samples = t.samples;
+    for (const auto& [cpu, n] : t.samples_on_cpu) s.cpus_visited.add(cpu);
+    s.migrations = t.counts.migrations;
+    s.context_switches = t.counts.context_switches;
+    s.cpu_time_ms = static_cast<double>(t.counts.task_clock_ns) / 1e6;
+    // Rates over the time the thread was watched; a thread seen once has no interval.
+    if (s.seconds_seen > 0) {
+      s.migrations_per_s = static_cast<double>(s.migrations) / s.seconds_seen;
+      s.switches_per_s = static_cast<double>(s.context_switches) / s.seconds_seen;
+    }
+    if (i < planned.size() && planned[i]) {
+      s.planned = planned[i];
+      std::uint64_t on = 0, all = 0;
+      for (const auto& [cpu, n] : t.samples_on_cpu) {
+        all += n;
+        if (planned[i]->contains(cpu)) on += n;
+      }
+      if (all > 0) s.share_on_planned = static_cast<double>(on) / static_cast<double>(all);
+    }
+    s.hardware = t.hardware;
+    out.total_migrations += s.migrations;
+    out.threads.push_back(std::move(s));
+  }
+  if (out.duration_s > 0)
+    out.migrations_per_s = static_cast<double>(out.total_migrations) / out.duration_s;
+  return out;
+}
+
+}  // namespace threadmap::monitor

@@ -1,0 +1,113 @@
+// What `threadmap watch` accumulates: each thread's CPU over time (as spans between samples)
+// and its counters, and the summary computed from them (migrations/s, CPUs visited, share of
+// samples on the planned CPU).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/monitor/thread_sampler.hpp"
+#include "threadmap/cpuset.hpp"
+
+namespace threadmap::monitor {
+
+/// A stretch of time a thread was seen on one CPU: from the sample that saw it there to the
+/// next sample (so spans are as precise as the sampling interval).
+struct CpuSpan {
+  double start_s = 0;
+  double end_s = 0;
+  int cpu = -1;
+};
+
+/// Everything recorded about one thread.
+struct ThreadTrack {
+  pid_t tid = 0;
+  std::string name;
+  bool main_thread = false;     ///< tid == pid
+  double first_s = 0;           ///< first sample that saw it
+  double last_s = 0;            ///< last sample that saw it
+  std::vector<CpuSpan> spans;   ///< CPU over time, merged while the CPU stays the same
+  std::map<int, std::uint64_t> samples_on_cpu;  ///< CPU -> samples that saw it there
+  std::uint64_t samples = 0;
+  SoftwareCounts counts;        ///< cumulative since first seen
+  SoftwareCounts previous;      ///< at the sample before the last (for live rates)
+  double previous_s = 0;
+  std::optional<HardwareCounts> hardware;
+};
+
+/// The history of one watch.
+class WatchHistory {
+ public:
+  explicit WatchHistory(pid_t pid) : pid_(pid) {}
+  /// Adds a sample; threads are kept (in first-seen order) after they exit.
+  void add(const ProcessSample& sample);
+  /// Threads in the order they were first seen (the main thread first).
+  const std::vector<ThreadTrack>& threads() const { return threads_; }
+  pid_t pid() const { return pid_; }
+  double first_s() const { return first_s_; }
+  double last_s() const { return last_s_; }
+  std::uint64_t samples() const { return samples_; }
+
+ private:
+  pid_t pid_;
+  std::vector<ThreadTrack> threads_;
+  std::map<pid_t, size_t> index_;
+  double first_s_ = 0;
+  double last_s_ = 0;
+  std::uint64_t samples_ = 0;
+};
+
+/// A thread's planned CPUs (from a plan's assignments).
+struct PlannedThread {
+  std::string thread;  ///< "main" = the main thread
+  CpuSet cpus;
+};
+
+/// Which thread gets which plan entry: "main" -> the main thread; with `by_name` each entry ->
+/// threads whose name equals it (first 15 characters); otherwise the other entries go, in
+/// order, to the non-main threads in the order they were first seen (= creation order when
+/// the watch started with the program). Returns one optional set per track.
+std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
+                                              const std::vector<PlannedThread>& plan,
+                                              bool by_name);
+
+/// Summary of one thread.
+struct ThreadSummary {
+  pid_t tid = 0;
+  std::string name;
+  double seconds_seen = 0;
+  std::uint64_t samples = 0;
+  CpuSet cpus_visited;                   ///< CPUs it was seen on at a sample
+  std::uint64_t migrations = 0;          ///< counter delta over the watch
+  double migrations_per_s = 0;
+  std::uint64_t context_switches = 0;
+  double switches_per_s = 0;
+  double cpu_time_ms = 0;                ///< from the task clock (or sched runtime)
+  std::optional<CpuSet> planned;
+  std::optional<double> share_on_planned;  ///< samples on a planned CPU / samples, 0..1
+  std::optional<HardwareCounts> hardware;
+};
+
+/// Summary of the whole watch.
+struct WatchSummary {
+  pid_t pid = 0;
+  double duration_s = 0;
+  std::uint64_t samples = 0;
+  CounterSource source = CounterSource::perf;
+  bool hardware = false;
+  std::string hardware_note;  ///< why hardware counters are not supported ("" when they are)
+  std::vector<ThreadSummary> threads;
+  std::uint64_t total_migrations = 0;
+  double migrations_per_s = 0;  ///< all threads
+};
+
+/// Builds the summary. `planned` comes from match_plan() (or is empty).
+WatchSummary summarize(const WatchHistory& history, const std::vector<std::optional<CpuSet>>& planned,
+                       CounterSource source, bool hardware, const std::string& hardware_note);
+
+}  // namespace threadmap::monitor

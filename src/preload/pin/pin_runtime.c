@@ -1,0 +1,253 @@
+/* threadmap pin preload — initialisation (config, real functions, main thread, environment) and
+ * applying decisions. Allocation happens only here, once, at start-up (mmap for the rules and
+ * setenv when we strip ourselves from the environment). */
+#define _GNU_SOURCE
+#include "pin_runtime.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pin_log.h"
+
+tm__runtime tm__rt;
+
+/* Set on threads whose affinity we changed. initial-exec: the library is loaded at start-up
+ * (LD_PRELOAD), so its TLS is static and reading it never calls __tls_get_addr (which may
+ * allocate). */
+static __thread int tm__t_pinned __attribute__((tls_model("initial-exec")));
+
+static pthread_once_t tm__init_once = PTHREAD_ONCE_INIT;
+
+int tm__self_pinned(void) { return tm__t_pinned; }
+
+static void report(const char* a, const char* b) {
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, a);
+  if (b) tm__line_str(&line, b);
+  tm__line_emit(&line);
+}
+
+/* Strips every LD_PRELOAD entry that is this library (same path or same file name) and removes
+ * TM_PIN_* variables, so programs the host execs run without our rules. */
+static void forget_environment(void) {
+  Dl_info self;
+  const char* self_path = NULL;
+  if (dladdr((void*)&tm__runtime_init, &self) && self.dli_fname) self_path = self.dli_fname;
+  const char* self_base = self_path ? strrchr(self_path, '/') : NULL;
+  self_base = self_base ? self_base + 1 : (self_path ? self_path : "libthreadmap-pin.so");
+
+  const char* preload = getenv("LD_PRELOAD");
+  if (preload) {
+    size_t len = strlen(preload);
+    char* kept = malloc(len + 1);
+    if (kept) {
+      size_t out = 0;
+      const char* p = preload;
+      while (*p) {
+        while (*p == ':' || *p == ' ') ++p;
+        const char* end = p;
+        while (*end && *end != ':' && *end != ' ') ++end;
+        size_t n = (size_t)(end - p);
+        if (n > 0) {
+          const char* base = p;
+          for (const char* q = p; q < end; ++q)
+            if (*q == '/') base = q + 1;
+          size_t base_len = (size_t)(end - base);
+          int is_self = (self_path && strlen(self_path) == n && memcmp(p, self_path, n) == 0) ||
+                        (strlen(self_base) == base_len && memcmp(base, self_base, base_len) == 0);
+          if (!is_self) {
+            if (out > 0) kept[out++] = ':';
+            memcpy(kept + out, p, n);
+            out += n;
+          }
+        }
+        p = end;
+      }
+      kept[out] = '\0';
+      if (out == 0) {
+        unsetenv("LD_PRELOAD");
+      } else {
+        setenv("LD_PRELOAD", kept, 1);
+      }
+      free(kept);
+    }
+  }
+  unsetenv("TM_PIN_CONFIG");
+}
+
+/* Parses TM_PIN_CONFIG into an mmap'd arena. Returns 1 when rules are active. */
+static int read_config(const char* text) {
+  char error[256];
+  size_t needed = 0;
+  if (tm__pin_config_parse(text, NULL, 0, &needed, NULL, error, sizeof error) != 0) {
+    report(error, "; running unpinned");
+    return 0;
+  }
+  void* arena = mmap(NULL, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (arena == MAP_FAILED) {
+    report("cannot map memory for TM_PIN_CONFIG", "; running unpinned");
+    return 0;
+  }
+  if (tm__pin_config_parse(text, arena, needed, NULL, &tm__rt.config, error, sizeof error) != 0) {
+    report(error, "; running unpinned");
+    munmap(arena, needed);
+    return 0;
+  }
+  return 1;
+}
+
+static void print_config(void) {
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "pin: config: ");
+  tm__line_long(&line, (long)tm__rt.config.slot_count);
+  tm__line_str(&line, " slot rules, ");
+  tm__line_long(&line, (long)tm__rt.config.cycle_count);
+  tm__line_str(&line, " cycle sets, ");
+  tm__line_long(&line, (long)tm__rt.config.pattern_count);
+  tm__line_str(&line, " name/lib rules, main ");
+  tm__line_str(&line, tm__rt.config.main_set >= 0 ? "pinned" : "not pinned");
+  tm__line_str(&line, tm__rt.config.inherit ? ", children inherit" : ", children do not inherit");
+  tm__line_emit(&line);
+}
+
+static void init_once(void) {
+  const char* verbose = getenv("TM_VERBOSE");
+  tm__rt.verbose = verbose && verbose[0] == '1';
+  tm__rt.real_create = (tm__create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  tm__rt.real_setname = (tm__setname_fn)dlsym(RTLD_NEXT, "pthread_setname_np");
+  if (!tm__rt.real_create || !tm__rt.real_setname) {
+    report("pin: cannot find the real pthread_create/pthread_setname_np", "; running unpinned");
+    return;
+  }
+  if (sched_getaffinity(0, sizeof tm__rt.original, (cpu_set_t*)(void*)tm__rt.original) == 0)
+    tm__rt.original_bytes = sizeof tm__rt.original;
+
+  const char* text = getenv("TM_PIN_CONFIG");
+  int active = text ? read_config(text) : 0;
+  if (!text && tm__rt.verbose) report("pin: TM_PIN_CONFIG is not set; running unpinned", NULL);
+  if (active && tm__rt.verbose) print_config();
+  if (!(active && tm__rt.config.inherit)) forget_environment();
+  if (!active) return;
+  tm__rt.active = 1;
+  if (tm__rt.config.main_set >= 0) {
+    tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
+    tm__apply_to_self(&main_decision, "main thread", -1, NULL);
+  }
+}
+
+void tm__runtime_init(void) { pthread_once(&tm__init_once, init_once); }
+
+/* Runs before main() (and before the program's own constructors), so the main thread is pinned
+ * before it touches its memory. */
+__attribute__((constructor)) static void tm__constructor(void) { tm__runtime_init(); }
+
+/* The mask a decision asks for, or NULL (NONE, or RESTORE without a known original). */
+static const unsigned long* decision_mask(const tm__decision* d, size_t* bytes) {
+  if (d->action == TM__ACTION_SET && d->set >= 0) {
+    *bytes = tm__rt.config.mask_words * sizeof(unsigned long);
+    return tm__rt.config.sets + (size_t)d->set * tm__rt.config.mask_words;
+  }
+  if (d->action == TM__ACTION_RESTORE && tm__rt.original_bytes > 0) {
+    *bytes = tm__rt.original_bytes;
+    return tm__rt.original;
+  }
+  return NULL;
+}
+
+static void describe(tm__line* line, const char* label, long index, const char* library) {
+  tm__line_str(line, label);
+  if (index >= 0) {
+    tm__line_str(line, " #");
+    tm__line_long(line, index);
+  }
+  if (library) {
+    tm__line_str(line, " (start routine in ");
+    tm__line_str(line, library);
+    tm__line_str(line, ")");
+  }
+}
+
+static void report_failure(const tm__decision* d, const unsigned long* mask, size_t bytes,
+                           int error, const char* label, long index, const char* library) {
+  /* Only the first failure: a bad CPU would otherwise print once per thread. */
+  if (atomic_exchange(&tm__rt.failure_reported, 1) != 0 && !tm__rt.verbose) return;
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "pin: cannot pin ");
+  describe(&line, label, index, library);
+  tm__line_str(&line, " to CPUs ");
+  tm__line_cpus(&line, mask, bytes / sizeof(unsigned long));
+  tm__line_str(&line, " (");
+  tm__line_str(&line, d->reason);
+  tm__line_str(&line, "): ");
+  const char* why = strerrordesc_np(error);
+  tm__line_str(&line, why ? why : "error");
+  tm__line_str(&line, "; it runs unpinned (later failures are not reported)");
+  tm__line_emit(&line);
+}
+
+static void report_decision(const tm__decision* d, const unsigned long* mask, size_t bytes,
+                            const char* label, long index, const char* library, pid_t tid) {
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "pin: ");
+  describe(&line, label, index, library);
+  if (tid > 0) {
+    tm__line_str(&line, " tid ");
+    tm__line_long(&line, tid);
+  }
+  if (mask) {
+    tm__line_str(&line, d->action == TM__ACTION_RESTORE ? " -> original CPUs " : " -> CPUs ");
+    tm__line_cpus(&line, mask, bytes / sizeof(unsigned long));
+  } else {
+    tm__line_str(&line, " -> left as created");
+  }
+  tm__line_str(&line, " (");
+  tm__line_str(&line, d->reason);
+  tm__line_str(&line, ")");
+  tm__line_emit(&line);
+}
+
+void tm__apply_to_self(const tm__decision* decision, const char* label, long index,
+                       const char* library) {
+  size_t bytes = 0;
+  const unsigned long* mask = decision_mask(decision, &bytes);
+  if (mask) {
+    int saved_errno = errno;
+    if (sched_setaffinity(0, bytes, (const cpu_set_t*)(const void*)mask) == 0) {
+      tm__t_pinned = decision->action == TM__ACTION_SET;
+    } else {
+      report_failure(decision, mask, bytes, errno, label, index, library);
+    }
+    errno = saved_errno;
+  }
+  if (tm__rt.verbose) report_decision(decision, mask, bytes, label, index, library, gettid());
+}
+
+void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name) {
+  size_t bytes = 0;
+  const unsigned long* mask = decision_mask(decision, &bytes);
+  if (!mask) return;
+  int self = pthread_equal(thread, pthread_self());
+  int error = pthread_setaffinity_np(thread, bytes, (const cpu_set_t*)(const void*)mask);
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "thread named '");
+  tm__line_str(&line, name);
+  tm__line_str(&line, "'");
+  line.text[line.length] = '\0';
+  const char* label = line.text + sizeof "threadmap: " - 1;
+  if (error != 0) {
+    report_failure(decision, mask, bytes, error, label, -1, NULL);
+    return;
+  }
+  if (self) tm__t_pinned = decision->action == TM__ACTION_SET;
+  if (tm__rt.verbose) report_decision(decision, mask, bytes, label, -1, NULL, self ? gettid() : 0);
+}

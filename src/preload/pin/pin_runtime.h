@@ -1,0 +1,59 @@
+/* threadmap pin preload — the process-wide state and the hidden functions behind the exported
+ * wrappers in interpose.c. Nothing here allocates after initialisation. */
+#ifndef THREADMAP_PRELOAD_PIN_RUNTIME_H
+#define THREADMAP_PRELOAD_PIN_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "pin_config.h"
+
+/** Largest affinity mask we read back (bits): enough for 8192 CPUs. */
+#define TM__ORIGINAL_WORDS (8192 / (sizeof(unsigned long) * 8))
+
+typedef int (*tm__create_fn)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+typedef int (*tm__setname_fn)(pthread_t, const char*);
+
+/** Process-wide state, written once by tm__runtime_init() and read-only afterwards (except the
+ * counters). */
+typedef struct tm__runtime {
+  int active;                    /**< a valid configuration was read: pin threads */
+  int verbose;                   /**< TM_VERBOSE=1: print each decision */
+  tm__pin_config config;         /**< the rules (arena from mmap) */
+  unsigned long original[TM__ORIGINAL_WORDS]; /**< process affinity before we changed it */
+  size_t original_bytes;         /**< 0 when it could not be read */
+  tm__create_fn real_create;     /**< next pthread_create (libc, or the thread cache) */
+  tm__setname_fn real_setname;   /**< next pthread_setname_np */
+  atomic_long created;           /**< threads created so far (creation index) */
+  atomic_long slots;             /**< threads that reached the slot rules so far */
+  atomic_int failure_reported;   /**< the first pinning failure is reported, later ones not */
+} tm__runtime;
+
+/** The one instance. */
+extern tm__runtime tm__rt;
+
+/** Reads the configuration, looks up the real functions, pins the main thread and (unless
+ * inherit) removes our variables and ourselves from the environment exec'd children get.
+ * Runs once (pthread_once); safe to call from any wrapper before the constructor has run. */
+void tm__runtime_init(void);
+
+/** Applies `decision` to the calling thread (`label` and `index` only feed TM_VERBOSE and the
+ * failure line). Marks the thread as pinned by us when it sets a mask. */
+void tm__apply_to_self(const tm__decision* decision, const char* label, long index,
+                       const char* library);
+
+/** Applies a name decision to `thread` (which may be another thread of the process). */
+void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name);
+
+/** Whether the calling thread's affinity was set by us (then threads it creates that no rule
+ * claims get the original affinity back instead of inheriting ours). */
+int tm__self_pinned(void);
+
+/** The pthread_create behind the exported wrapper. */
+int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                      void* arg);
+
+/** The pthread_setname_np behind the exported wrapper. */
+int tm__setname_thread(pthread_t thread, const char* name);
+
+#endif /* THREADMAP_PRELOAD_PIN_RUNTIME_H */

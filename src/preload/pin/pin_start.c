@@ -1,0 +1,139 @@
+/* threadmap pin preload — creating threads: decide in the parent (creation order is only known
+ * there), pin in the child before its start routine runs.
+ *
+ * The parent hands the child its start routine, argument and decision in a "start box". Boxes
+ * come from a fixed pool (no allocation per thread); a box is busy only between pthread_create
+ * and the moment the child has copied it, so a small pool serves any number of threads. When
+ * every box is busy (thousands of threads created and not yet scheduled), the box lives on the
+ * parent's stack and the parent waits on a futex until the child has copied it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pin_runtime.h"
+
+#define TM__POOL_SIZE 4096
+#define TM__POOL_PROBES 64
+
+typedef struct tm__start_info {
+  void* (*start)(void*);
+  void* arg;
+  tm__decision decision;
+  long index;          /* creation index, for TM_VERBOSE */
+  const char* library; /* basename of the start routine's object, or NULL */
+} tm__start_info;
+
+typedef struct tm__start_box {
+  tm__start_info info;
+  atomic_int state; /* pool: 1 busy, 0 free. stack box: 0 until the child copied it, then 1 */
+  int pooled;
+} tm__start_box;
+
+static tm__start_box tm__pool[TM__POOL_SIZE];
+static atomic_uint tm__pool_cursor;
+
+static tm__start_box* take_pool_box(void) {
+  unsigned first = atomic_fetch_add_explicit(&tm__pool_cursor, 1, memory_order_relaxed);
+  for (unsigned i = 0; i < TM__POOL_PROBES; ++i) {
+    tm__start_box* box = &tm__pool[(first + i) % TM__POOL_SIZE];
+    int expected = 0;
+    if (atomic_compare_exchange_strong_explicit(&box->state, &expected, 1, memory_order_acquire,
+                                                memory_order_relaxed))
+      return box;
+  }
+  return NULL;
+}
+
+static void futex_wait(atomic_int* word, int value) {
+  syscall(SYS_futex, (int*)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+static void futex_wake(atomic_int* word) {
+  syscall(SYS_futex, (int*)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* The routine every wrapped thread starts in. */
+static void* tm__thread_start(void* raw) {
+  tm__start_box* box = raw;
+  tm__start_info info = box->info;
+  if (box->pooled) {
+    atomic_store_explicit(&box->state, 0, memory_order_release);
+  } else {
+    atomic_store_explicit(&box->state, 1, memory_order_release);
+    futex_wake(&box->state);
+  }
+  tm__apply_to_self(&info.decision, "thread", info.index, info.library);
+  if (tm__rt.config.has_name_rules) {
+    /* The creator may have named us before we ran (pthread_setname_np(child, ...) right after
+     * pthread_create); its pin may have landed before ours, so the name rule is re-applied. */
+    char name[16] = {0};
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
+      tm__decision by_name = tm__decide_name(&tm__rt.config, name);
+      if (by_name.action != TM__ACTION_NONE) tm__apply_name(pthread_self(), &by_name, name);
+    }
+  }
+  return info.start(info.arg);
+}
+
+/* Basename of the object holding `address` (link map strings live as long as the object). */
+static const char* library_of(void* address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname) return NULL;
+  const char* slash = strrchr(info.dli_fname, '/');
+  return slash ? slash + 1 : info.dli_fname;
+}
+
+int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                      void* arg) {
+  tm__runtime_init();
+  if (!tm__rt.real_create) return EAGAIN;
+  if (!tm__rt.active) return tm__rt.real_create(thread, attr, start, arg);
+
+  tm__start_info info;
+  info.start = start;
+  info.arg = arg;
+  info.index = atomic_fetch_add_explicit(&tm__rt.created, 1, memory_order_relaxed);
+  info.library = (tm__rt.config.has_lib_rules || tm__rt.verbose) ? library_of((void*)start) : NULL;
+  info.decision = tm__decide_created(&tm__rt.config, info.index, info.library);
+  if (info.decision.action == TM__ACTION_SLOT) {
+    long slot = atomic_fetch_add_explicit(&tm__rt.slots, 1, memory_order_relaxed);
+    info.decision = tm__decide_slot(&tm__rt.config, slot);
+  }
+  /* A skipped or unclaimed thread would inherit our pin from its creator: it gets the affinity
+   * it would have had without threadmap instead. From an unpinned creator it simply inherits. */
+  if (info.decision.action == TM__ACTION_RESTORE && !tm__self_pinned())
+    info.decision.action = TM__ACTION_NONE;
+
+  tm__start_box* box = take_pool_box();
+  if (box) {
+    box->info = info;
+    box->pooled = 1;
+    int rc = tm__rt.real_create(thread, attr, tm__thread_start, box);
+    if (rc != 0) atomic_store_explicit(&box->state, 0, memory_order_release);
+    return rc;
+  }
+  tm__start_box local;
+  local.info = info;
+  local.pooled = 0;
+  atomic_init(&local.state, 0);
+  int rc = tm__rt.real_create(thread, attr, tm__thread_start, &local);
+  if (rc != 0) return rc;
+  while (atomic_load_explicit(&local.state, memory_order_acquire) == 0)
+    futex_wait(&local.state, 0);
+  return 0;
+}
+
+int tm__setname_thread(pthread_t thread, const char* name) {
+  tm__runtime_init();
+  if (!tm__rt.real_setname) return ENOSYS;
+  int rc = tm__rt.real_setname(thread, name);
+  if (rc != 0 || !tm__rt.active || !tm__rt.config.has_name_rules) return rc;
+  tm__decision decision = tm__decide_name(&tm__rt.config, name);
+  if (decision.action != TM__ACTION_NONE) tm__apply_name(thread, &decision, name);
+  return rc;
+}
