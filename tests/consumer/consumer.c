@@ -3,11 +3,18 @@
 #include <threadmap/threadmap.h>
 
 int main(void) {
-  if (tm_pin_self_expr("pu:0") != 0) {
+  tm_cpuset* allowed = tm_cpuset_new();
+  tm_cpuset* mine = tm_cpuset_new();
+  if (!allowed || tm_allowed_cpus(allowed) != 0) return 1;
+  int cpu = 0;
+  while (!tm_cpuset_contains(allowed, cpu)) ++cpu;
+  tm_cpuset_free(allowed);
+  char expr[16];
+  snprintf(expr, sizeof expr, "%d", cpu);
+  if (tm_pin_self_expr(expr) != 0) {
     fprintf(stderr, "%s\n", tm_last_error());
     return 1;
   }
-  tm_cpuset* mine = tm_cpuset_new();
   char text[64];
   if (!mine || tm_get_affinity_tid(0, mine) != 0 || tm_cpuset_format(mine, text, sizeof text) < 0)
     return 1;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "threadmap/affinity.hpp"
+#include "threadmap/topology.hpp"
 
 using threadmap::CpuSet;
 
@@ -63,7 +64,13 @@ TEST(Affinity, PinByExpression) {
   int cpu = threadmap::allowed_cpus()->first();
   ASSERT_TRUE(threadmap::pin_current_thread(std::to_string(cpu)).ok());
   EXPECT_EQ(threadmap::current_thread_affinity()->first(), cpu);
-  ASSERT_TRUE(threadmap::pin_current_thread(std::string_view("pu:0")).ok());
+  // A location naming the same CPU by its hwloc logical index.
+  auto topo = threadmap::Topology::load_this_machine();
+  ASSERT_TRUE(topo.ok());
+  std::string location = "pu:" + std::to_string(topo->pu(cpu)->logical_index);
+  auto st = threadmap::pin_current_thread(std::string_view(location));
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  EXPECT_EQ(threadmap::current_thread_affinity()->first(), cpu);
   EXPECT_FALSE(threadmap::pin_current_thread(std::string_view("core:999")).ok());
 }
 

@@ -97,7 +97,9 @@ TEST(ProcessPin, PinsEveryThreadOfAChild) {
   EXPECT_TRUE(outcome->ok());
   EXPECT_EQ(outcome->pinned.size(), 4u);  // main + 3
   EXPECT_GE(outcome->list_passes, 2);     // the last pass confirms no new thread appeared
-  for (const auto& info : *threadmap::list_threads(child)) EXPECT_EQ(info.allowed, target);
+  auto threads = threadmap::list_threads(child);  // keep the Result alive across the loop
+  ASSERT_TRUE(threads.ok());
+  for (const auto& info : *threads) EXPECT_EQ(info.allowed, target);
   kill_child(child);
 }
 
