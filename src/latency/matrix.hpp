@@ -35,4 +35,19 @@ struct Matrix {
 /// error naming the file, line and column.
 Result<Matrix> load_matrix(const std::string& path);
 
+/// The formats load_matrix understands.
+enum class MatrixFormat { threadmap_json, square_csv, nviennot_csv };
+
+/// Parses matrix text already read from `name` (used in error messages), detecting the format
+/// as load_matrix does. `format`, when given, receives the detected format.
+Result<Matrix> parse_matrix_text(const std::string& text, const std::string& name,
+                                 MatrixFormat* format = nullptr);
+
+/// An n x n matrix over `cpus` (sorted, duplicates dropped): diagonal 0, all else NaN.
+Matrix make_matrix(std::vector<int> cpus);
+
+/// The latency between rows i and j seen from either direction: the mean of [i][j] and [j][i]
+/// when both are known, whichever is known otherwise, NaN when neither is.
+double symmetric_at(const Matrix& m, std::size_t i, std::size_t j);
+
 }  // namespace threadmap::latency

@@ -1,0 +1,45 @@
+// Matrix accessors: the small lookups every consumer needs, kept out of the header so the
+// contract stays declarations only.
+#include "src/latency/matrix.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace threadmap::latency {
+
+int Matrix::index_of(int cpu) const {
+  // cpus is ascending (the contract), so a binary search is enough even at 512+ CPUs.
+  auto it = std::lower_bound(cpus.begin(), cpus.end(), cpu);
+  if (it == cpus.end() || *it != cpu) return -1;
+  return static_cast<int>(it - cpus.begin());
+}
+
+double Matrix::between(int cpu_a, int cpu_b) const {
+  int a = index_of(cpu_a);
+  int b = index_of(cpu_b);
+  if (a < 0 || b < 0) return std::numeric_limits<double>::quiet_NaN();
+  return at(static_cast<std::size_t>(a), static_cast<std::size_t>(b));
+}
+
+CpuSet Matrix::cpu_set() const { return CpuSet::from_vector(cpus); }
+
+Matrix make_matrix(std::vector<int> cpus) {
+  Matrix m;
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  m.cpus = std::move(cpus);
+  const std::size_t n = m.cpus.size();
+  m.one_way_ns.assign(n * n, std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < n; ++i) m.at(i, i) = 0.0;
+  return m;
+}
+
+double symmetric_at(const Matrix& m, std::size_t i, std::size_t j) {
+  double a = m.at(i, j);
+  double b = m.at(j, i);
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return 0.5 * (a + b);
+}
+
+}  // namespace threadmap::latency

@@ -1,0 +1,312 @@
+// Reading latency matrices: our JSON (schema threadmap.latency/1), our square CSV, and the
+// lower-triangular CSV of nviennot/core-to-core-latency, which most published matrices use.
+// Every rejection names the file, the line and the column (the 1-based cell index for CSV), so a
+// user can open the file at the spot.
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string_view>
+
+#include "src/latency/matrix.hpp"
+
+namespace threadmap::latency {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+struct CsvLine {
+  std::size_t line_number = 0;  // 1-based line in the file
+  std::vector<std::string_view> cells;
+};
+
+// Splits into non-blank lines of comma-separated, trimmed cells. No quoting: none of the
+// formats we read quote anything, and a quote is then reported as a non-numeric cell.
+std::vector<CsvLine> split_csv(std::string_view text) {
+  std::vector<CsvLine> lines;
+  std::size_t line_number = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    ++line_number;
+    std::string_view line = trim(text.substr(pos, end - pos));
+    if (!line.empty()) {
+      CsvLine parsed;
+      parsed.line_number = line_number;
+      std::size_t cell_start = 0;
+      while (true) {
+        std::size_t comma = line.find(',', cell_start);
+        if (comma == std::string_view::npos) {
+          parsed.cells.push_back(trim(line.substr(cell_start)));
+          break;
+        }
+        parsed.cells.push_back(trim(line.substr(cell_start, comma - cell_start)));
+        cell_start = comma + 1;
+      }
+      lines.push_back(std::move(parsed));
+    }
+    pos = end + 1;
+  }
+  return lines;
+}
+
+Error at(const std::string& name, std::size_t line, std::size_t column, const std::string& why) {
+  return Error::invalid("cannot load latency matrix '" + name + "': line " +
+                        std::to_string(line) + ", column " + std::to_string(column) + ": " + why);
+}
+
+// A latency cell: a finite, non-negative number of nanoseconds.
+bool parse_ns(std::string_view cell, double& out) {
+  if (cell.empty()) return false;
+  if (cell.front() == '+') cell.remove_prefix(1);
+  auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), out);
+  return ec == std::errc() && ptr == cell.data() + cell.size() && std::isfinite(out) && out >= 0;
+}
+
+bool parse_cpu(std::string_view cell, int& out) {
+  if (cell.empty()) return false;
+  auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), out);
+  return ec == std::errc() && ptr == cell.data() + cell.size() && out >= 0;
+}
+
+std::string quoted(std::string_view cell) { return "'" + std::string(cell) + "'"; }
+
+// Fills the unknown direction of each pair from the known one, so at(i, j) == at(j, i).
+void symmetrize(Matrix& m) {
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      double v = symmetric_at(m, i, j);
+      m.at(i, j) = v;
+      m.at(j, i) = v;
+    }
+  }
+}
+
+// nviennot/core-to-core-latency: N lines of N cells, cell [i][j] filled for i > j (the first
+// line is all empty). Rows are CPUs 0..N-1 in OS order. Cells above the diagonal are accepted
+// when present (some forks write the full square).
+Result<Matrix> parse_nviennot(const std::vector<CsvLine>& lines, const std::string& name) {
+  const std::size_t n = lines.front().cells.size();
+  if (lines.size() != n) {
+    const auto& last = lines.back();
+    return at(name, last.line_number, 1,
+              "a lower-triangular matrix of " + std::to_string(n) + " columns needs " +
+                  std::to_string(n) + " rows, the file has " + std::to_string(lines.size()));
+  }
+  std::vector<int> cpus(n);
+  for (std::size_t i = 0; i < n; ++i) cpus[i] = static_cast<int>(i);
+  Matrix m = make_matrix(cpus);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& line = lines[i];
+    if (line.cells.size() != n) {
+      return at(name, line.line_number, std::min(line.cells.size(), n) + 1,
+                "row has " + std::to_string(line.cells.size()) + " cells, expected " +
+                    std::to_string(n));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::string_view cell = line.cells[j];
+      if (cell.empty() || i == j) continue;
+      double v = 0;
+      if (!parse_ns(cell, v)) {
+        return at(name, line.line_number, j + 1,
+                  quoted(cell) + " is not a latency (a finite number of ns >= 0)");
+      }
+      m.at(i, j) = v;
+    }
+  }
+  symmetrize(m);
+  return m;
+}
+
+// Our square CSV: header "cpu,C0,C1,...", then one row per CPU "Ci,v,v,...".
+Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string& name) {
+  const auto& header = lines.front();
+  std::vector<int> cpus;
+  for (std::size_t j = 1; j < header.cells.size(); ++j) {
+    int cpu = 0;
+    if (!parse_cpu(header.cells[j], cpu)) {
+      return at(name, header.line_number, j + 1,
+                "header cell " + quoted(header.cells[j]) + " is not a CPU number");
+    }
+    if (!cpus.empty() && cpu <= cpus.back()) {
+      return at(name, header.line_number, j + 1,
+                "CPU numbers in the header must be ascending and unique");
+    }
+    cpus.push_back(cpu);
+  }
+  const std::size_t n = cpus.size();
+  if (lines.size() != n + 1) {
+    return at(name, lines.back().line_number, 1,
+              "header names " + std::to_string(n) + " CPUs but the file has " +
+                  std::to_string(lines.size() - 1) + " rows");
+  }
+  Matrix m = make_matrix(cpus);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& line = lines[i + 1];
+    if (line.cells.size() != n + 1) {
+      return at(name, line.line_number, std::min(line.cells.size(), n + 1) + 1,
+                "row has " + std::to_string(line.cells.size()) + " cells, expected " +
+                    std::to_string(n + 1) + " (CPU number + " + std::to_string(n) + " values)");
+    }
+    int row_cpu = 0;
+    if (!parse_cpu(line.cells[0], row_cpu) || row_cpu != cpus[i]) {
+      return at(name, line.line_number, 1,
+                "row label " + quoted(line.cells[0]) + " should be CPU " +
+                    std::to_string(cpus[i]) + " (rows follow the header order)");
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::string_view cell = line.cells[j + 1];
+      if (cell.empty() || i == j) continue;
+      double v = 0;
+      if (!parse_ns(cell, v)) {
+        return at(name, line.line_number, j + 2,
+                  quoted(cell) + " is not a latency (a finite number of ns >= 0)");
+      }
+      m.at(i, j) = v;
+    }
+  }
+  symmetrize(m);
+  return m;
+}
+
+Result<Matrix> parse_csv(const std::string& text, const std::string& name,
+                         MatrixFormat* format) {
+  auto lines = split_csv(text);
+  if (lines.empty()) return Error::invalid("cannot load latency matrix '" + name + "': empty file");
+  const auto& first = lines.front().cells;
+  bool all_empty = true;
+  for (auto c : first) all_empty = all_empty && c.empty();
+  if (all_empty) {
+    if (format) *format = MatrixFormat::nviennot_csv;
+    return parse_nviennot(lines, name);
+  }
+  if (first.front() == "cpu" || first.front().empty()) {
+    if (format) *format = MatrixFormat::square_csv;
+    return parse_square(lines, name);
+  }
+  return at(name, lines.front().line_number, 1,
+            "not a latency matrix: expected a header row 'cpu,0,1,...' or the all-empty first "
+            "row of a lower-triangular (core-to-core-latency) CSV, found " + quoted(first.front()));
+}
+
+// 1-based line and column of a byte offset, for JSON syntax errors.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
+    if (text[k] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+Result<Matrix> parse_json(const std::string& text, const std::string& name) {
+  const std::string prefix = "cannot load latency matrix '" + name + "': ";
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
+    return at(name, line, column, "invalid JSON");
+  }
+  if (!doc.is_object() || !doc.contains("cpus") || !doc.contains("matrix")) {
+    return Error::invalid(prefix + "JSON without \"cpus\" and \"matrix\" (expected schema "
+                          "threadmap.latency/1)");
+  }
+  if (doc.contains("schema") &&
+      (!doc["schema"].is_string() ||
+       doc["schema"].get<std::string>().rfind("threadmap.latency/", 0) != 0)) {
+    return Error::invalid(prefix + "\"schema\" is not threadmap.latency/*");
+  }
+  const auto& jcpus = doc["cpus"];
+  if (!jcpus.is_array()) return Error::invalid(prefix + "\"cpus\" is not an array");
+  std::vector<int> cpus;
+  for (std::size_t k = 0; k < jcpus.size(); ++k) {
+    if (!jcpus[k].is_number_integer() || jcpus[k].get<long long>() < 0 ||
+        (!cpus.empty() && jcpus[k].get<long long>() <= cpus.back())) {
+      return Error::invalid(prefix + "cpus[" + std::to_string(k) +
+                            "] is not an ascending, unique CPU number");
+    }
+    cpus.push_back(jcpus[k].get<int>());
+  }
+  const auto& rows = doc["matrix"];
+  if (!rows.is_array() || rows.size() != cpus.size()) {
+    return Error::invalid(prefix + "\"matrix\" must have one row per CPU (" +
+                          std::to_string(cpus.size()) + ")");
+  }
+  Matrix m = make_matrix(cpus);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].is_array() || rows[i].size() != cpus.size()) {
+      return Error::invalid(prefix + "matrix[" + std::to_string(i) + "] must have " +
+                            std::to_string(cpus.size()) + " values");
+    }
+    for (std::size_t j = 0; j < cpus.size(); ++j) {
+      const auto& v = rows[i][j];
+      if (v.is_null() || i == j) continue;
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+        return Error::invalid(prefix + "matrix[" + std::to_string(i) + "][" +
+                              std::to_string(j) + "] is not a latency in ns (number >= 0)");
+      }
+      m.at(i, j) = v.get<double>();
+    }
+  }
+  symmetrize(m);
+  if (doc.contains("cpu_model") && doc["cpu_model"].is_string()) {
+    m.cpu_model = doc["cpu_model"].get<std::string>();
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<Matrix> parse_matrix_text(const std::string& text, const std::string& name,
+                                 MatrixFormat* format) {
+  std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    return Error::invalid("cannot load latency matrix '" + name + "': empty file");
+  }
+  Result<Matrix> m = Error::invalid("");
+  if (text[first] == '{') {
+    if (format) *format = MatrixFormat::threadmap_json;
+    m = parse_json(text, name);
+  } else {
+    m = parse_csv(text, name, format);
+  }
+  if (m) {
+    m->source = name;
+    if (m->size() < 2) {
+      return Error::invalid("cannot load latency matrix '" + name +
+                            "': it holds fewer than 2 CPUs");
+    }
+  }
+  return m;
+}
+
+Result<Matrix> load_matrix(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno ? errno : ENOENT;
+    return Error::from_errno(err, "cannot read latency matrix '" + path + "': " +
+                                      std::strerror(err));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_matrix_text(buffer.str(), path);
+}
+
+}  // namespace threadmap::latency

@@ -1,0 +1,26 @@
+// Latency results as files: our square CSV and JSON (schema "threadmap.latency/1", documented in
+// docs/latency.md). Both load back with latency::load_matrix.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "src/latency/domains.hpp"
+#include "src/latency/matrix.hpp"
+#include "src/latency/measurement.hpp"
+
+namespace threadmap::render {
+
+/// Square CSV: header "cpu,C0,C1,...", then one row per CPU "Ci,ns,ns,..."; one-way ns, diagonal
+/// 0, unmeasured cells empty.
+std::string latency_csv(const latency::Matrix& matrix);
+
+/// The JSON document: matrix, levels/domains/SMT siblings and, when `measurement` is given,
+/// per-pair statistics, flags, method, clock resolution and machine metadata.
+nlohmann::json latency_json(const latency::Matrix& matrix, const latency::DomainAnalysis& domains,
+                            const latency::Measurement* measurement);
+
+/// A CpuSet as a JSON array of CPU numbers.
+nlohmann::json cpu_array(const CpuSet& cpus);
+
+}  // namespace threadmap::render
