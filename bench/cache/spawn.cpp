@@ -1,0 +1,414 @@
+// threadmap-spawn: the thread-spawn benchmark of Dice & Kogan ("Intra-process Caching and
+// Reuse of Threads"): T creator threads each loop { create an empty thread; join it } for S
+// seconds. Reports threads/s and two latency distributions:
+//  - create-to-start: creator's clock before pthread_create -> first instruction of the thread;
+//  - join: last instruction of the thread -> pthread_join (or equivalent) returning.
+// Both from CLOCK_MONOTONIC, as p50/p99 over every cycle (up to 1M samples per creator).
+//
+//   threadmap-spawn --creators T --seconds S --variant pthread|thread|async [--json]
+//   threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] [--variant V]
+// --compare runs the benchmark for each T twice in child processes, without and with
+// LD_PRELOAD=LIB, alternating, and prints the ratios side by side (one run, same machine
+// state). `threadmap bench spawn` drives the first form; keep its interface stable.
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+std::uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+enum class Variant { kPthread, kThread, kAsync };
+
+struct Options {
+  int creators = 1;
+  double seconds = 1.0;
+  Variant variant = Variant::kPthread;
+  bool json = false;
+  std::string compare_lib;                 // non-empty: comparison mode
+  std::vector<int> creators_list{1, 2, 4, 32};
+};
+
+// What the spawned thread writes: its first and last instruction times.
+struct Stamp {
+  std::uint64_t started_ns = 0;
+  std::uint64_t finished_ns = 0;
+};
+
+void* empty_thread(void* arg) {
+  auto* stamp = static_cast<Stamp*>(arg);
+  stamp->started_ns = now_ns();
+  stamp->finished_ns = now_ns();
+  return nullptr;
+}
+
+constexpr std::size_t kMaxSamplesPerCreator = 1u << 20;
+
+struct CreatorResult {
+  std::uint64_t cycles = 0;
+  std::vector<std::uint32_t> create_to_start_ns;
+  std::vector<std::uint32_t> join_ns;
+  int error = 0;  // errno-style code of the first failing create/join
+};
+
+std::uint32_t clamp_ns(std::uint64_t later, std::uint64_t earlier) {
+  if (later < earlier) return 0;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(later - earlier, UINT32_MAX));
+}
+
+// One create+join cycle; returns 0 or an error code.
+int one_cycle(Variant variant, CreatorResult& out) {
+  Stamp stamp;
+  std::uint64_t before = now_ns();
+  std::uint64_t after = 0;
+  switch (variant) {
+    case Variant::kPthread: {
+      pthread_t thread;
+      int r = pthread_create(&thread, nullptr, empty_thread, &stamp);
+      if (r != 0) return r;
+      r = pthread_join(thread, nullptr);
+      if (r != 0) return r;
+      after = now_ns();
+      break;
+    }
+    case Variant::kThread: {
+      try {
+        std::thread thread(empty_thread, &stamp);
+        thread.join();
+      } catch (const std::system_error& e) {
+        return e.code().value();
+      }
+      after = now_ns();
+      break;
+    }
+    case Variant::kAsync: {
+      try {
+        auto future = std::async(std::launch::async, empty_thread, &stamp);
+        future.get();
+      } catch (const std::system_error& e) {  // the future's destructor joined the thread
+        return e.code().value();
+      }
+      after = now_ns();
+      break;
+    }
+  }
+  ++out.cycles;
+  if (out.join_ns.size() < kMaxSamplesPerCreator) {
+    out.create_to_start_ns.push_back(clamp_ns(stamp.started_ns, before));
+    out.join_ns.push_back(clamp_ns(after, stamp.finished_ns));
+  }
+  return 0;
+}
+
+struct Percentiles {
+  std::uint64_t p50 = 0;
+  std::uint64_t p99 = 0;
+};
+
+Percentiles percentiles(std::vector<std::uint32_t>& v) {
+  Percentiles p;
+  if (v.empty()) return p;
+  auto at = [&v](double q) {
+    std::size_t k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return static_cast<std::uint64_t>(v[k]);
+  };
+  p.p50 = at(0.50);
+  p.p99 = at(0.99);
+  return p;
+}
+
+const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::kPthread: return "pthread";
+    case Variant::kThread: return "thread";
+    case Variant::kAsync: return "async";
+  }
+  return "?";
+}
+
+struct RunResult {
+  double threads_per_second = 0;
+  Percentiles create_to_start;
+  Percentiles join;
+  std::uint64_t samples = 0;
+  double wall_seconds = 0;
+  int error = 0;
+};
+
+RunResult run(const Options& opt) {
+  std::vector<CreatorResult> results(static_cast<std::size_t>(opt.creators));
+  for (auto& r : results) {
+    r.create_to_start_ns.reserve(1u << 16);
+    r.join_ns.reserve(1u << 16);
+  }
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> stop{false};
+  std::vector<pthread_t> creators(results.size());
+  struct Ctx {
+    const Options* opt;
+    CreatorResult* out;
+    std::atomic<int>* ready;
+    std::atomic<bool>* go;
+    std::atomic<bool>* stop;
+  };
+  std::vector<Ctx> ctx(results.size());
+  auto body = [](void* p) -> void* {
+    auto* c = static_cast<Ctx*>(p);
+    c->ready->fetch_add(1);
+    while (!c->go->load(std::memory_order_acquire)) sched_yield();
+    while (!c->stop->load(std::memory_order_relaxed)) {
+      int r = one_cycle(c->opt->variant, *c->out);
+      if (r != 0) {
+        c->out->error = r;
+        break;
+      }
+    }
+    return nullptr;
+  };
+  RunResult rr;
+  // Creators are plain pthreads made before timing starts (they are not what is measured).
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ctx[i] = Ctx{&opt, &results[i], &ready, &go, &stop};
+    int r = pthread_create(&creators[i], nullptr, body, &ctx[i]);
+    if (r != 0) {
+      rr.error = r;
+      stop = true;
+      go = true;
+      for (std::size_t j = 0; j < i; ++j) pthread_join(creators[j], nullptr);
+      return rr;
+    }
+  }
+  while (ready.load() < opt.creators) sched_yield();
+  std::uint64_t start = now_ns();
+  go.store(true, std::memory_order_release);
+  timespec pause{static_cast<time_t>(opt.seconds),
+                 static_cast<long>((opt.seconds - static_cast<double>(static_cast<time_t>(opt.seconds))) * 1e9)};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+  }
+  stop.store(true);
+  for (auto& c : creators) pthread_join(c, nullptr);
+  std::uint64_t end = now_ns();
+  std::uint64_t cycles = 0;
+  std::vector<std::uint32_t> starts, joins;
+  for (auto& r : results) {
+    cycles += r.cycles;
+    if (r.error && !rr.error) rr.error = r.error;
+    starts.insert(starts.end(), r.create_to_start_ns.begin(), r.create_to_start_ns.end());
+    joins.insert(joins.end(), r.join_ns.begin(), r.join_ns.end());
+  }
+  rr.wall_seconds = static_cast<double>(end - start) / 1e9;
+  rr.threads_per_second = static_cast<double>(cycles) / rr.wall_seconds;
+  rr.samples = joins.size();
+  rr.create_to_start = percentiles(starts);
+  rr.join = percentiles(joins);
+  return rr;
+}
+
+void print_json(const Options& opt, const RunResult& r) {
+  std::printf(
+      "{\"schema\":\"threadmap.spawn/1\",\"variant\":\"%s\",\"creators\":%d,\"seconds\":%.3f,"
+      "\"threads_per_second\":%.1f,\"create_to_start_ns\":{\"p50\":%llu,\"p99\":%llu},"
+      "\"join_ns\":{\"p50\":%llu,\"p99\":%llu}}\n",
+      variant_name(opt.variant), opt.creators, r.wall_seconds, r.threads_per_second,
+      static_cast<unsigned long long>(r.create_to_start.p50),
+      static_cast<unsigned long long>(r.create_to_start.p99),
+      static_cast<unsigned long long>(r.join.p50), static_cast<unsigned long long>(r.join.p99));
+}
+
+void print_text(const Options& opt, const RunResult& r) {
+  std::printf("variant %s, %d creator thread(s), %.2f s wall\n", variant_name(opt.variant),
+              opt.creators, r.wall_seconds);
+  std::printf("threads/s: %.0f (create+join cycles completed / wall seconds)\n",
+              r.threads_per_second);
+  std::printf("create-to-first-instruction: p50 %llu ns, p99 %llu ns (CLOCK_MONOTONIC, %llu cycles)\n",
+              static_cast<unsigned long long>(r.create_to_start.p50),
+              static_cast<unsigned long long>(r.create_to_start.p99),
+              static_cast<unsigned long long>(r.samples));
+  std::printf("join (thread's last instruction to join return): p50 %llu ns, p99 %llu ns\n",
+              static_cast<unsigned long long>(r.join.p50),
+              static_cast<unsigned long long>(r.join.p99));
+}
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "threadmap-spawn: %s\nusage: threadmap-spawn --creators T --seconds S "
+               "--variant pthread|thread|async [--json]\n"
+               "       threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] "
+               "[--variant V]\n",
+               why);
+  std::exit(2);
+}
+
+int parse_int(const char* text, const char* what, int lo, int hi) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno || end == text || *end || v < lo || v > hi)
+    usage((std::string(what) + " must be an integer in [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "], got '" + text + "'")
+              .c_str());
+  return static_cast<int>(v);
+}
+
+Options parse(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage((a + " needs a value").c_str());
+      return argv[++i];
+    };
+    if (a == "--creators") {
+      opt.creators = parse_int(value(), "--creators", 1, 4096);
+    } else if (a == "--seconds") {
+      const char* v = value();
+      char* end = nullptr;
+      opt.seconds = std::strtod(v, &end);
+      if (end == v || *end || !(opt.seconds > 0) || opt.seconds > 3600)
+        usage((std::string("--seconds must be a number in (0, 3600], got '") + v + "'").c_str());
+    } else if (a == "--variant") {
+      std::string v = value();
+      if (v == "pthread") opt.variant = Variant::kPthread;
+      else if (v == "thread") opt.variant = Variant::kThread;
+      else if (v == "async") opt.variant = Variant::kAsync;
+      else usage(("--variant must be pthread, thread or async, got '" + v + "'").c_str());
+    } else if (a == "--json") {
+      opt.json = true;
+    } else if (a == "--compare") {
+      opt.compare_lib = value();
+    } else if (a == "--creators-list") {
+      opt.creators_list.clear();
+      std::string list = value();
+      std::size_t pos = 0;
+      while (pos <= list.size()) {
+        std::size_t comma = list.find(',', pos);
+        if (comma == std::string::npos) comma = list.size();
+        opt.creators_list.push_back(
+            parse_int(list.substr(pos, comma - pos).c_str(), "--creators-list entry", 1, 4096));
+        pos = comma + 1;
+      }
+    } else {
+      usage(("unknown argument '" + a + "'").c_str());
+    }
+  }
+  return opt;
+}
+
+// Runs this binary in a child with or without LD_PRELOAD and parses its --json line.
+bool run_child(const char* self, const Options& opt, int creators, const std::string& preload,
+               RunResult& out) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    if (preload.empty()) unsetenv("LD_PRELOAD");
+    else setenv("LD_PRELOAD", preload.c_str(), 1);
+    std::string t = std::to_string(creators), s = std::to_string(opt.seconds);
+    execl(self, self, "--creators", t.c_str(), "--seconds", s.c_str(), "--variant",
+          variant_name(opt.variant), "--json", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+  auto num = [&text](const char* key, std::size_t from = 0) -> double {
+    std::size_t k = text.find(key, from);
+    if (k == std::string::npos) return -1;
+    return std::strtod(text.c_str() + k + std::strlen(key), nullptr);
+  };
+  out.threads_per_second = num("\"threads_per_second\":");
+  std::size_t c = text.find("\"create_to_start_ns\"");
+  std::size_t j = text.find("\"join_ns\"");
+  out.create_to_start.p50 = static_cast<std::uint64_t>(num("\"p50\":", c));
+  out.create_to_start.p99 = static_cast<std::uint64_t>(num("\"p99\":", c));
+  out.join.p50 = static_cast<std::uint64_t>(num("\"p50\":", j));
+  out.join.p99 = static_cast<std::uint64_t>(num("\"p99\":", j));
+  return out.threads_per_second > 0;
+}
+
+int compare(const char* self, const Options& opt) {
+  if (access(opt.compare_lib.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "threadmap-spawn: cannot read cache library '%s': %s\n",
+                 opt.compare_lib.c_str(), std::strerror(errno));
+    return 1;
+  }
+  std::printf("spawn benchmark, variant %s, %.2f s per run; default = glibc, cache = LD_PRELOAD=%s\n",
+              variant_name(opt.variant), opt.seconds, opt.compare_lib.c_str());
+  std::printf("%8s %14s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
+              "ratio", "start p50 ns def/cache", "join p50 ns def/cache");
+  int failures = 0;
+  for (int t : opt.creators_list) {
+    RunResult def, cache;
+    if (!run_child(self, opt, t, "", def) || !run_child(self, opt, t, opt.compare_lib, cache)) {
+      std::printf("%8d  run failed\n", t);
+      ++failures;
+      continue;
+    }
+    std::printf("%8d %14.0f %14.0f %7.2fx %10llu/%-11llu %10llu/%-11llu\n", t,
+                def.threads_per_second, cache.threads_per_second,
+                cache.threads_per_second / def.threads_per_second,
+                static_cast<unsigned long long>(def.create_to_start.p50),
+                static_cast<unsigned long long>(cache.create_to_start.p50),
+                static_cast<unsigned long long>(def.join.p50),
+                static_cast<unsigned long long>(cache.join.p50));
+    std::fflush(stdout);
+  }
+  std::printf("ratio = cache threads/s / default threads/s, measured back to back in this run\n");
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt = parse(argc, argv);
+  if (!opt.compare_lib.empty()) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+      std::fprintf(stderr, "threadmap-spawn: cannot find my own executable: %s\n",
+                   std::strerror(errno));
+      return 1;
+    }
+    self[n] = '\0';
+    return compare(self, opt);
+  }
+  RunResult r = run(opt);
+  if (r.error != 0) {
+    std::fprintf(stderr, "threadmap-spawn: thread creation or join failed: %s\n",
+                 std::strerror(r.error));
+    return 1;
+  }
+  if (opt.json) print_json(opt, r);
+  else print_text(opt, r);
+  return 0;
+}

@@ -1,0 +1,56 @@
+/* Configuration of libthreadmap-cache.so, read once from the environment (options.c).
+ *
+ *  variable                      default      meaning
+ *  TM_CACHE                      1            0 turns the cache off (every call goes to glibc)
+ *  TM_CACHE_MAX_IDLE             64           most parked threads at once (threads)
+ *  TM_CACHE_MAX_IDLE_BYTES       1073741824   most stack bytes (requested sizes) parked at once
+ *  TM_CACHE_IDLE_TIMEOUT_MS      1000         a thread parked this long really exits (0: never)
+ *  TM_CACHE_TRIM                 0            1: madvise(MADV_DONTNEED) the unused stack at park
+ *  TM_CACHE_SPIN_NS              -1           -1: adaptive spin; 0: never spin; N: spin N ns
+ *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit
+ *  TM_VERBOSE                    0            1: print the effective configuration at start
+ *
+ * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
+ * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
+#ifndef THREADMAP_CACHE_OPTIONS_H
+#define THREADMAP_CACHE_OPTIONS_H
+
+#include <stddef.h>
+
+#include "tm_cache.h"
+
+enum tm_option_id {
+  TM_OPT_ENABLE,
+  TM_OPT_MAX_IDLE,
+  TM_OPT_MAX_IDLE_BYTES,
+  TM_OPT_IDLE_TIMEOUT_MS,
+  TM_OPT_TRIM,
+  TM_OPT_SPIN_NS,
+  TM_OPT_STATS,
+  TM_OPT_VERBOSE,
+  TM_OPT_COUNT
+};
+
+/* Reads every option from ENVIRON-style array ENV (NULL-terminated "NAME=value" strings).
+ * Never allocates. Returns nothing: invalid values are reported and replaced by defaults. */
+TM_HIDDEN void tm__options_load(char **env);
+/* The effective value of option ID (after tm__options_load, else the default). */
+TM_HIDDEN long long tm__option(enum tm_option_id id);
+/* Prints every option, its value and where it came from (TM_VERBOSE=1). */
+TM_HIDDEN void tm__options_print(void);
+
+/* Parses a decimal integer (optional leading '-') in [MIN, MAX]; 0 on success, -1 otherwise.
+ * Exposed for the unit tests. */
+TM_HIDDEN int tm__parse_int(const char *text, long long min, long long max, long long *out);
+
+/* ---- say.c: output without stdio or allocation (fixed buffer + write(2)) ---------------- */
+struct tm_line {
+  char text[512];
+  size_t len;
+};
+TM_HIDDEN void tm__line_str(struct tm_line *line, const char *s);
+TM_HIDDEN void tm__line_int(struct tm_line *line, long long v);
+/* Writes the line and a newline to stderr, prefixed "threadmap: ". */
+TM_HIDDEN void tm__line_emit(struct tm_line *line);
+
+#endif

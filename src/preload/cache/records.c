@@ -1,0 +1,237 @@
+/* Records of physical threads, the idle stacks they park on, and pthread_t -> record lookup.
+ *
+ * Records are carved from mmap'ed chunks that are never unmapped, so the lock-free (Treiber)
+ * stacks below may read the `next` index of a record another thread just popped: the read is
+ * harmless and the 32-bit tag in the stack head makes the following CAS fail (no ABA). No lock
+ * is ever taken, so a fork() at any instant leaves consistent stacks in the child. */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "options.h"
+#include "stats.h"
+#include "tm_cache.h"
+
+#define TM_CHUNK_RECORDS 256u
+#define TM_MAX_CHUNKS 256u /* 65536 records: more threads than this machine's kernel allows */
+#define TM_BUCKETS 64
+
+struct tm_stack {
+  _Alignas(64) _Atomic uint64_t head; /* (tag << 32) | index, index 0 = empty */
+};
+
+static _Atomic(struct tm_thread *) tm__chunks[TM_MAX_CHUNKS];
+static _Atomic uint32_t tm__next_fresh = 1; /* index 0 is the "empty" marker */
+static struct tm_stack tm__free_stack;
+static struct tm_stack tm__idle[TM_BUCKETS];
+static _Alignas(64) _Atomic long long tm__idle_count;
+static _Atomic long long tm__idle_bytes;
+
+/* The calling thread's record. initial-exec: the slot sits at a fixed offset from the thread
+ * descriptor in every thread, which is what lets tm__lookup read another thread's slot. */
+static __thread _Atomic(struct tm_thread *) tm__current __attribute__((tls_model("initial-exec")));
+static _Atomic intptr_t tm__slot_offset;
+static _Atomic int tm__slot_offset_known;
+
+static struct tm_thread *tm__record_at(uint32_t index) {
+  if (index == 0) return NULL;
+  struct tm_thread *chunk =
+      atomic_load_explicit(&tm__chunks[(index - 1) / TM_CHUNK_RECORDS], memory_order_acquire);
+  return chunk ? &chunk[(index - 1) % TM_CHUNK_RECORDS] : NULL;
+}
+
+static void tm__stack_push(struct tm_stack *s, struct tm_thread *t) {
+  uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+  for (;;) {
+    atomic_store_explicit(&t->next, (uint32_t)head, memory_order_relaxed);
+    uint64_t next = (((head >> 32) + 1) << 32) | t->index;
+    if (atomic_compare_exchange_weak_explicit(&s->head, &head, next, memory_order_release,
+                                              memory_order_relaxed))
+      return;
+  }
+}
+
+static struct tm_thread *tm__stack_pop(struct tm_stack *s) {
+  uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+  for (;;) {
+    struct tm_thread *top = tm__record_at((uint32_t)head);
+    if (top == NULL) return NULL;
+    uint32_t below = atomic_load_explicit(&top->next, memory_order_relaxed);
+    uint64_t next = (((head >> 32) + 1) << 32) | below;
+    if (atomic_compare_exchange_weak_explicit(&s->head, &head, next, memory_order_acquire,
+                                              memory_order_acquire))
+      return top;
+  }
+}
+
+static void tm__record_clear(struct tm_thread *t, uint32_t index) {
+  /* `next` may still be read by a racing pop (see the file comment): never write it plainly. */
+  size_t from = offsetof(struct tm_thread, index);
+  memset((char *)t + from, 0, sizeof *t - from);
+  t->index = index;
+}
+
+struct tm_thread *tm__record_alloc(void) {
+  struct tm_thread *t = tm__stack_pop(&tm__free_stack);
+  if (t) {
+    tm__record_clear(t, t->index);
+    return t;
+  }
+  uint32_t index = atomic_fetch_add_explicit(&tm__next_fresh, 1, memory_order_relaxed);
+  if (index > TM_CHUNK_RECORDS * TM_MAX_CHUNKS) return NULL;
+  uint32_t chunk_no = (index - 1) / TM_CHUNK_RECORDS;
+  struct tm_thread *chunk = atomic_load_explicit(&tm__chunks[chunk_no], memory_order_acquire);
+  if (chunk == NULL) {
+    void *mem = mmap(NULL, TM_CHUNK_RECORDS * sizeof(struct tm_thread), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return NULL; /* index is lost; the pool just gets smaller */
+    struct tm_thread *expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&tm__chunks[chunk_no], &expected, mem,
+                                                memory_order_acq_rel, memory_order_acquire)) {
+      chunk = mem;
+    } else {
+      munmap(mem, TM_CHUNK_RECORDS * sizeof(struct tm_thread));
+      chunk = expected;
+    }
+  }
+  t = &chunk[(index - 1) % TM_CHUNK_RECORDS];
+  tm__record_clear(t, index);
+  return t;
+}
+
+void tm__record_free(struct tm_thread *t) { tm__stack_push(&tm__free_stack, t); }
+
+static int tm__bucket_of(size_t stack_size) {
+  int b = 0;
+  while (b < TM_BUCKETS - 1 && (stack_size >> (b + 1)) != 0) ++b;
+  return b;
+}
+
+static void tm__retire_idle(struct tm_thread *t, uint32_t reason_word) {
+  uint32_t old = atomic_exchange_explicit(&t->wake, reason_word, memory_order_acq_rel);
+  if (old & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1);
+}
+
+void tm__idle_push(struct tm_thread *t) {
+  long long max_idle = tm__option(TM_OPT_MAX_IDLE);
+  long long max_bytes = tm__option(TM_OPT_MAX_IDLE_BYTES);
+  long long n = atomic_fetch_add_explicit(&tm__idle_count, 1, memory_order_relaxed) + 1;
+  long long bytes =
+      atomic_fetch_add_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed) +
+      (long long)t->stack_size;
+  if (n > max_idle || bytes > max_bytes || tm__process_retiring()) {
+    atomic_fetch_sub_explicit(&tm__idle_count, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed);
+    tm__stats_retired(tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_IDLE_LIMIT);
+    tm__retire_idle(t, TM_W_RETIRE);
+    return;
+  }
+  tm__stats_peak_idle(n);
+  t->bucket = tm__bucket_of(t->stack_size);
+  atomic_store_explicit(&t->lstate, TM_L_IDLE, memory_order_relaxed);
+  tm__stack_push(&tm__idle[t->bucket], t);
+}
+
+/* Called by a parked worker whose idle timeout expired and who won the race to mark itself
+ * dead: its record stays on the stack as a tombstone that the next pop frees. */
+void tm__idle_forget(struct tm_thread *t) {
+  atomic_fetch_sub_explicit(&tm__idle_count, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed);
+}
+
+static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t guard_size,
+                          const struct tm_sched *want) {
+  return t->stack_size >= stack_size && t->stack_size / 4 <= stack_size &&
+         t->guard_size == guard_size && t->sched.policy == want->policy &&
+         t->sched.priority == want->priority && t->sched.nice == want->nice &&
+         t->sched.no_new_privs == want->no_new_privs;
+}
+
+struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_sched *want) {
+  int first = tm__bucket_of(stack_size);
+  for (int b = first; b < TM_BUCKETS && b <= first + 2; ++b) {
+    struct tm_thread *t;
+    while ((t = tm__stack_pop(&tm__idle[b])) != NULL) {
+      if (atomic_load_explicit(&t->wake, memory_order_acquire) & TM_W_DEAD) {
+        tm__record_free(t); /* timed out while parked; its thread no longer touches it */
+        continue;
+      }
+      if (!tm__compatible(t, stack_size, guard_size, want)) {
+        tm__stack_push(&tm__idle[b], t);
+        break;
+      }
+      return t; /* the caller claims it with tm__idle_claim */
+    }
+  }
+  return NULL;
+}
+
+/* Hands a popped record to the caller: 1 on success (counts updated), 0 if its idle timeout
+ * fired meanwhile (the record is freed and the caller must pop again). Call after filling the
+ * record's start/arg/want fields: the GO store publishes them. */
+int tm__idle_claim(struct tm_thread *t) {
+  uint32_t w = atomic_load_explicit(&t->wake, memory_order_relaxed);
+  for (;;) {
+    if (w & TM_W_DEAD) {
+      tm__record_free(t);
+      return 0;
+    }
+    if (atomic_compare_exchange_weak_explicit(&t->wake, &w, TM_W_GO, memory_order_acq_rel,
+                                              memory_order_acquire))
+      break;
+  }
+  tm__idle_forget(t);
+  if (w & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1);
+  return 1;
+}
+
+void tm__idle_flush(void) {
+  for (int b = 0; b < TM_BUCKETS; ++b) {
+    struct tm_thread *t;
+    while ((t = tm__stack_pop(&tm__idle[b])) != NULL) {
+      uint32_t w = atomic_load_explicit(&t->wake, memory_order_acquire);
+      if (w & TM_W_DEAD) {
+        tm__record_free(t);
+        continue;
+      }
+      tm__idle_forget(t);
+      tm__stats_retired(TM_RETIRE_PROCESS);
+      tm__retire_idle(t, TM_W_RETIRE);
+    }
+  }
+}
+
+void tm__records_after_fork(void) {
+  /* The child has no idle threads: their records are simply abandoned (never reused). */
+  for (int b = 0; b < TM_BUCKETS; ++b) atomic_store(&tm__idle[b].head, 0);
+  atomic_store(&tm__idle_count, 0);
+  atomic_store(&tm__idle_bytes, 0);
+}
+
+static intptr_t tm__offset(void) {
+  if (!atomic_load_explicit(&tm__slot_offset_known, memory_order_acquire)) {
+    atomic_store_explicit(&tm__slot_offset,
+                          (intptr_t)((char *)&tm__current - (char *)pthread_self()),
+                          memory_order_relaxed);
+    atomic_store_explicit(&tm__slot_offset_known, 1, memory_order_release);
+  }
+  return atomic_load_explicit(&tm__slot_offset, memory_order_relaxed);
+}
+
+struct tm_thread *tm__lookup(pthread_t thread) {
+  if (thread == 0) return NULL;
+  _Atomic(struct tm_thread *) *slot = (void *)((char *)thread + tm__offset());
+  return atomic_load_explicit(slot, memory_order_acquire);
+}
+
+void tm__set_record_of(pthread_t thread, struct tm_thread *t) {
+  _Atomic(struct tm_thread *) *slot = (void *)((char *)thread + tm__offset());
+  atomic_store_explicit(slot, t, memory_order_release);
+}
+
+struct tm_thread *tm__self(void) {
+  return atomic_load_explicit(&tm__current, memory_order_relaxed);
+}
+
+void tm__set_self(struct tm_thread *t) {
+  atomic_store_explicit(&tm__current, t, memory_order_release);
+}

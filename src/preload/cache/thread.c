@@ -1,0 +1,463 @@
+/* The logical-thread operations: create (reuse a parked thread or make a new one), the worker
+ * loop each physical thread runs, join, detach, cancel, and process-level events (main's
+ * pthread_exit, fork).
+ *
+ * Ownership protocol (all lock-free, see tm_cache.h for the bits):
+ *  - lstate orders the logical thread's end against join/detach/cancel: the worker sets EXITED
+ *    once destructors ran; a joiner claims with JOIN_CLAIMED and sleeps on lstate; detach and
+ *    join after EXITED, and the worker seeing DETACHED, take the "joined" role exactly once.
+ *  - release decides who parks the physical thread: it parks when both the joined role
+ *    (JOINED) and the worker's reset (READY) are done; the later of the two pushes it. A worker
+ *    that cannot be reset (DEAD) really exits: detached by itself if the logical thread was
+ *    already joined, else joinable, and the late joiner (or detacher) calls the real
+ *    pthread_join (or pthread_detach), so glibc never reuses a pthread_t the program may still
+ *    join — the same guarantee glibc gives. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "stats.h"
+#include "tm_cache.h"
+
+struct tm_real tm__real;
+_Atomic int tm__enabled;
+static _Atomic int tm__init_state; /* 0 not started, 1 running, 2 done */
+static _Atomic int tm__main_exited;
+static size_t tm__default_stack_size;
+static size_t tm__default_guard_size;
+
+int tm__process_retiring(void) { return atomic_load_explicit(&tm__main_exited, memory_order_relaxed); }
+
+static void tm__after_fork_child(void) {
+  tm__records_after_fork();
+  tm__wait_after_fork();
+  struct tm_thread *t = tm__self();
+  if (t) t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
+}
+
+#define TM_RESOLVE(field, name) \
+  (*(void **)&tm__real.field = dlsym(RTLD_NEXT, name), tm__real.field != NULL)
+
+static void tm__init_once(void) {
+  extern char **environ;
+  tm__options_load(environ);
+  tm__stats_on = (int)tm__option(TM_OPT_STATS);
+  int ok = TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
+           TM_RESOLVE(tryjoin, "pthread_tryjoin_np") &
+           TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &
+           TM_RESOLVE(clockjoin, "pthread_clockjoin_np") & TM_RESOLVE(detach, "pthread_detach") &
+           TM_RESOLVE(exit, "pthread_exit") & TM_RESOLVE(cancel, "pthread_cancel") &
+           TM_RESOLVE(kill, "pthread_kill") & TM_RESOLVE(key_create, "pthread_key_create") &
+           TM_RESOLVE(key_delete, "pthread_key_delete") &
+           TM_RESOLVE(getattr_np, "pthread_getattr_np") &
+           TM_RESOLVE(register_cancel, "__pthread_register_cancel") &
+           TM_RESOLVE(unregister_cancel, "__pthread_unregister_cancel") &
+           TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
+           TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
+           TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
+           TM_RESOLVE(setns, "setns");
+  /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
+   * logical thread the way glibc ends a thread, so the cache stays off. */
+  int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
+  pthread_attr_t defaults;
+  tm__default_stack_size = 8u << 20;
+  tm__default_guard_size = (size_t)sysconf(_SC_PAGESIZE);
+  if (pthread_getattr_default_np(&defaults) == 0) {
+    pthread_attr_getstacksize(&defaults, &tm__default_stack_size);
+    pthread_attr_getguardsize(&defaults, &tm__default_guard_size);
+    pthread_attr_destroy(&defaults);
+  }
+  tm__wait_init();
+  tm__reset_init();
+  int enable = tm__option(TM_OPT_ENABLE) != 0;
+  if (!ok || !have_tls_dtors) {
+    struct tm_line line = {.len = 0};
+    tm__line_str(&line, !ok ? "thread cache: cannot find glibc's pthread functions; cache disabled"
+                            : "thread cache: glibc has no __call_tls_dtors; cache disabled");
+    tm__line_emit(&line);
+    enable = 0;
+  }
+  if (ok && enable && pthread_atfork(NULL, NULL, tm__after_fork_child) != 0) enable = 0;
+  if (tm__option(TM_OPT_VERBOSE)) {
+    tm__options_print();
+    struct tm_line line = {.len = 0};
+    tm__line_str(&line, enable ? "thread cache: enabled" : "thread cache: disabled");
+    tm__line_emit(&line);
+  }
+  atomic_store(&tm__enabled, enable);
+}
+
+void tm__init(void) {
+  if (atomic_load_explicit(&tm__init_state, memory_order_acquire) == 2) return;
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&tm__init_state, &expected, 1)) {
+    tm__init_once();
+    atomic_store_explicit(&tm__init_state, 2, memory_order_release);
+    return;
+  }
+  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) sched_yield();
+}
+
+/* Waits until a creator hands this parked worker a logical thread (TM_W_GO) or tells it to
+ * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). */
+static uint32_t tm__wait_assignment(struct tm_thread *t) {
+  long long timeout_ms = tm__option(TM_OPT_IDLE_TIMEOUT_MS);
+  uint64_t deadline = timeout_ms ? tm__now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
+  if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE))
+    return atomic_load_explicit(&t->wake, memory_order_acquire);
+  for (;;) {
+    uint32_t w = atomic_load_explicit(&t->wake, memory_order_acquire);
+    if (w & (TM_W_GO | TM_W_RETIRE)) return w;
+    if (!(w & TM_W_SLEEPING)) {
+      if (!atomic_compare_exchange_weak(&t->wake, &w, w | TM_W_SLEEPING)) continue;
+      w |= TM_W_SLEEPING;
+    }
+    struct timespec rel, *relp = NULL;
+    if (deadline) {
+      uint64_t now = tm__now_ns();
+      if (now >= deadline) {
+        if (atomic_compare_exchange_strong(&t->wake, &w, TM_W_DEAD)) {
+          tm__idle_forget(t);
+          tm__stats_retired(TM_RETIRE_IDLE_TIMEOUT);
+          return TM_W_DEAD;
+        }
+        continue;
+      }
+      rel.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+      rel.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+      relp = &rel;
+    }
+    tm__futex_wait(&t->wake, w, relp, 0, 1);
+  }
+}
+
+/* Publishes the end of the logical thread (EXITED) and returns the lstate seen before. */
+static uint32_t tm__publish_exit(struct tm_thread *t, uint32_t extra_bits) {
+  while (!atomic_load_explicit(&t->creator_done, memory_order_acquire)) sched_yield();
+  uint32_t s = atomic_load_explicit(&t->lstate, memory_order_relaxed);
+  for (;;) {
+    if (s & TM_L_CANCEL_BUSY) { /* pthread_cancel is about to call glibc on us: let it */
+      sched_yield();
+      s = atomic_load_explicit(&t->lstate, memory_order_relaxed);
+      continue;
+    }
+    if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | TM_L_EXITED | extra_bits,
+                                              memory_order_acq_rel, memory_order_relaxed))
+      break;
+  }
+  if (s & TM_L_WAITER) tm__futex_wake(&t->lstate, INT_MAX);
+  return s;
+}
+
+_Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf_t *buf) {
+  t->in_exit_sequence = 1; /* glibc runs the destructors now; pthread_exit there is glibc's */
+  uint32_t s = tm__publish_exit(t, TM_L_GLIBC_EXIT);
+  tm__stats_retired((s & TM_L_CANCEL_SENT) ? TM_RETIRE_CANCELLED : TM_RETIRE_GLIBC_EXIT);
+  if (s & TM_L_DETACHED) {
+    tm__set_self(NULL);
+    tm__real.detach(pthread_self());
+    tm__record_free(t);
+  }
+  /* Otherwise the joiner (or a later pthread_detach) sees GLIBC_EXIT and calls glibc. */
+  tm__real.unwind_next(buf);
+}
+
+static void *tm__worker(void *arg) {
+  struct tm_thread *t = arg;
+  tm__set_self(t);
+  t->handle = pthread_self();
+  t->tid = (pid_t)syscall(SYS_gettid);
+  size_t robust_len;
+  if (syscall(SYS_get_robust_list, 0, &t->robust_head, &robust_len) != 0) t->robust_head = NULL;
+  t->seccomp_at_birth = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+  if (tm__option(TM_OPT_TRIM)) {
+    pthread_attr_t self_attr;
+    void *lo;
+    size_t size;
+    if (tm__real.getattr_np(pthread_self(), &self_attr) == 0) {
+      if (pthread_attr_getstack(&self_attr, &lo, &size) == 0) t->stack_lo = lo;
+      pthread_attr_destroy(&self_attr);
+    }
+  }
+  for (;;) {
+    if (t->want_apply) {
+      tm__apply_inherit(&t->want);
+      tm__fresh_logical_state();
+    }
+    tm__run_logical(t);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    t->in_exit_sequence = 1;
+    tm__run_destructors();
+    t->in_exit_sequence = 0;
+    uint32_t s = tm__publish_exit(t, 0);
+    int detached = (s & TM_L_DETACHED) != 0;
+    int why = 0;
+    if (s & TM_L_CANCEL_SENT)
+      why = TM_RETIRE_CANCELLED + 1; /* glibc's cancel request stays pending in this thread */
+    else if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
+      why = TM_RETIRE_PROCESS + 1;
+    else
+      why = tm__reset_physical(t);
+    if (why) {
+      tm__stats_retired((enum tm_retire_reason)(why - 1));
+      uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);
+      if (detached || (r & TM_R_JOINED)) {
+        tm__set_self(NULL);
+        tm__real.detach(pthread_self());
+        tm__record_free(t);
+      }
+      return NULL; /* joinable: the late joiner calls the real pthread_join */
+    }
+    uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_READY | (detached ? TM_R_JOINED : 0),
+                                          memory_order_acq_rel);
+    if (detached || (r & TM_R_JOINED)) tm__idle_push(t);
+    uint32_t w = tm__wait_assignment(t);
+    if (w & TM_W_RETIRE) {
+      tm__set_self(NULL);
+      tm__real.detach(pthread_self());
+      tm__record_free(t);
+      return NULL;
+    }
+    if (w == TM_W_DEAD) { /* idle timeout: the record stays a tombstone for the next pop */
+      tm__set_self(NULL);
+      tm__real.detach(pthread_self());
+      return NULL;
+    }
+    atomic_store_explicit(&t->wake, TM_W_WAIT, memory_order_relaxed);
+  }
+}
+
+static int tm__create_plain(pthread_t *thread, const pthread_attr_t *attr,
+                            void *(*start)(void *), void *arg) {
+  tm__stats_count(TM_COUNT_BYPASSED);
+  return tm__real.create(thread, attr, start, arg);
+}
+
+int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+               void *arg) {
+  if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed))
+    return tm__create_plain(thread, attr, start, arg);
+  size_t stack_size = tm__default_stack_size, guard_size = tm__default_guard_size;
+  int detach_state = PTHREAD_CREATE_JOINABLE;
+  if (attr) {
+    void *user_stack = NULL;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    if (pthread_attr_getstackaddr(attr, &user_stack) != 0 || user_stack != NULL)
+      return tm__create_plain(thread, attr, start, arg); /* the program owns that stack */
+#pragma GCC diagnostic pop
+    if (pthread_attr_getstacksize(attr, &stack_size) != 0 ||
+        pthread_attr_getguardsize(attr, &guard_size) != 0 ||
+        pthread_attr_getdetachstate(attr, &detach_state) != 0)
+      return tm__create_plain(thread, attr, start, arg);
+  }
+  uint32_t initial = detach_state == PTHREAD_CREATE_DETACHED ? TM_L_DETACHED : 0;
+
+  struct tm_sched want;
+  if (tm__capture_sched(&want, attr) == 0) {
+    struct tm_thread *t;
+    while ((t = tm__idle_pop(stack_size, guard_size, &want)) != NULL) {
+      tm__capture_inherit(&t->want, attr);
+      t->start = start;
+      t->arg = arg;
+      t->want_apply = 1;
+      t->result = NULL;
+      t->retire_flags = 0;
+      atomic_store_explicit(&t->joining, NULL, memory_order_relaxed);
+      atomic_store_explicit(&t->release, 0, memory_order_relaxed);
+      atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
+      if (tm__idle_claim(t)) { /* publishes the fields above to the worker */
+        *thread = t->handle;
+        tm__stats_count(TM_COUNT_FROM_CACHE);
+        return 0;
+      }
+    }
+  }
+
+  struct tm_thread *t = tm__record_alloc();
+  if (t == NULL) return tm__create_plain(thread, attr, start, arg);
+  t->stack_size = stack_size;
+  t->guard_size = guard_size;
+  t->start = start;
+  t->arg = arg;
+  atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
+  /* The physical thread is always joinable (a logical detach must not let glibc free it). A
+   * shallow copy of the attr shares glibc's extension (cpuset, sigmask); it is never
+   * destroyed, so nothing is freed twice. */
+  pthread_attr_t joinable;
+  const pthread_attr_t *use = attr;
+  if (attr && detach_state == PTHREAD_CREATE_DETACHED) {
+    memcpy(&joinable, attr, sizeof joinable);
+    pthread_attr_setdetachstate(&joinable, PTHREAD_CREATE_JOINABLE);
+    use = &joinable;
+  }
+  pthread_t handle;
+  int r = tm__real.create(&handle, use, tm__worker, t);
+  if (r != 0) {
+    tm__record_free(t);
+    return r;
+  }
+  tm__set_record_of(handle, t);
+  atomic_store_explicit(&t->creator_done, 1, memory_order_release);
+  *thread = handle;
+  tm__stats_count(TM_COUNT_FROM_SYSTEM);
+  return 0;
+}
+
+static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock,
+                         const struct timespec *abstime) {
+  switch (mode) {
+    case TM_JOIN_TRY:
+      return tm__real.tryjoin(thread, ret);
+    case TM_JOIN_TIMED:
+      return tm__real.clockjoin(thread, ret, clock, abstime);
+    default:
+      return tm__real.join(thread, ret);
+  }
+}
+
+/* Finishes a join or detach after EXITED: takes the "joined" role. */
+static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joining) {
+  uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
+  if (r & TM_R_DEAD) { /* the worker could not be reset and exits joinable */
+    if (joining)
+      tm__real.join(thread, NULL);
+    else
+      tm__real.detach(thread);
+    tm__record_free(t);
+  } else if (r & TM_R_READY) {
+    tm__idle_push(t);
+  }
+}
+
+static void tm__join_cancelled(void *arg) {
+  /* The joiner was cancelled while waiting: the target stays joinable (POSIX). */
+  struct tm_thread *t = arg;
+  atomic_fetch_and(&t->lstate, ~(uint32_t)(TM_L_JOIN_CLAIMED | TM_L_WAITER));
+  struct tm_thread *me = tm__self();
+  if (me) atomic_store(&me->joining, NULL);
+}
+
+/* Sleeps until EXITED or the deadline; 0, ETIMEDOUT. A cancellation point while it sleeps. */
+static int tm__join_sleep(struct tm_thread *t, clockid_t clock, const struct timespec *abstime) {
+  volatile int result = 0;
+  pthread_cleanup_push(tm__join_cancelled, t);
+  for (;;) {
+    uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+    if (s & TM_L_EXITED) break;
+    if (!(s & TM_L_WAITER) &&
+        !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
+      continue;
+    int old_type;
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
+    int r = tm__futex_wait(&t->lstate, s | TM_L_WAITER, abstime, clock == CLOCK_REALTIME, 0);
+    pthread_setcanceltype(old_type, NULL);
+    if (r == ETIMEDOUT) {
+      result = ETIMEDOUT;
+      break;
+    }
+  }
+  pthread_cleanup_pop(0);
+  return result;
+}
+
+int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
+             const struct timespec *abstime) {
+  struct tm_thread *t = tm__lookup(thread);
+  if (t == NULL) return tm__real_join(thread, ret, mode, clock, abstime);
+  struct tm_thread *me = tm__self();
+  uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+  if (mode == TM_JOIN_TRY && !(s & TM_L_EXITED)) return EBUSY;
+  for (;;) {
+    if (s & (TM_L_DETACHED | TM_L_JOIN_CLAIMED)) return EINVAL;
+    if (t == me) return EDEADLK;
+    if (me && atomic_load(&t->joining) == me && !(s & TM_L_EXITED)) return EDEADLK;
+    if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | TM_L_JOIN_CLAIMED,
+                                              memory_order_acq_rel, memory_order_acquire))
+      break;
+  }
+  if (!(s & TM_L_EXITED)) {
+    if (mode == TM_JOIN_TIMED &&
+        (abstime == NULL || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)) {
+      atomic_fetch_and(&t->lstate, ~(uint32_t)TM_L_JOIN_CLAIMED);
+      return EINVAL;
+    }
+    if (me) atomic_store(&me->joining, t);
+    pthread_testcancel();
+    if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN)) {
+      int r = tm__join_sleep(t, clock, mode == TM_JOIN_TIMED ? abstime : NULL);
+      if (r == ETIMEDOUT) {
+        s = atomic_load(&t->lstate);
+        while (!(s & TM_L_EXITED) &&
+               !atomic_compare_exchange_weak(&t->lstate, &s,
+                                             s & ~(uint32_t)(TM_L_JOIN_CLAIMED | TM_L_WAITER))) {
+        }
+        if (!(s & TM_L_EXITED)) {
+          if (me) atomic_store(&me->joining, NULL);
+          return ETIMEDOUT;
+        }
+      }
+    }
+    if (me) atomic_store(&me->joining, NULL);
+    s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+  }
+  if (s & TM_L_GLIBC_EXIT) { /* cancelled: glibc has the result and finishes the thread */
+    int r = tm__real.join(thread, ret);
+    tm__record_free(t);
+    return r;
+  }
+  if (ret) *ret = t->result;
+  tm__release_joined(t, thread, 1);
+  return 0;
+}
+
+int tm__detach(pthread_t thread) {
+  struct tm_thread *t = tm__lookup(thread);
+  if (t == NULL) return tm__real.detach(thread);
+  uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+  for (;;) {
+    if (s & (TM_L_DETACHED | TM_L_JOIN_CLAIMED)) return EINVAL;
+    if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | TM_L_DETACHED,
+                                              memory_order_acq_rel, memory_order_acquire))
+      break;
+  }
+  if (!(s & TM_L_EXITED)) return 0; /* the worker sees DETACHED when it exits */
+  if (s & TM_L_GLIBC_EXIT) {
+    tm__real.detach(thread);
+    tm__record_free(t);
+    return 0;
+  }
+  tm__release_joined(t, thread, 0);
+  return 0;
+}
+
+int tm__cancel(pthread_t thread) {
+  struct tm_thread *t = tm__lookup(thread);
+  if (t == NULL) return tm__real.cancel(thread);
+  int self = thread == pthread_self();
+  /* BUSY keeps the worker from ending the logical thread (and starting another one on the same
+   * pthread_t) between our check and glibc's cancel. Not for self-cancel: an asynchronous
+   * self-cancel unwinds inside glibc's call and would wait for itself. */
+  uint32_t bits = TM_L_CANCEL_SENT | (self ? 0 : TM_L_CANCEL_BUSY);
+  uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+  for (;;) {
+    if (s & TM_L_EXITED) return 0; /* finished (or parked): nothing to cancel, as in glibc */
+    if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | bits, memory_order_acq_rel,
+                                              memory_order_acquire))
+      break;
+  }
+  int r = tm__real.cancel(thread);
+  if (!self) atomic_fetch_and(&t->lstate, ~(uint32_t)TM_L_CANCEL_BUSY);
+  return r;
+}
+
+void tm__main_exiting(void) {
+  atomic_store(&tm__main_exited, 1);
+  tm__idle_flush();
+}

@@ -1,0 +1,225 @@
+/* Internal header of libthreadmap-cache.so: the physical-thread record and the hidden functions
+ * the interposer (interpose.c) calls. Nothing here is exported: the library is built with
+ * -fvisibility=hidden and a version script that lists only the interposed symbols.
+ *
+ * Vocabulary: a PHYSICAL thread is a kernel/glibc thread this library created and may keep
+ * parked; a LOGICAL thread is what the program asked pthread_create for. One physical thread
+ * runs many logical threads, one after another; the program's pthread_t is the physical one. */
+#ifndef THREADMAP_CACHE_TM_CACHE_H
+#define THREADMAP_CACHE_TM_CACHE_H
+
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <unwind.h>
+
+#define TM_HIDDEN __attribute__((visibility("hidden")))
+
+/* glibc's cancellation-buffer ABI (GLIBC_2.3.3), declared by pthread.h only for C without
+ * exceptions, and _pthread_cleanup_pop (GLIBC_2.2.5), which it does not declare at all. */
+extern void __pthread_register_cancel(__pthread_unwind_buf_t *buf);
+extern void __pthread_unregister_cancel(__pthread_unwind_buf_t *buf);
+extern void __pthread_register_cancel_defer(__pthread_unwind_buf_t *buf);
+extern void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t *buf);
+extern void __pthread_unwind_next(__pthread_unwind_buf_t *buf) __attribute__((__noreturn__));
+extern void _pthread_cleanup_pop(struct _pthread_cleanup_buffer *buffer, int execute);
+
+/* Logical-thread state bits (tm_thread.lstate, also a futex word for joiners). */
+enum {
+  TM_L_DETACHED = 1u << 0,     /* pthread_detach'ed, or created detached */
+  TM_L_JOIN_CLAIMED = 1u << 1, /* a joiner owns the join (a second one gets EINVAL) */
+  TM_L_WAITER = 1u << 2,       /* a joiner sleeps on the futex: the exiting thread must wake it */
+  TM_L_EXITED = 1u << 3,       /* result published (happens-before for the joiner) */
+  TM_L_GLIBC_EXIT = 1u << 4,   /* left through glibc's unwind (cancel): join the real thread */
+  TM_L_CANCEL_BUSY = 1u << 5,  /* pthread_cancel is between its check and the real call */
+  TM_L_CANCEL_SENT = 1u << 6,  /* a real cancel request reached the physical thread */
+};
+/* The lstate of a record that waits for a new logical thread: joins and detaches get EINVAL
+ * (the previous logical thread was joined or detached), cancel is a no-op. */
+#define TM_L_IDLE (TM_L_EXITED | TM_L_JOIN_CLAIMED | TM_L_DETACHED)
+
+/* Release bits (tm_thread.release): the physical thread may be parked only when both the
+ * joiner (or detach) is done with the logical thread and the worker has reset itself. */
+enum { TM_R_JOINED = 1u << 0, TM_R_READY = 1u << 1, TM_R_DEAD = 1u << 2 };
+
+/* Wake word (tm_thread.wake), the futex an idle worker sleeps on. */
+enum { TM_W_WAIT = 0, TM_W_GO = 1, TM_W_RETIRE = 2, TM_W_SLEEPING = 4, TM_W_DEAD = 8 };
+
+/* Why a physical thread was retired (really exited); indexes tm__stats.retired[]. */
+enum tm_retire_reason {
+  TM_RETIRE_CANCELLED,    /* pthread_cancel reached it (glibc's cancel state cannot be undone) */
+  TM_RETIRE_GLIBC_EXIT,   /* left through glibc's own unwind */
+  TM_RETIRE_IDLE_LIMIT,   /* TM_CACHE_MAX_IDLE or TM_CACHE_MAX_IDLE_BYTES reached */
+  TM_RETIRE_IDLE_TIMEOUT, /* parked longer than TM_CACHE_IDLE_TIMEOUT_MS */
+  TM_RETIRE_UNDOABLE,     /* seccomp, no_new_privs, unshare/setns, pending signals, altstack */
+  TM_RETIRE_ROBUST,       /* held robust mutexes: the kernel marks them OWNER_DIED at exit */
+  TM_RETIRE_PROCESS,      /* fork child, or main thread called pthread_exit */
+  TM_RETIRE_COUNT
+};
+
+/* Scheduling identity: a parked thread is reused only by a creator whose new thread would get
+ * exactly these (changing them back could need privileges we may not have). */
+struct tm_sched {
+  int policy;
+  int priority;
+  int nice;
+  int no_new_privs;
+};
+
+/* Everything a fresh thread inherits from its creator (or its attr), captured by the creator
+ * and applied by the worker before the start routine runs. */
+struct tm_inherit {
+  sigset_t sigmask;
+  cpu_set_t affinity;
+  unsigned long timer_slack_ns;
+  char name[16];
+};
+
+/* One physical thread. Records live in never-unmapped chunks (records.c) so lock-free stacks
+ * can read a popped record's next index safely; index 0 is never used. */
+struct tm_thread {
+  _Atomic uint32_t next; /* index of the next record on an idle or free stack */
+  uint32_t index;
+  pthread_t handle;
+  pid_t tid;
+  size_t stack_size; /* requested stack size (attr or default), bytes */
+  size_t guard_size;
+  int bucket; /* idle stack it parks on (log2 of stack_size) */
+  struct tm_sched sched; /* as parked */
+  void *robust_head;     /* this thread's robust-futex list head (get_robust_list) */
+
+  /* --- hand-off --- */
+  _Alignas(64) _Atomic uint32_t wake;
+  void *(*start)(void *);
+  void *arg;
+  struct tm_inherit want;
+  int want_apply; /* 0: first logical thread (glibc already set everything) */
+  struct tm_inherit have; /* what the thread had when it parked (to skip no-op syscalls) */
+  int seccomp_at_birth;
+  int tainted; /* unshare/setns called: retire at logical exit */
+  char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
+
+  /* --- logical thread --- */
+  _Alignas(64) _Atomic uint32_t lstate;
+  _Atomic uint32_t release;
+  void *result;
+  _Atomic(struct tm_thread *) joining; /* whom this thread is joining (EDEADLK detection) */
+  uint64_t start_ns; /* last logical start, for stats only */
+
+  /* --- exit machinery (touched only by the thread itself) --- */
+  __pthread_unwind_buf_t *cleanup_top; /* innermost setjmp-style cleanup buffer */
+  __pthread_unwind_buf_t *exit_buf;    /* the trampoline's own buffer (bottom of the chain) */
+  int own_exit;                        /* our pthread_exit unwind is in progress */
+  int in_exit_sequence;                /* destructors running: pthread_exit is not ours here */
+  int retire_flags;                    /* bit i: retire for reason i at logical exit */
+  _Atomic int creator_done;            /* the creator has written our pthread_t slot */
+  void *exit_value;
+  struct _Unwind_Exception exc;
+};
+
+/* ---- records.c ---------------------------------------------------------------------------- */
+/* Returns a zeroed record, or NULL when the pool is exhausted (caller falls back to glibc). */
+TM_HIDDEN struct tm_thread *tm__record_alloc(void);
+/* Returns a record to the pool; the caller guarantees nobody references it any more. */
+TM_HIDDEN void tm__record_free(struct tm_thread *t);
+/* Pushes a reset worker on its idle stack (or retires it if a policy limit says so). */
+TM_HIDDEN void tm__idle_push(struct tm_thread *t);
+/* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL. */
+TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
+                                         const struct tm_sched *want);
+/* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
+TM_HIDDEN void tm__idle_flush(void);
+/* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
+TM_HIDDEN void tm__records_after_fork(void);
+/* Claims a record returned by tm__idle_pop after its fields are filled (see records.c). */
+TM_HIDDEN int tm__idle_claim(struct tm_thread *t);
+/* A parked worker that timed out takes itself out of the idle counts. */
+TM_HIDDEN void tm__idle_forget(struct tm_thread *t);
+/* The record of the logical thread running on THREAD, or NULL for threads we do not manage. */
+TM_HIDDEN struct tm_thread *tm__lookup(pthread_t thread);
+/* The calling thread's record, or NULL. */
+TM_HIDDEN struct tm_thread *tm__self(void);
+TM_HIDDEN void tm__set_self(struct tm_thread *t);
+/* Writes THREAD's record slot from another thread (the creator, right after creating it). */
+TM_HIDDEN void tm__set_record_of(pthread_t thread, struct tm_thread *t);
+
+/* ---- wait.c: adaptive spin-then-futex ------------------------------------------------------ */
+enum tm_wait_site { TM_SITE_JOIN, TM_SITE_IDLE, TM_SITE_COUNT };
+/* Waits while *WORD == EXPECT_MASKED under MASK... see wait.c for the exact contract. */
+TM_HIDDEN int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site site);
+TM_HIDDEN int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespec *abs,
+                             int clock_realtime, int relative);
+TM_HIDDEN void tm__futex_wake(_Atomic uint32_t *word, int count);
+TM_HIDDEN void tm__wait_init(void);
+TM_HIDDEN uint64_t tm__now_ns(void);
+
+/* ---- reset.c: make a parked thread look fresh ---------------------------------------------- */
+TM_HIDDEN void tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr);
+TM_HIDDEN int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr);
+TM_HIDDEN void tm__apply_inherit(const struct tm_inherit *want);
+/* Undoes what the last logical thread changed; returns a tm_retire_reason + 1 if it cannot. */
+TM_HIDDEN int tm__reset_physical(struct tm_thread *t);
+TM_HIDDEN void tm__tls_reset(void);
+TM_HIDDEN void tm__reset_init(void);
+
+/* ---- logical_exit.c: pthread_exit unwinding, TLS and key destructors ------------------------ */
+TM_HIDDEN void tm__run_destructors(void);
+TM_HIDDEN void tm__key_created(pthread_key_t key, void (*destructor)(void *));
+TM_HIDDEN void tm__key_deleted(pthread_key_t key);
+TM_HIDDEN _Noreturn void tm__own_exit(struct tm_thread *t, void *value);
+TM_HIDDEN void tm__run_logical(struct tm_thread *t);
+TM_HIDDEN int tm__unwind_next(__pthread_unwind_buf_t *buf); /* 0: not ours, forward it */
+/* A cancellation unwind reached the trampoline: publish, then continue glibc's unwind. */
+TM_HIDDEN _Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf_t *buf);
+/* Cancel state/type, locale and errno as a fresh thread has them. */
+TM_HIDDEN void tm__fresh_logical_state(void);
+/* Forgets spinners that do not exist in a fork child. */
+TM_HIDDEN void tm__wait_after_fork(void);
+
+/* ---- thread.c: create/join/detach/cancel ---------------------------------------------------- */
+TM_HIDDEN int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                         void *arg);
+TM_HIDDEN int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
+                       const struct timespec *abstime);
+enum { TM_JOIN_BLOCK, TM_JOIN_TRY, TM_JOIN_TIMED };
+TM_HIDDEN int tm__detach(pthread_t thread);
+TM_HIDDEN int tm__cancel(pthread_t thread);
+TM_HIDDEN void tm__main_exiting(void);
+/* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
+ * process alive. */
+TM_HIDDEN int tm__process_retiring(void);
+TM_HIDDEN void tm__init(void);
+
+/* ---- real functions (resolved once with dlsym(RTLD_NEXT)) ----------------------------------- */
+struct tm_real {
+  int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  int (*join)(pthread_t, void **);
+  int (*tryjoin)(pthread_t, void **);
+  int (*timedjoin)(pthread_t, void **, const struct timespec *);
+  int (*clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
+  int (*detach)(pthread_t);
+  void (*exit)(void *) __attribute__((noreturn));
+  int (*cancel)(pthread_t);
+  int (*kill)(pthread_t, int);
+  int (*key_create)(pthread_key_t *, void (*)(void *));
+  int (*key_delete)(pthread_key_t);
+  int (*getattr_np)(pthread_t, pthread_attr_t *);
+  void (*register_cancel)(__pthread_unwind_buf_t *);
+  void (*unregister_cancel)(__pthread_unwind_buf_t *);
+  void (*register_cancel_defer)(__pthread_unwind_buf_t *);
+  void (*unregister_cancel_restore)(__pthread_unwind_buf_t *);
+  void (*unwind_next)(__pthread_unwind_buf_t *) __attribute__((noreturn));
+  int (*unshare)(int);
+  int (*setns)(int, int);
+  void (*call_tls_dtors)(void);
+};
+TM_HIDDEN extern struct tm_real tm__real;
+/* 1 once tm__init resolved every real function and the cache may be used. */
+TM_HIDDEN extern _Atomic int tm__enabled;
+
+#endif
