@@ -1,0 +1,209 @@
+// The ping-pong itself. The line sits in a page mapped for this pass alone and written first by
+// the initiator, so no earlier owner (another pair's thread, the allocator) decides where it
+// lives. Counters rather than flags: each side knows which value it waits for, so a late or
+// duplicated message cannot be miscounted, and the stop sentinel needs no second line.
+#include "src/latency/pingpong.hpp"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#include "src/latency/clock.hpp"
+#include "src/latency/stats.hpp"
+#include "threadmap/affinity.hpp"
+
+namespace threadmap::latency {
+namespace {
+
+using Counter = std::atomic<std::uint64_t>;
+constexpr std::uint64_t kStop = ~std::uint64_t{0};
+// The second line of the two-lines method sits 128 bytes after the first: a separate line, and
+// outside the adjacent-line prefetcher's 128-byte pair.
+constexpr std::size_t kSecondLineOffset = 128;
+constexpr std::size_t kPageBytes = 4096;
+
+struct Control {
+  std::atomic<int> responder_state{0};  // 0 starting, 1 pinned and waiting, -1 failed
+  std::atomic<void*> page{nullptr};
+  std::atomic<bool> abort{false};
+  std::atomic<bool> responder_done{false};
+  Error responder_error;
+};
+
+void respond_cas(Counter* line) {
+  std::uint64_t next = 1;
+  for (;;) {
+    std::uint64_t expected = next;
+    if (line->compare_exchange_strong(expected, next + 1, std::memory_order_acq_rel,
+                                      std::memory_order_relaxed)) {
+      next += 2;
+    } else if (expected == kStop) {
+      return;
+    }
+  }
+}
+
+void respond_two_lines(Counter* ping, Counter* pong) {
+  for (std::uint64_t n = 1;; ++n) {
+    std::uint64_t v;
+    while ((v = ping->load(std::memory_order_acquire)) != n) {
+      if (v == kStop) return;
+    }
+    pong->store(n, std::memory_order_release);
+  }
+}
+
+void responder_main(int cpu, Method method, Control* control) {
+  if (Status pinned = pin_current_thread(CpuSet{cpu}); !pinned) {
+    control->responder_error = pinned.error();
+    control->responder_state.store(-1, std::memory_order_release);
+    return;
+  }
+  control->responder_state.store(1, std::memory_order_release);
+  void* page = nullptr;
+  while ((page = control->page.load(std::memory_order_acquire)) == nullptr) {
+    if (control->abort.load(std::memory_order_acquire)) return;
+  }
+  auto* base = static_cast<unsigned char*>(page);
+  if (method == Method::cas) {
+    respond_cas(reinterpret_cast<Counter*>(base));
+  } else {
+    respond_two_lines(reinterpret_cast<Counter*>(base),
+                      reinterpret_cast<Counter*>(base + kSecondLineOffset));
+  }
+  control->responder_done.store(true, std::memory_order_release);
+}
+
+// Times `round_trips` round trips; returns the batch's duration in ns.
+class Initiator {
+ public:
+  Initiator(Method method, unsigned char* page) : method_(method), page_(page) {}
+
+  std::int64_t batch(std::size_t round_trips) {
+    auto* line = reinterpret_cast<Counter*>(page_);
+    auto* pong = reinterpret_cast<Counter*>(page_ + kSecondLineOffset);
+    std::int64_t start = now_ns();
+    if (method_ == Method::cas) {
+      for (std::size_t r = 0; r < round_trips; ++r) {
+        std::uint64_t expected = counter_;
+        while (!line->compare_exchange_strong(expected, counter_ + 1, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed)) {
+          expected = counter_;
+        }
+        counter_ += 2;
+      }
+      while (line->load(std::memory_order_acquire) != counter_) {
+      }
+    } else {
+      for (std::size_t r = 0; r < round_trips; ++r) {
+        ++counter_;
+        line->store(counter_, std::memory_order_release);
+        while (pong->load(std::memory_order_acquire) != counter_) {
+        }
+      }
+    }
+    return now_ns() - start;
+  }
+
+  void stop() { reinterpret_cast<Counter*>(page_)->store(kStop, std::memory_order_release); }
+
+ private:
+  Method method_;
+  unsigned char* page_;
+  std::uint64_t counter_ = 0;
+};
+
+int numa_node_of(void* address) {
+  int status = -1;
+  void* pages[1] = {address};
+  if (syscall(SYS_move_pages, 0, 1UL, pages, nullptr, &status, 0) != 0) return -1;
+  return status >= 0 ? status : -1;
+}
+
+// The initiator thread's whole job. Errors go to `error`; samples to `out`.
+void initiator_main(int cpu, const PassConfig& config, Control* control, PassResult* out,
+                    Error* error, bool* failed) {
+  auto fail = [&](Error e) {
+    *error = std::move(e);
+    *failed = true;
+    control->abort.store(true, std::memory_order_release);
+  };
+  if (Status pinned = pin_current_thread(CpuSet{cpu}); !pinned) return fail(pinned.error());
+  int state = 0;
+  while ((state = control->responder_state.load(std::memory_order_acquire)) == 0) {
+  }
+  if (state < 0) return fail(control->responder_error);
+
+  void* page = mmap(nullptr, kPageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+  if (page == MAP_FAILED) {
+    return fail(Error::from_errno(errno, std::string("cannot map the latency test line: ") +
+                                             std::strerror(errno)));
+  }
+  std::memset(page, 0, kPageBytes);  // first touch, from the initiator's CPU
+  out->line_numa_node = numa_node_of(page);
+  control->page.store(page, std::memory_order_release);
+
+  Initiator initiator(config.method, static_cast<unsigned char*>(page));
+  const std::int64_t start = now_ns();
+  auto spent = [&] { return static_cast<double>(now_ns() - start); };
+  // Calibrate: grow the batch until it lasts min_batch_ns (the first batches also warm up).
+  std::size_t round_trips = 8;
+  for (;;) {
+    // The fastest of three batches decides: a slow first batch (page fault, the responder's
+    // wake-up) must not leave the batch too short for the clock.
+    double ns = static_cast<double>(initiator.batch(round_trips));
+    for (int k = 0; k < 2; ++k) ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
+    if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
+    double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;
+    round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
+                                           std::clamp(scale, 1.25, 8.0)) + 1;
+    if (spent() > config.budget_ns) break;
+  }
+  out->round_trips_per_batch = round_trips;
+  while (out->one_way_ns.size() < config.max_samples) {
+    auto ns = static_cast<double>(initiator.batch(round_trips));
+    out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
+    std::size_t n = out->one_way_ns.size();
+    if (n >= config.min_samples && n % 4 == 0 &&
+        is_converged(summarize(out->one_way_ns), config.precision)) {
+      out->converged = true;
+      break;
+    }
+    if (spent() > config.budget_ns && n >= 6) break;
+  }
+  out->elapsed_ns = spent();
+  initiator.stop();
+  while (!control->responder_done.load(std::memory_order_acquire)) {
+  }
+  munmap(page, kPageBytes);
+}
+
+}  // namespace
+
+Result<PassResult> measure_pair_pass(int initiator_cpu, int responder_cpu,
+                                     const PassConfig& config) {
+  Control control;
+  PassResult result;
+  Error error;
+  bool failed = false;
+  std::thread responder(responder_main, responder_cpu, config.method, &control);
+  std::thread initiator(initiator_main, initiator_cpu, std::cref(config), &control, &result,
+                        &error, &failed);
+  initiator.join();
+  responder.join();
+  if (failed) {
+    return error.with_context("cannot measure CPUs " + std::to_string(initiator_cpu) + " <-> " +
+                              std::to_string(responder_cpu));
+  }
+  return result;
+}
+
+}  // namespace threadmap::latency
