@@ -375,9 +375,11 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
   uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   if (mode == TM_JOIN_TRY && !(s & TM_L_EXITED)) return EBUSY;
   for (;;) {
-    if (s & (TM_L_DETACHED | TM_L_JOIN_CLAIMED)) return EINVAL;
+    /* glibc's order: detached, then deadlock, then "someone else joins it". */
+    if (s & TM_L_DETACHED) return EINVAL;
     if (t == me) return EDEADLK;
     if (me && atomic_load(&t->joining) == me && !(s & TM_L_EXITED)) return EDEADLK;
+    if (s & TM_L_JOIN_CLAIMED) return EINVAL;
     if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | TM_L_JOIN_CLAIMED,
                                               memory_order_acq_rel, memory_order_acquire))
       break;

@@ -1,0 +1,128 @@
+/* Deferred cancellation of a running logical thread: cleanup handlers run, the joiner gets
+ * PTHREAD_CANCELED; cancelling a finished thread is harmless; cancel state and type start
+ * fresh in every new thread; asynchronous cancellation works. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <unistd.h>
+
+#include "semantics.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int handler_ran;
+
+static void on_cancel(void *arg) {
+  (void)arg;
+  handler_ran++;
+}
+static void unlock_it(void *arg) { pthread_mutex_unlock(arg); }
+
+static void *blocks_in_sleep(void *arg) {
+  (void)arg;
+  pthread_cleanup_push(on_cancel, NULL);
+  for (;;) sleep(10);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *blocks_in_cond(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&lock);
+  pthread_cleanup_push(unlock_it, &lock);
+  pthread_cleanup_push(on_cancel, NULL);
+  for (;;) pthread_cond_wait(&cond, &lock);
+  pthread_cleanup_pop(0);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *disables_cancel(void *arg) {
+  (void)arg;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+  return NULL;
+}
+
+static void *reports_cancel_state(void *arg) {
+  int state, type;
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &state);
+  pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &type);
+  *(int *)arg = state * 10 + type;
+  return NULL;
+}
+
+static volatile int spin_forever = 1;
+static void *async_spinner(void *arg) {
+  (void)arg;
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+  while (spin_forever) {
+  }
+  return NULL;
+}
+
+static void *cancels_itself(void *arg) {
+  (void)arg;
+  pthread_cancel(pthread_self());
+  pthread_testcancel();
+  return (void *)1;
+}
+
+static void *disabled_then_cancelled(void *arg) {
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+  struct timespec t = {0, 50 * 1000 * 1000};
+  nanosleep(&t, NULL); /* the cancel arrives here and waits */
+  return arg;
+}
+
+int main(void) {
+  warm_cache();
+  pthread_t t;
+  void *ret;
+  for (int round = 0; round < 2; ++round) {
+    handler_ran = 0;
+    pthread_create(&t, NULL, blocks_in_sleep, NULL);
+    settle();
+    EXPECT(pthread_cancel(t) == 0, "cancel a thread blocked in sleep");
+    EXPECT(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED, "joiner gets PTHREAD_CANCELED");
+    EXPECT(handler_ran == 1, "cleanup handler ran on cancel");
+
+    pthread_create(&t, NULL, blocks_in_cond, NULL);
+    settle();
+    pthread_cancel(t);
+    EXPECT(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED, "cancel in pthread_cond_wait");
+    EXPECT(pthread_mutex_trylock(&lock) == 0, "the mutex was released by the cleanup handler");
+    pthread_mutex_unlock(&lock);
+
+    pthread_create(&t, NULL, semantics_nothing, (void *)5);
+    settle();
+    EXPECT(pthread_cancel(t) == 0, "cancelling a finished thread returns 0");
+    EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)5, "...and does not change its result");
+
+    pthread_create(&t, NULL, disables_cancel, NULL);
+    pthread_join(t, NULL);
+    settle();
+    int seen = -1;
+    pthread_create(&t, NULL, reports_cancel_state, &seen);
+    pthread_join(t, NULL);
+    EXPECT(seen == PTHREAD_CANCEL_ENABLE * 10 + PTHREAD_CANCEL_DEFERRED,
+           "a new thread starts with cancellation enabled and deferred");
+
+    pthread_create(&t, NULL, async_spinner, NULL);
+    settle();
+    pthread_cancel(t);
+    EXPECT(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED, "asynchronous cancel");
+
+    pthread_create(&t, NULL, cancels_itself, NULL);
+    EXPECT(pthread_join(t, &ret) == 0 && ret == PTHREAD_CANCELED, "self-cancel");
+
+    pthread_create(&t, NULL, disabled_then_cancelled, (void *)8);
+    settle();
+    pthread_cancel(t);
+    EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)8,
+           "a cancel that arrives with cancellation disabled is never acted on");
+    pthread_create(&t, NULL, semantics_nothing, (void *)6);
+    EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)6, "threads still work after cancels");
+    settle();
+  }
+  return semantics_failures;
+}

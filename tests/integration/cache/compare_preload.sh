@@ -1,0 +1,35 @@
+#!/bin/sh
+# Runs PROGRAM without and with LD_PRELOAD=LIB and requires the same stdout and exit status,
+# and exit status 0. With "reuse" as third argument, the cached run must also report that at
+# least one pthread_create was served by a recycled thread (TM_CACHE_STATS), so the
+# comparison is not vacuous.
+# usage: compare_preload.sh LIB PROGRAM [reuse] [-- ARGS...]
+lib=$1
+prog=$2
+want_reuse=$3
+if [ -n "$THREADMAP_SANITIZE" ]; then
+  echo "skipped: sanitizer build; preload comparisons run in the plain build"
+  exit 77
+fi
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+timeout 60 "$prog" >"$dir/plain.out" 2>"$dir/plain.err"
+plain_rc=$?
+TM_CACHE_STATS=1 LD_PRELOAD="$lib" timeout 60 "$prog" >"$dir/cache.out" 2>"$dir/cache.err"
+cache_rc=$?
+status=0
+if [ "$plain_rc" -ne 0 ]; then
+  echo "without the cache: exit status $plain_rc"; cat "$dir/plain.out" "$dir/plain.err"; status=1
+fi
+if [ "$plain_rc" -ne "$cache_rc" ]; then
+  echo "exit status differs: without cache $plain_rc, with cache $cache_rc"; status=1
+fi
+if ! diff -u "$dir/plain.out" "$dir/cache.out"; then
+  echo "output differs (- without cache, + with cache)"; status=1
+fi
+if [ "$want_reuse" = reuse ] && ! grep -q 'from-cache=[1-9]' "$dir/cache.err"; then
+  echo "the cache never reused a thread:"; cat "$dir/cache.err"; status=1
+fi
+if [ $status -ne 0 ]; then echo "--- cached run stderr:"; cat "$dir/cache.err"; fi
+[ $status -eq 0 ] && { cat "$dir/cache.out"; grep 'thread cache stats' "$dir/cache.err"; }
+exit $status
