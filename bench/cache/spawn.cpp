@@ -7,9 +7,12 @@
 //
 //   threadmap-spawn --creators T --seconds S --variant pthread|thread|async [--json]
 //   threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] [--variant V]
-// --compare runs the benchmark for each T twice in child processes, without and with
-// LD_PRELOAD=LIB, alternating, and prints the ratios side by side (one run, same machine
-// state). `threadmap bench spawn` drives the first form; keep its interface stable.
+//                   [--repeat R]
+// --compare runs the benchmark for each T in child processes, without and with
+// LD_PRELOAD=LIB, alternating R times (default 5, S seconds each), and prints the median
+// threads/s of each side and their ratio (one run, interleaved so that load from other
+// processes hits both sides alike). `threadmap bench spawn` drives the first form; keep its
+// interface stable.
 #include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +48,7 @@ struct Options {
   bool json = false;
   std::string compare_lib;                 // non-empty: comparison mode
   std::vector<int> creators_list{1, 2, 4, 32};
+  int repeat = 5;
 };
 
 // What the spawned thread writes: its first and last instruction times.
@@ -254,7 +258,7 @@ void print_text(const Options& opt, const RunResult& r) {
                "threadmap-spawn: %s\nusage: threadmap-spawn --creators T --seconds S "
                "--variant pthread|thread|async [--json]\n"
                "       threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] "
-               "[--variant V]\n",
+               "[--variant V] [--repeat R]\n",
                why);
   std::exit(2);
 }
@@ -296,6 +300,8 @@ Options parse(int argc, char** argv) {
       opt.json = true;
     } else if (a == "--compare") {
       opt.compare_lib = value();
+    } else if (a == "--repeat") {
+      opt.repeat = parse_int(value(), "--repeat", 1, 1000);
     } else if (a == "--creators-list") {
       opt.creators_list.clear();
       std::string list = value();
@@ -362,28 +368,41 @@ int compare(const char* self, const Options& opt) {
                  opt.compare_lib.c_str(), std::strerror(errno));
     return 1;
   }
-  std::printf("spawn benchmark, variant %s, %.2f s per run; default = glibc, cache = LD_PRELOAD=%s\n",
-              variant_name(opt.variant), opt.seconds, opt.compare_lib.c_str());
+  std::printf("spawn benchmark, variant %s, %d x %.2f s per side, interleaved; default = glibc, "
+              "cache = LD_PRELOAD=%s\n",
+              variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   std::printf("%8s %14s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
               "ratio", "start p50 ns def/cache", "join p50 ns def/cache");
   int failures = 0;
+  auto median = [](std::vector<RunResult> v, auto key) {
+    std::sort(v.begin(), v.end(), [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
+    return key(v[v.size() / 2]);
+  };
   for (int t : opt.creators_list) {
-    RunResult def, cache;
-    if (!run_child(self, opt, t, "", def) || !run_child(self, opt, t, opt.compare_lib, cache)) {
+    std::vector<RunResult> defs, caches;
+    bool ok = true;
+    for (int r = 0; r < opt.repeat && ok; ++r) {
+      RunResult def, cache;
+      ok = run_child(self, opt, t, "", def) && run_child(self, opt, t, opt.compare_lib, cache);
+      defs.push_back(def);
+      caches.push_back(cache);
+    }
+    if (!ok) {
       std::printf("%8d  run failed\n", t);
       ++failures;
       continue;
     }
-    std::printf("%8d %14.0f %14.0f %7.2fx %10llu/%-11llu %10llu/%-11llu\n", t,
-                def.threads_per_second, cache.threads_per_second,
-                cache.threads_per_second / def.threads_per_second,
-                static_cast<unsigned long long>(def.create_to_start.p50),
-                static_cast<unsigned long long>(cache.create_to_start.p50),
-                static_cast<unsigned long long>(def.join.p50),
-                static_cast<unsigned long long>(cache.join.p50));
+    auto tps = [](const RunResult& r) { return r.threads_per_second; };
+    auto start = [](const RunResult& r) { return static_cast<double>(r.create_to_start.p50); };
+    auto join = [](const RunResult& r) { return static_cast<double>(r.join.p50); };
+    double d = median(defs, tps), c = median(caches, tps);
+    std::printf("%8d %14.0f %14.0f %7.2fx %10.0f/%-11.0f %10.0f/%-11.0f\n", t, d, c, c / d,
+                median(defs, start), median(caches, start), median(defs, join),
+                median(caches, join));
     std::fflush(stdout);
   }
-  std::printf("ratio = cache threads/s / default threads/s, measured back to back in this run\n");
+  std::printf("threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n",
+              opt.repeat);
   return failures ? 1 : 0;
 }
 

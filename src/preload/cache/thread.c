@@ -195,15 +195,17 @@ static void *tm__worker(void *arg) {
     t->in_exit_sequence = 1;
     tm__run_destructors();
     t->in_exit_sequence = 0;
-    uint32_t s = tm__publish_exit(t, 0);
-    int detached = (s & TM_L_DETACHED) != 0;
+    /* Reset before publishing: when the joiner wakes up, the thread is already reusable (it
+     * usually creates again at once), and the worker is not preempted half-way through. */
     int why = 0;
-    if (s & TM_L_CANCEL_SENT)
-      why = TM_RETIRE_CANCELLED + 1; /* glibc's cancel request stays pending in this thread */
-    else if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
+    if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
       why = TM_RETIRE_PROCESS + 1;
     else
       why = tm__reset_physical(t);
+    uint32_t s = tm__publish_exit(t, 0);
+    int detached = (s & TM_L_DETACHED) != 0;
+    if (s & TM_L_CANCEL_SENT)
+      why = TM_RETIRE_CANCELLED + 1; /* glibc's cancel request stays pending in this thread */
     if (why) {
       tm__stats_retired((enum tm_retire_reason)(why - 1));
       uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);

@@ -11,8 +11,12 @@
  *    8x faster; below zero the site stops spinning and only probes now and then (the probe
  *    interval doubles while probes keep failing), so an oversubscribed machine pays almost
  *    nothing and a machine that becomes idle again gets its spinning back.
+ *  - and nobody spins while the machine has no idle CPU at all: the number of runnable tasks
+ *    (/proc/loadavg, re-read at most every 10 ms by whichever waiter finds it stale) must
+ *    leave a CPU free, or a spinner only delays the thread that would end its wait.
  * TM_CACHE_SPIN_NS=0 disables spinning, N > 0 forces an N ns spin (for experiments). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,6 +37,51 @@ struct tm_site {
 static struct tm_site tm__sites[TM_SITE_COUNT];
 static _Alignas(64) _Atomic int tm__spinners;
 static int tm__max_spinners;
+static int tm__cpus;
+static _Alignas(64) _Atomic uint64_t tm__busy_checked_ns;
+static _Atomic int tm__machine_busy;
+
+/* Reads the instantaneous count of runnable tasks (4th field of /proc/loadavg, "R/T") without
+ * stdio or allocation. Returns -1 if unavailable. */
+static int tm__runnable_tasks(void) {
+  int saved_errno = errno;
+  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    errno = saved_errno;
+    return -1;
+  }
+  char text[128];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  errno = saved_errno;
+  if (n <= 0) return -1;
+  text[n] = 0;
+  int field = 0;
+  for (char *p = text; *p; ++p) {
+    if (*p == ' ') {
+      if (++field == 3) {
+        int running = 0;
+        for (++p; *p >= '0' && *p <= '9'; ++p) running = running * 10 + (*p - '0');
+        return running;
+      }
+    }
+  }
+  return -1;
+}
+
+/* 1 when every CPU already has a runnable task besides the caller. */
+static int tm__no_idle_cpu(uint64_t now) {
+  uint64_t checked = atomic_load_explicit(&tm__busy_checked_ns, memory_order_relaxed);
+  if (now - checked > 10000000ULL &&
+      atomic_compare_exchange_strong(&tm__busy_checked_ns, &checked, now)) {
+    int running = tm__runnable_tasks();
+    int spinning = atomic_load_explicit(&tm__spinners, memory_order_relaxed);
+    /* `running` includes this thread and any of our spinners (they would stop for work). */
+    atomic_store_explicit(&tm__machine_busy, running >= 0 && running - 1 - spinning >= tm__cpus,
+                          memory_order_relaxed);
+  }
+  return atomic_load_explicit(&tm__machine_busy, memory_order_relaxed);
+}
 static long long tm__fixed_spin_ns;
 
 uint64_t tm__now_ns(void) {
@@ -46,6 +95,7 @@ void tm__wait_init(void) {
   int cpus = 1;
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
   tm__max_spinners = cpus > 1 ? cpus - 1 : 0;
+  tm__cpus = cpus;
   tm__fixed_spin_ns = tm__option(TM_OPT_SPIN_NS);
   for (int i = 0; i < TM_SITE_COUNT; ++i) {
     atomic_store(&tm__sites[i].score, 8);
@@ -66,6 +116,7 @@ static inline void tm__cpu_relax(void) {
 static long long tm__spin_budget(struct tm_site *site) {
   if (tm__fixed_spin_ns >= 0) return tm__fixed_spin_ns;
   if (tm__max_spinners == 0) return 0;
+  if (tm__no_idle_cpu(tm__now_ns())) return 0;
   if (atomic_load_explicit(&site->score, memory_order_relaxed) < 0) {
     unsigned left = atomic_fetch_sub_explicit(&site->probe_countdown, 1, memory_order_relaxed);
     if (left > 1) return 0;
