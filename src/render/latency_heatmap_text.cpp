@@ -1,0 +1,117 @@
+// Blocks: with k CPUs per cell, a cell is the median of its k x k values (diagonal excluded),
+// so a block that straddles two domains shows the majority rather than a blend.
+#include "src/render/latency_heatmap_text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/render/latency_colors.hpp"
+
+namespace threadmap::render {
+namespace {
+
+constexpr const char* kRamp = " .:-=+*#%@";
+constexpr int kRampSize = 10;
+
+char ramp_char(double t) {
+  int k = static_cast<int>(std::clamp(t, 0.0, 1.0) * (kRampSize - 1) + 0.5);
+  return kRamp[k];
+}
+
+std::string cell(double ns, bool diagonal, const ColorScale& scale, bool color) {
+  if (diagonal) return color ? "\x1b[0m  " : "  ";
+  if (!std::isfinite(ns)) return color ? "\x1b[0m??" : "??";
+  if (!color) return std::string(2, ramp_char(scale.position(ns)));
+  Rgb c = scale.color(ns);
+  return fmt::format("\x1b[48;2;{};{};{}m  ", c.r, c.g, c.b);
+}
+
+std::string label_of(const latency::Matrix& m, const std::vector<std::size_t>& order,
+                     std::size_t first, std::size_t last) {
+  if (last - first == 1) return std::to_string(m.cpus[order[first]]);
+  return std::to_string(m.cpus[order[first]]) + "+";
+}
+
+}  // namespace
+
+std::string latency_heatmap_text(const latency::Matrix& matrix,
+                                 const std::vector<std::size_t>& order,
+                                 const TextHeatmapOptions& options) {
+  const std::size_t n = order.size();
+  const std::size_t block = std::max<std::size_t>(1, (n + options.max_cells - 1) /
+                                                         std::max<std::size_t>(1, options.max_cells));
+  const std::size_t cells = (n + block - 1) / block;
+  ColorScale scale = make_color_scale(matrix);
+
+  // Cell values: medians of blocks.
+  std::vector<double> value(cells * cells, std::nan(""));
+  std::vector<double> buf;
+  for (std::size_t r = 0; r < cells; ++r) {
+    for (std::size_t c = 0; c < cells; ++c) {
+      buf.clear();
+      for (std::size_t i = r * block; i < std::min(n, (r + 1) * block); ++i) {
+        for (std::size_t j = c * block; j < std::min(n, (c + 1) * block); ++j) {
+          double v = matrix.at(order[i], order[j]);
+          if (order[i] != order[j] && std::isfinite(v)) buf.push_back(v);
+        }
+      }
+      if (buf.empty()) continue;
+      std::nth_element(buf.begin(), buf.begin() + static_cast<long>(buf.size() / 2), buf.end());
+      value[r * cells + c] = buf[buf.size() / 2];
+    }
+  }
+  std::vector<std::string> labels(cells);
+  std::size_t width = 1;
+  for (std::size_t r = 0; r < cells; ++r) {
+    labels[r] = label_of(matrix, order, r * block, std::min(n, (r + 1) * block));
+    width = std::max(width, labels[r].size());
+  }
+
+  std::string out;
+  if (block > 1) {
+    out += fmt::format("(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
+                       "block)\n", block);
+  }
+  // Column labels, written vertically.
+  for (std::size_t d = 0; d < width; ++d) {
+    out += std::string(width + 1, ' ');
+    for (std::size_t c = 0; c < cells; ++c) {
+      const std::string& l = labels[c];
+      std::size_t pad = width - l.size();
+      out += d < pad ? ' ' : l[d - pad];
+      out += ' ';
+    }
+    out += '\n';
+  }
+  for (std::size_t r = 0; r < cells; ++r) {
+    out += fmt::format("{:>{}} ", labels[r], width);
+    for (std::size_t c = 0; c < cells; ++c) {
+      out += cell(value[r * cells + c], block == 1 && r == c, scale, options.color);
+    }
+    if (options.color) out += "\x1b[0m";
+    out += '\n';
+  }
+  // Legend: the ramp with ns at its ends and in the middle (log scale).
+  out += "\nlegend (one-way latency, ns, log scale): ";
+  if (options.color) {
+    out += fmt::format("{:.1f} ", scale.low_ns);
+    for (int k = 0; k < 24; ++k) {
+      Rgb c = ramp(k / 23.0);
+      out += fmt::format("\x1b[48;2;{};{};{}m \x1b[0m", c.r, c.g, c.b);
+    }
+    out += fmt::format(" {:.1f}   (middle = {:.1f})\n", scale.high_ns, scale.value_at(0.5));
+  } else {
+    out += '\n';
+    for (int k = 0; k < kRampSize; ++k) {
+      double from = scale.value_at(std::max(0.0, (k - 0.5) / (kRampSize - 1)));
+      double to = scale.value_at(std::min(1.0, (k + 0.5) / (kRampSize - 1)));
+      out += fmt::format("  '{}{}' {:.1f}-{:.1f}", kRamp[k], kRamp[k], from, to);
+      if (k % 5 == 4) out += '\n';
+    }
+  }
+  return out;
+}
+
+}  // namespace threadmap::render

@@ -1,0 +1,40 @@
+// PNG and SVG heatmaps of a latency matrix, drawn with cairo: CPU numbers on both axes (every
+// k-th when they would overlap), a color-scale legend in ns, latency domains outlined on the
+// diagonal, and a title naming the CPU model and method. Sized so 2 CPUs are still large cells
+// and 512 CPUs fit about 1000 pixels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/latency/matrix.hpp"
+#include "threadmap/cpuset.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::render {
+
+/// What goes around the cells.
+struct HeatmapLabels {
+  std::string title;              ///< e.g. "AMD EPYC 7773X: one-way core-to-core latency"
+  std::string subtitle;           ///< e.g. "method cas; median of the batches of each pair"
+  std::vector<CpuSet> domains;    ///< outlined where their CPUs are adjacent in the order
+};
+
+/// Pixel (PNG) or point (SVG) size of a heatmap of n CPUs.
+struct ImageSize {
+  int width = 0;
+  int height = 0;
+};
+
+/// The size heatmaps of `cpus` CPUs are drawn at.
+ImageSize heatmap_image_size(std::size_t cpus);
+
+/// Writes a PNG. Fails naming the path when cairo cannot write it.
+Status write_heatmap_png(const std::string& path, const latency::Matrix& matrix,
+                         const std::vector<std::size_t>& order, const HeatmapLabels& labels);
+
+/// Writes an SVG (cells embedded as one image, so 512 CPUs stay a small file).
+Status write_heatmap_svg(const std::string& path, const latency::Matrix& matrix,
+                         const std::vector<std::size_t>& order, const HeatmapLabels& labels);
+
+}  // namespace threadmap::render

@@ -1,0 +1,173 @@
+// Long lists are cut: a 512-CPU machine has 256 SMT pairs, which the JSON carries in full.
+#include "src/render/latency_text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/render/text_table.hpp"
+
+namespace threadmap::render {
+namespace {
+
+std::string groups_line(const std::vector<CpuSet>& groups, std::size_t max_shown) {
+  std::string out;
+  for (std::size_t g = 0; g < groups.size() && g < max_shown; ++g) {
+    if (g) out += "  ";
+    out += "[" + groups[g].to_list() + "]";
+  }
+  if (groups.size() > max_shown) out += fmt::format("  ... ({} more)", groups.size() - max_shown);
+  return out;
+}
+
+std::string sizes_of(const std::vector<CpuSet>& groups) {
+  std::vector<std::size_t> sizes;
+  for (const auto& g : groups) sizes.push_back(g.count());
+  std::sort(sizes.begin(), sizes.end());
+  if (sizes.empty()) return "";
+  if (sizes.front() == sizes.back()) return fmt::format("{} CPUs each", sizes.front());
+  return fmt::format("{}-{} CPUs", sizes.front(), sizes.back());
+}
+
+std::string cpu_list(const std::vector<int>& cpus, std::size_t max_shown) {
+  std::string out = CpuSet::from_vector(
+                        std::vector<int>(cpus.begin(),
+                                         cpus.begin() + static_cast<long>(
+                                                            std::min(max_shown, cpus.size()))))
+                        .to_list();
+  if (cpus.size() > max_shown) out += fmt::format(" +{}", cpus.size() - max_shown);
+  return out;
+}
+
+std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "-"; }
+
+}  // namespace
+
+std::string latency_provenance(const latency::Matrix& matrix,
+                               const latency::Measurement* measurement) {
+  if (!measurement) {
+    return fmt::format("one-way core-to-core latency in ns, as stored in {} ({} CPUs{})\n",
+                       matrix.source, matrix.size(),
+                       matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model);
+  }
+  const auto& m = *measurement;
+  std::size_t samples = 0;
+  for (const auto& p : m.pairs) samples += p.samples;
+  return fmt::format(
+      "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
+      "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
+      "{} pairs, {} batches in the first passes, {:.1f} s in total\n",
+      latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
+      matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(), samples,
+      m.total_s);
+}
+
+std::string latency_analysis_text(const LatencyTextInput& in) {
+  const auto& matrix = *in.matrix;
+  const auto& d = *in.domains;
+  std::string out;
+
+  // Spread of the matrix.
+  std::vector<double> values;
+  for (std::size_t i = 0; i < matrix.size(); ++i) {
+    for (std::size_t j = i + 1; j < matrix.size(); ++j) {
+      if (std::isfinite(matrix.at(i, j))) values.push_back(matrix.at(i, j));
+    }
+  }
+  std::sort(values.begin(), values.end());
+  if (!values.empty()) {
+    out += fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pairs ({:.1f}x spread)\n",
+                       ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
+                       values.size(), values.back() / std::max(values.front(), 1e-9));
+  }
+
+  out += "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
+         "merge latency jumps):\n";
+  for (std::size_t l = 0; l < d.levels.size(); ++l) {
+    std::string how;
+    if (d.level_gap_ratio[l] > 0) {
+      how = fmt::format("joined below {} ns, next merge {:.2f}x slower", ns(d.level_cut_ns[l]),
+                        d.level_gap_ratio[l]);
+    } else if (l == 0) {
+      how = "no SMT siblings visible in the latencies";
+    } else {
+      how = "everything";
+    }
+    out += fmt::format("  {:<8} {:>4} groups, {} ({})\n", d.level_names[l], d.levels[l].size(),
+                       sizes_of(d.levels[l]), how);
+    if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
+      out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
+    }
+  }
+  out += fmt::format("  domains for placement (CPUs sharing a cache): {}\n",
+                     groups_line(d.domains, 16));
+  if (!d.smt_found) out += "  SMT siblings: none found (each CPU alone)\n";
+
+  if (in.comparison) {
+    out += "\ncompared with the topology (" + in.topology_source + "):\n";
+    for (const auto& line : in.comparison->lines) out += "  " + line.sentence + "\n";
+  }
+
+  if (in.numbering) {
+    out += "\nnumbering lies: next CPU number vs nearest partner (one-way ns; worst first)\n";
+    TextTable table({"cpu>", "next cpu>", "ns>", "nearest partner(s)", "ns>", "cost>"});
+    for (const auto& c : in.numbering->worst) {
+      if (c.next_cpu < 0) continue;
+      table.add_row({std::to_string(c.cpu), std::to_string(c.next_cpu), ns(c.next_ns),
+                     cpu_list(c.nearest, 6), ns(c.nearest_ns),
+                     fmt::format("{:.2f}x", c.cost_ratio)});
+    }
+    out += table.str();
+    std::size_t lying = 0;
+    for (const auto& c : in.numbering->cpus) lying += c.cost_ratio > 1.5 ? 1 : 0;
+    out += fmt::format("  {} of {} CPUs have a partner >1.5x nearer than the next CPU number\n",
+                       lying, in.numbering->cpus.size());
+  }
+
+  if (in.measurement) {
+    const auto& m = *in.measurement;
+    out += "\nmeasurement: line placement: " + m.line_placement + "\n";
+    if (m.pairs.size() <= 16) {
+      TextTable table({"pair", "reported ns>", "median ns>", "95% CI ns", "min ns>", "p90 ns>",
+                       "re-check ns>", "batches>", "flags"});
+      for (const auto& p : m.pairs) {
+        std::string flags;
+        if (!p.converged) flags += "not-converged ";
+        if (p.unstable) flags += "UNSTABLE ";
+        if (p.multimodal) flags += "multimodal ";
+        if (!p.modes_ns.empty()) {
+          flags += "modes";
+          for (double v : p.modes_ns) flags += " " + ns(v);
+        }
+        if (!p.represents.empty()) flags += "represents " + p.represents;
+        table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns),
+                       ns(p.median_ns), ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns),
+                       ns(p.p90_ns), p.rechecked ? ns(p.recheck_median_ns) : "-",
+                       std::to_string(p.samples), flags});
+      }
+      out += table.str();
+    }
+    std::size_t converged = 0;
+    std::vector<double> widths;
+    for (const auto& p : m.pairs) {
+      converged += p.converged ? 1 : 0;
+      if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
+    }
+    std::sort(widths.begin(), widths.end());
+    if (!widths.empty()) {
+      out += fmt::format(
+          "  {} of {} pairs converged to +-{:.1f}% (median 95%-CI half-width {:.1f}% of the "
+          "median, worst {:.1f}%)\n",
+          converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
+          widths.back() * 100);
+    }
+  }
+  if (in.measurement && !in.measurement->notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& note : in.measurement->notes) out += "  - " + note + "\n";
+  }
+  return out;
+}
+
+}  // namespace threadmap::render

@@ -1,0 +1,163 @@
+// Numbering lies, topology comparison and display order on published matrices and recorded
+// topologies.
+#include <gtest/gtest.h>
+
+#include "src/latency/compare.hpp"
+#include "src/latency/numbering.hpp"
+#include "src/latency/ordering.hpp"
+#include "src/render/latency_heatmap_text.hpp"
+#include "src/render/latency_text.hpp"
+
+using namespace threadmap;
+
+namespace {
+
+const std::string kData = THREADMAP_TEST_DATA;
+
+latency::Matrix load(const std::string& file) {
+  auto m = latency::load_matrix(kData + "/latency/" + file);
+  EXPECT_TRUE(m) << m.error().message;
+  return m ? *m : latency::Matrix{};
+}
+
+TEST(Numbering, SmtAtHalfMakesTheNextNumberExpensive) {
+  // On the 5950X, CPU i's SMT sibling is i+16 (~7 ns) while CPU i+1 is another core (~16+ ns).
+  auto m = load("AMD_Ryzen_9_5950X_3.40_GHz.csv");
+  auto lies = latency::analyse_numbering(m, 5);
+  ASSERT_EQ(lies.cpus.size(), 32u);
+  EXPECT_EQ(lies.cpus[3].nearest, std::vector<int>{19});
+  EXPECT_EQ(lies.cpus[3].next_cpu, 4);
+  EXPECT_GT(lies.cpus[3].cost_ratio, 1.5);
+  ASSERT_EQ(lies.worst.size(), 5u);
+  for (std::size_t k = 1; k < lies.worst.size(); ++k) {
+    EXPECT_GE(lies.worst[k - 1].cost_ratio, lies.worst[k].cost_ratio);
+  }
+  // The worst case crosses the CCD boundary: CPU 7 -> 8 or 15 -> 16 or 23 -> 24.
+  EXPECT_GT(lies.worst[0].cost_ratio, 5);
+}
+
+TEST(Numbering, AdjacentSiblingsMakeNumberingHonest) {
+  auto m = load("Intel_Core_i9-9900K_CPU_3.60_GHz.csv");
+  auto lies = latency::analyse_numbering(m);
+  EXPECT_EQ(lies.cpus[0].nearest, std::vector<int>{1});
+  EXPECT_DOUBLE_EQ(lies.cpus[0].cost_ratio, 1.0);
+}
+
+TEST(Compare, MatrixAgreesWithMatchingTopologyAndDisagreesWithAWrongOne) {
+  // A 2-package, 2-L3 machine of 8 CPUs built from the recorded 2x EPYC 7763 topology would
+  // need its CPUs; instead compare a synthetic matrix with this repo's VM topology (2 CPUs).
+  auto topo = Topology::load_xml(kData + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  ASSERT_TRUE(topo) << topo.error().message;
+  latency::Matrix m = latency::make_matrix(topo->complete_cpus().to_vector());
+  ASSERT_EQ(m.size(), 2u);
+  m.at(0, 1) = m.at(1, 0) = 30;
+  auto d = latency::analyse_domains(m);
+  auto cmp = latency::compare_with_topology(d, *topo);
+  ASSERT_GE(cmp.lines.size(), 2u);
+  EXPECT_EQ(cmp.lines[0].hwloc_level, "cores");
+  // Whatever the VM reports, the sentences name both sides and a relation.
+  for (const auto& line : cmp.lines) EXPECT_FALSE(line.sentence.empty());
+}
+
+TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
+  auto topo = Topology::load_xml(kData + "/topologies/amd-2x-epyc7763-zen3.xml");
+  ASSERT_TRUE(topo) << topo.error().message;
+  // Build a matrix from the topology's own structure: 5 ns SMT, 20 ns L3, 100 ns package, 200 ns
+  // across; analysis must then agree with hwloc on cores and L3.
+  auto cpus = topo->complete_cpus().to_vector();
+  latency::Matrix m = latency::make_matrix(cpus);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const PuPlace* a = topo->pu(m.cpus[i]);
+      const PuPlace* b = topo->pu(m.cpus[j]);
+      double v = a->core == b->core ? 5 : a->l3 == b->l3 ? 20 : a->package == b->package ? 100 : 200;
+      m.at(i, j) = m.at(j, i) = v;
+    }
+  }
+  auto d = latency::analyse_domains(m);
+  auto cmp = latency::compare_with_topology(d, *topo);
+  EXPECT_TRUE(cmp.smt_agrees);
+  EXPECT_TRUE(cmp.domains_agree);
+  bool packages = false;
+  for (const auto& line : cmp.lines) {
+    packages = packages || (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
+  }
+  EXPECT_TRUE(packages);
+
+  // Now pretend the guest was told every core is its own L3: the domains must disagree.
+  latency::Matrix flat = m;
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (flat.at(i, j) == 20) flat.at(i, j) = flat.at(j, i) = 100;
+    }
+  }
+  auto d2 = latency::analyse_domains(flat);
+  auto cmp2 = latency::compare_with_topology(d2, *topo);
+  EXPECT_FALSE(cmp2.domains_agree);
+  EXPECT_NE(cmp2.lines[1].sentence.find("do not match the reported L3"), std::string::npos)
+      << cmp2.lines[1].sentence;
+}
+
+TEST(Ordering, InferredDomainsPutSmtSiblingsNextToEachOther) {
+  auto m = load("AMD_EPYC_7773X.csv");
+  auto d = latency::analyse_domains(m);
+  auto order = latency::topology_order(m, d, nullptr);
+  ASSERT_EQ(order.size(), 128u);
+  EXPECT_EQ(m.cpus[order[0]], 0);
+  EXPECT_EQ(m.cpus[order[1]], 64);  // CPU 0's SMT sibling
+  EXPECT_EQ(m.cpus[order[2]], 1);
+  // The first 16 positions are the first CCX.
+  CpuSet first;
+  for (int k = 0; k < 16; ++k) first.add(m.cpus[order[static_cast<std::size_t>(k)]]);
+  EXPECT_EQ(first, d.domains[0]);
+  auto numeric = latency::numeric_order(m);
+  EXPECT_EQ(m.cpus[numeric[1]], 1);
+}
+
+TEST(TextHeatmap, FiveHundredTwelveCpusFitATerminal) {
+  auto m = load("Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
+  auto d = latency::analyse_domains(m);
+  auto order = latency::topology_order(m, d, nullptr);
+  render::TextHeatmapOptions opt;
+  opt.color = false;
+  std::string text = render::latency_heatmap_text(m, order, opt);
+  EXPECT_NE(text.find("median of a 8x8 block"), std::string::npos);
+  std::size_t widest = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    widest = std::max(widest, end - start);
+    start = end + 1;
+  }
+  EXPECT_LE(widest, 140u);
+}
+
+TEST(TextHeatmap, ColorCellsAndLegendInNs) {
+  latency::Matrix m = latency::make_matrix({0, 1, 2});
+  m.at(0, 1) = m.at(1, 0) = 10;
+  m.at(0, 2) = m.at(2, 0) = 100;
+  m.at(1, 2) = m.at(2, 1) = 100;
+  render::TextHeatmapOptions opt;
+  std::string colored = render::latency_heatmap_text(m, latency::numeric_order(m), opt);
+  EXPECT_NE(colored.find("\x1b[48;2;"), std::string::npos);
+  EXPECT_NE(colored.find("10.0"), std::string::npos);
+  EXPECT_NE(colored.find("100.0"), std::string::npos);
+  opt.color = false;
+  std::string plain = render::latency_heatmap_text(m, latency::numeric_order(m), opt);
+  EXPECT_EQ(plain.find('\x1b'), std::string::npos);
+}
+
+TEST(AnalysisText, NamesDomainsAndNumbering) {
+  auto m = load("AMD_Ryzen_9_7950X.csv");
+  auto d = latency::analyse_domains(m);
+  auto lies = latency::analyse_numbering(m);
+  render::LatencyTextInput in;
+  in.matrix = &m;
+  in.domains = &d;
+  in.numbering = &lies;
+  std::string text = render::latency_analysis_text(in);
+  EXPECT_NE(text.find("[0-15]  [16-31]"), std::string::npos) << text;
+  EXPECT_NE(text.find("numbering lies"), std::string::npos);
+}
+
+}  // namespace
