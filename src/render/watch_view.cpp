@@ -1,0 +1,163 @@
+// Text and JSON views of a watch.
+#include "src/render/watch_view.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "src/render/text_table.hpp"
+
+namespace threadmap::render {
+namespace {
+
+std::string percent(std::optional<double> share) {
+  return share ? fmt::format("{:.1f}%", *share * 100.0) : "-";
+}
+
+}  // namespace
+
+std::string watch_live_table(const monitor::WatchHistory& history, size_t max_rows) {
+  struct Row {
+    const monitor::ThreadTrack* track;
+    double cpu_percent, migrations_per_s, switches_per_s;
+  };
+  std::vector<Row> rows;
+  for (const auto& t : history.threads()) {
+    if (t.last_s != history.last_s()) continue;  // exited
+    double dt = t.last_s - t.previous_s;
+    Row r{&t, 0, 0, 0};
+    if (dt > 0) {
+      r.cpu_percent = static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) /
+                      1e9 / dt * 100.0;
+      r.migrations_per_s = static_cast<double>(t.counts.migrations - t.previous.migrations) / dt;
+      r.switches_per_s =
+          static_cast<double>(t.counts.context_switches - t.previous.context_switches) / dt;
+    }
+    rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.cpu_percent > b.cpu_percent; });
+  TextTable table({"tid>", "name", "CPU now>", "CPU %>", "migrations/s>", "switches/s>",
+                   "CPUs visited"});
+  size_t shown = std::min(rows.size(), max_rows);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& t = *rows[i].track;
+    CpuSet visited;
+    for (const auto& [cpu, n] : t.samples_on_cpu) visited.add(cpu);
+    table.add_row({std::to_string(t.tid), t.name,
+                   t.spans.empty() ? "-" : std::to_string(t.spans.back().cpu),
+                   fmt::format("{:.1f}", rows[i].cpu_percent),
+                   fmt::format("{:.1f}", rows[i].migrations_per_s),
+                   fmt::format("{:.1f}", rows[i].switches_per_s), visited.to_list()});
+  }
+  std::string out = fmt::format("process {}: {} threads, {:.1f} s watched, {} samples\n",
+                                history.pid(), rows.size(), history.last_s() - history.first_s(),
+                                history.samples());
+  out += table.str();
+  if (rows.size() > shown) out += fmt::format("... {} more threads\n", rows.size() - shown);
+  out += "(CPU %, migrations/s, switches/s: over the last sampling interval)\n";
+  return out;
+}
+
+std::string watch_summary_text(const monitor::WatchSummary& s) {
+  bool planned = std::any_of(s.threads.begin(), s.threads.end(),
+                             [](const monitor::ThreadSummary& t) { return t.planned.has_value(); });
+  std::vector<std::string> headers = {"tid>", "name", "seen s>", "CPUs visited", "migrations>",
+                                      "migrations/s>", "switches/s>", "CPU time ms>"};
+  if (planned) {
+    headers.push_back("planned");
+    headers.push_back("on planned>");
+  }
+  if (s.hardware) {
+    headers.push_back("cycles>");
+    headers.push_back("IPC>");
+    headers.push_back("L1D misses>");
+    headers.push_back("LLC misses>");
+  }
+  TextTable table(headers);
+  for (const auto& t : s.threads) {
+    std::vector<std::string> row = {std::to_string(t.tid), t.name,
+                                    fmt::format("{:.2f}", t.seconds_seen), t.cpus_visited.to_list(),
+                                    std::to_string(t.migrations),
+                                    fmt::format("{:.2f}", t.migrations_per_s),
+                                    fmt::format("{:.1f}", t.switches_per_s),
+                                    fmt::format("{:.1f}", t.cpu_time_ms)};
+    if (planned) {
+      row.push_back(t.planned ? t.planned->to_list() : "-");
+      row.push_back(percent(t.share_on_planned));
+    }
+    if (s.hardware) {
+      if (t.hardware) {
+        double ipc = t.hardware->cycles ? static_cast<double>(t.hardware->instructions) /
+                                              static_cast<double>(t.hardware->cycles)
+                                        : 0.0;
+        row.push_back(std::to_string(t.hardware->cycles));
+        row.push_back(fmt::format("{:.2f}", ipc));
+        row.push_back(std::to_string(t.hardware->l1d_misses));
+        row.push_back(std::to_string(t.hardware->llc_misses));
+      } else {
+        for (int i = 0; i < 4; ++i) row.push_back("-");
+      }
+    }
+    table.add_row(row);
+  }
+  std::string out = fmt::format(
+      "watch summary: process {}, {} threads, {:.2f} s, {} samples; {} migrations in all "
+      "({:.2f}/s)\n",
+      s.pid, s.threads.size(), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
+  out += table.str();
+  out += fmt::format("(migrations, switches, CPU time: {} over the time each thread was watched; "
+                     "CPUs visited{}: CPU seen at each sample)\n",
+                     monitor::counter_source_name(s.source),
+                     planned ? " and on planned (share of samples)" : "");
+  out += s.hardware ? "(hardware counters: perf_event_open, user space only)\n"
+                    : "(cycles, instructions, L1D and LLC misses: not supported — " +
+                          s.hardware_note + ")\n";
+  return out;
+}
+
+nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHistory& history) {
+  nlohmann::json threads = nlohmann::json::array();
+  const auto& tracks = history.threads();
+  for (size_t i = 0; i < s.threads.size(); ++i) {
+    const auto& t = s.threads[i];
+    nlohmann::json spans = nlohmann::json::array();
+    if (i < tracks.size())
+      for (const auto& span : tracks[i].spans)
+        spans.push_back({{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}});
+    nlohmann::json j = {{"tid", t.tid},
+                        {"name", t.name},
+                        {"seconds_seen", t.seconds_seen},
+                        {"samples", t.samples},
+                        {"cpus_visited", t.cpus_visited.to_vector()},
+                        {"migrations", t.migrations},
+                        {"migrations_per_s", t.migrations_per_s},
+                        {"context_switches", t.context_switches},
+                        {"context_switches_per_s", t.switches_per_s},
+                        {"cpu_time_ms", t.cpu_time_ms},
+                        {"spans", spans}};
+    if (t.planned) j["planned_cpus"] = t.planned->to_vector();
+    if (t.share_on_planned) j["share_on_planned"] = *t.share_on_planned;
+    if (t.hardware) {
+      j["hardware"] = {{"cycles", t.hardware->cycles},
+                       {"instructions", t.hardware->instructions},
+                       {"l1d_misses", t.hardware->l1d_misses},
+                       {"llc_misses", t.hardware->llc_misses}};
+    } else {
+      j["hardware"] = "not supported";
+    }
+    threads.push_back(std::move(j));
+  }
+  return {{"schema", "threadmap.watch/1"},
+          {"pid", s.pid},
+          {"duration_s", s.duration_s},
+          {"samples", s.samples},
+          {"counter_source", monitor::counter_source_name(s.source)},
+          {"hardware_counters", s.hardware ? nlohmann::json("supported")
+                                           : nlohmann::json("not supported: " + s.hardware_note)},
+          {"total_migrations", s.total_migrations},
+          {"migrations_per_s", s.migrations_per_s},
+          {"threads", threads}};
+}
+
+}  // namespace threadmap::render
