@@ -1,14 +1,124 @@
-// threadmap plan — placeholder until its issue lands: says so and exits non-zero.
+// threadmap plan (--spec FILE | --pairs N | --threads N --policy P) [--topology FILE.xml]
+//                [--latency FILE] [--json | --export FORMAT] [--output FILE] ...
+#include <memory>
+#include <optional>
+
 #include "src/cli/command.hpp"
+#include "src/latency/matrix.hpp"
+#include "src/plan/export.hpp"
+#include "src/plan/isolated.hpp"
+#include "src/plan/planner.hpp"
+#include "src/render/plan_view.hpp"
+#include "threadmap/topology.hpp"
 
 namespace threadmap::cli {
+namespace {
+
+struct PlanOptions {
+  std::string spec_file;
+  int pairs = 0;
+  int threads = 0;
+  std::string policy;
+  std::string topology_file;
+  std::string latency_file;
+  std::string allowed;
+  std::string reserved;
+  bool oversubscribe = false;
+  bool json = false;
+  std::string export_format;
+  std::string output;
+  double time_limit_s = 1.5;
+  std::uint64_t seed = 1;
+};
+
+Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
+  if (!opt.spec_file.empty()) return plan::load_spec(opt.spec_file);
+  if (opt.pairs > 0) return plan::pairs_spec(opt.pairs);
+  auto policy = plan::parse_policy(opt.policy.empty() ? "compact" : opt.policy);
+  if (!policy) return policy.error();
+  return plan::threads_spec(opt.threads, *policy);
+}
+
+int run_plan(const PlanOptions& opt) {
+  const int forms = !opt.spec_file.empty() + (opt.pairs > 0) + (opt.threads > 0);
+  if (forms != 1) return fail(std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N"));
+  if (!opt.policy.empty() && opt.threads <= 0) return fail(std::string("--policy goes with --threads N"));
+  std::optional<plan::ExportFormat> format;
+  if (!opt.export_format.empty()) {
+    auto parsed = plan::parse_export_format(opt.export_format);
+    if (!parsed) return fail(parsed.error());
+    format = *parsed;
+  }
+  auto spec = read_spec(opt);
+  if (!spec) return fail(spec.error());
+  if (!opt.allowed.empty()) spec->allowed = opt.allowed;
+  if (!opt.reserved.empty()) spec->reserved = opt.reserved;
+  if (opt.oversubscribe) spec->oversubscribe = true;
+
+  std::optional<latency::Matrix> matrix;
+  if (!opt.latency_file.empty()) {
+    auto loaded = latency::load_matrix(opt.latency_file);
+    if (!loaded) return fail(loaded.error());
+    matrix = std::move(*loaded);
+  }
+  std::optional<Topology> topology;
+  if (!opt.topology_file.empty() || !matrix) {
+    auto loaded = opt.topology_file.empty() ? Topology::load_this_machine()
+                                            : Topology::load_xml(opt.topology_file);
+    if (!loaded) return fail(loaded.error());
+    topology = std::move(*loaded);
+  }
+  plan::PlanInputs inputs;
+  inputs.topology = topology ? &*topology : nullptr;
+  inputs.matrix = matrix ? &*matrix : nullptr;
+  if (topology && topology->is_this_machine()) {
+    auto isolated = plan::read_isolated_cpus();
+    if (!isolated) return fail(isolated.error());
+    inputs.isolated = *isolated;
+  }
+  inputs.use_spread_policy = opt.threads > 0 && opt.policy == "spread";
+  inputs.solve.local_time_limit_s = opt.time_limit_s;
+  inputs.solve.exact_time_limit_s = opt.time_limit_s;
+  inputs.solve.seed = opt.seed;
+  auto planned = plan::make_plan(*spec, inputs);
+  if (!planned) return fail(planned.error());
+
+  if (!opt.output.empty())
+    if (auto st = write_file(opt.output, render::plan_json(*planned).dump(2) + "\n"); !st)
+      return fail(st.error());
+  if (format) print(plan::export_plan(*planned, *format));
+  else if (opt.json) print(render::plan_json(*planned).dump(2) + "\n");
+  else print(render::plan_text(*planned));
+  return 0;
+}
+
+}  // namespace
 
 void add_plan_command(CLI::App& app, Runner& selected) {
-  auto* sub = app.add_subcommand("plan", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&selected] {
-    selected = [] { return fail(std::string("'plan' is not built yet in this version")); };
-  });
+  auto opt = std::make_shared<PlanOptions>();
+  auto* sub = app.add_subcommand(
+      "plan", "Plan thread placement from a workload spec, the topology and measured latencies");
+  auto* spec = sub->add_option("--spec", opt->spec_file, "Workload spec JSON (see docs/plan.md)");
+  auto* pairs = sub->add_option("--pairs", opt->pairs, "Quick form: N pairs of threads that talk to each other");
+  auto* threads = sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy");
+  sub->add_option("--policy", opt->policy, "With --threads: compact (they talk), scatter (compute), spread (hwloc-distrib)");
+  spec->excludes(pairs)->excludes(threads);
+  pairs->excludes(threads);
+  sub->add_option("--topology", opt->topology_file, "Plan for another machine: hwloc XML (lstopo --of xml)");
+  sub->add_option("--latency", opt->latency_file,
+                  "Measured latency matrix (threadmap latency JSON/CSV or nviennot CSV); alone, it "
+                  "stands for the machine");
+  sub->add_option("--allowed", opt->allowed, "CPUs to plan on (overrides the spec's constraints.allowed)");
+  sub->add_option("--reserved", opt->reserved, "CPUs to keep free (overrides constraints.reserved)");
+  sub->add_flag("--oversubscribe", opt->oversubscribe, "Let threads share CPUs when there are too few");
+  auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
+  sub->add_option("--export", opt->export_format, "Print as taskset|omp|gomp|kmp|likwid|slurm|systemd")
+      ->excludes(json);
+  sub->add_option("-o,--output", opt->output, "Also write the plan JSON to FILE (for threadmap run --plan)");
+  sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")
+      ->check(CLI::Range(0.001, 3600.0));
+  sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)");
+  sub->callback([&selected, opt] { selected = [opt] { return run_plan(*opt); }; });
 }
 
 }  // namespace threadmap::cli

@@ -1,0 +1,282 @@
+// Building the planner's view of the machine from a topology, a latency matrix, or both.
+#include "src/plan/machine_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "src/latency/domains.hpp"
+
+namespace threadmap::plan {
+namespace {
+
+// Maps arbitrary ids (logical indexes, -1 = none) to dense 0..n-1 in order of appearance; a
+// missing id (-1) gets a fresh group per CPU so that "unknown" never means "shared".
+class DenseIds {
+ public:
+  int map(int raw) {
+    if (raw < 0) return next_++;
+    auto [it, inserted] = ids_.emplace(raw, next_);
+    if (inserted) ++next_;
+    return it->second;
+  }
+  int count() const { return next_; }
+
+ private:
+  std::map<int, int> ids_;
+  int next_ = 0;
+};
+
+Result<CpuSet> resolve_expression(const MachineInputs& in, const std::string& expr,
+                                  const char* what, const CpuSet& universe) {
+  Result<CpuSet> set = in.topology ? in.topology->resolve(expr) : CpuSet::parse(expr);
+  if (!set) return set.error().with_context(std::string("constraint ") + what + " '" + expr + "'");
+  CpuSet outside = *set - universe;
+  if (!outside.empty())
+    return Error::invalid(std::string("constraint ") + what + " '" + expr + "': CPU " +
+                          outside.to_list() + " is not on the machine (" + universe.to_list() + ")");
+  return set;
+}
+
+void mark_efficiency(const Topology& topo, MachineModel& m) {
+  const auto& kinds = topo.cpu_kinds();
+  if (kinds.size() < 2) {
+    m.kinds_note = "hwloc reports no CPU kinds: all cores treated alike";
+    return;
+  }
+  int best = -1;
+  bool ranked = true;
+  for (const CpuKind& k : kinds) {
+    if (k.efficiency < 0) ranked = false;
+    best = std::max(best, k.efficiency);
+  }
+  if (!ranked) {
+    m.kinds_note = "hwloc reports CPU kinds it cannot rank: all cores treated alike";
+    return;
+  }
+  CpuSet efficient;
+  for (const CpuKind& k : kinds)
+    if (k.efficiency < best) efficient |= k.cpus;
+  for (PlanCpu& c : m.cpus) c.efficiency = efficient.contains(c.cpu);
+  m.kinds_note = "E-cores = hwloc CPU kinds ranked below the most efficient kind (" +
+                 efficient.to_list() + ")";
+}
+
+const char* topology_relation(Level level, bool same_numa) {
+  if (!same_numa) return "other NUMA node";
+  switch (level) {
+    case Level::pu: return "same CPU";
+    case Level::core:
+    case Level::l1: return "SMT siblings";
+    case Level::l2: return "same L2";
+    case Level::l3: return "same L3";
+    case Level::die: return "same die";
+    case Level::package: return "same package";
+    default: return "other package";
+  }
+}
+
+double topology_distance(Level level, bool same_numa, const TopologyDistances& d) {
+  if (!same_numa) return d.other_numa_ns;
+  switch (level) {
+    case Level::pu:
+    case Level::core:
+    case Level::l1: return d.same_core_ns;
+    case Level::l2: return d.same_l2_ns;
+    case Level::l3: return d.same_l3_ns;
+    case Level::die: return d.same_die_ns;
+    case Level::package: return d.same_package_ns;
+    default: return d.other_numa_ns;
+  }
+}
+
+// Structure from hwloc: cores, cache domains, NUMA, kinds, and the spreading hierarchy.
+void describe_from_topology(const Topology& topo, MachineModel& m) {
+  DenseIds cores, domains;
+  std::vector<DenseIds> level_ids(6);
+  std::vector<std::vector<int>> levels(6, std::vector<int>(m.cpus.size()));
+  std::vector<char> present(6, 0);
+  for (std::size_t i = 0; i < m.cpus.size(); ++i) {
+    const PuPlace* p = topo.pu(m.cpus[i].cpu);
+    m.cpus[i].core = cores.map(p->core);
+    int domain = p->l3 >= 0 ? p->l3 : (p->die >= 0 ? p->die + 100000 : p->package + 200000);
+    m.cpus[i].domain = domains.map(p->l3 < 0 && p->die < 0 && p->package < 0 ? -1 : domain);
+    m.cpus[i].numa = p->numa;
+    const int raw[6] = {p->package, p->numa, p->die, p->l3, p->l2, p->core};
+    for (int l = 0; l < 6; ++l) {
+      levels[l][i] = level_ids[l].map(raw[l]);
+      present[l] = present[l] || raw[l] >= 0;
+    }
+  }
+  // Levels the machine does not have (no Die objects, say) would split every CPU apart.
+  for (int l = 0; l < 6; ++l)
+    if (present[l]) m.levels.push_back(std::move(levels[l]));
+  m.core_count = cores.count();
+  m.domain_count = domains.count();
+  m.domain_name = "L3";
+  mark_efficiency(topo, m);
+}
+
+// Structure inferred from the matrix alone (the latency engine's domain analysis).
+void describe_from_matrix(const latency::Matrix& matrix, MachineModel& m) {
+  latency::DomainAnalysis analysis = latency::analyse_domains(matrix);
+  auto group_of = [&](const std::vector<CpuSet>& groups, int cpu) {
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].contains(cpu)) return static_cast<int>(g);
+    return -1;
+  };
+  DenseIds cores, domains;
+  for (PlanCpu& c : m.cpus) {
+    c.core = cores.map(group_of(analysis.smt_siblings, c.cpu));
+    c.domain = domains.map(group_of(analysis.domains, c.cpu));
+  }
+  m.core_count = cores.count();
+  m.domain_count = domains.count();
+  m.domain_name = "latency domain";
+  m.kinds_note = "latency matrix only: CPU kinds unknown, all cores treated alike";
+  for (auto level = analysis.levels.rbegin(); level != analysis.levels.rend(); ++level) {
+    DenseIds ids;
+    std::vector<int> column;
+    for (const PlanCpu& c : m.cpus) column.push_back(ids.map(group_of(*level, c.cpu)));
+    m.levels.push_back(std::move(column));
+  }
+}
+
+Status fill_latencies(const MachineInputs& in, MachineModel& m) {
+  const std::size_t n = m.cpus.size();
+  m.latency_ns.assign(n * n, 0.0);
+  m.relation_index.assign(n * n, 0);
+  std::map<std::string, unsigned char> labels;
+  auto label = [&](const std::string& text) {
+    auto [it, inserted] = labels.emplace(text, static_cast<unsigned char>(m.relation_of_level.size()));
+    if (inserted) m.relation_of_level.push_back(text);
+    return it->second;
+  };
+  std::vector<int> rows(n, -1);
+  double worst = 0;
+  if (in.matrix) {
+    for (std::size_t i = 0; i < n; ++i) {
+      rows[i] = in.matrix->index_of(m.cpus[i].cpu);
+      if (rows[i] < 0)
+        return Error::invalid("latency matrix " + in.matrix->source + " has no row for CPU " +
+                              std::to_string(m.cpus[i].cpu) + " (it covers " +
+                              in.matrix->cpu_set().to_list() + ")");
+    }
+    for (double v : in.matrix->one_way_ns)
+      if (std::isfinite(v)) worst = std::max(worst, v);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double value = 0;
+      std::string text;
+      if (in.topology) {
+        Level level = in.topology->shared_level(m.cpus[i].cpu, m.cpus[j].cpu);
+        bool numa = in.topology->same_numa(m.cpus[i].cpu, m.cpus[j].cpu);
+        value = topology_distance(level, numa, in.distances);
+        text = topology_relation(level, numa);
+      } else {
+        text = i == j ? "same CPU"
+               : m.cpus[i].core == m.cpus[j].core     ? "SMT siblings"
+               : m.cpus[i].domain == m.cpus[j].domain ? "same latency domain"
+                                                      : "other latency domain";
+      }
+      if (in.matrix && i != j) {
+        value = in.matrix->at(rows[i], rows[j]);
+        // Unmeasured cells count as the slowest measured pair: never a reason to go there.
+        if (!std::isfinite(value)) value = worst;
+      }
+      m.latency_ns[i * n + j] = value;
+      m.relation_index[i * n + j] = label(text);
+    }
+  }
+  if (in.matrix) {
+    // Two threads time-sharing one CPU hand data over through its caches, but only at context
+    // switches; charge them like the CPU's nearest partner, never zero.
+    for (std::size_t i = 0; i < n; ++i) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < n; ++j)
+        if (j != i) nearest = std::min(nearest, m.latency_ns[i * n + j]);
+      m.latency_ns[i * n + i] = std::isfinite(nearest) ? nearest : 0.0;
+    }
+  }
+  return {};
+}
+
+double median_latency(const MachineModel& m) {
+  const std::size_t n = m.cpus.size();
+  if (n < 2) return m.latency_ns.empty() ? 1.0 : std::max(1.0, m.latency_ns[0]);
+  std::vector<double> values;
+  values.reserve(n * (n - 1) / 2);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) values.push_back(m.latency_ns[i * n + j]);
+  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return std::max(1.0, *mid);
+}
+
+}  // namespace
+
+int MachineModel::index_of(int os_cpu) const {
+  auto it = std::lower_bound(cpus.begin(), cpus.end(), os_cpu,
+                             [](const PlanCpu& c, int cpu) { return c.cpu < cpu; });
+  return it != cpus.end() && it->cpu == os_cpu ? static_cast<int>(it - cpus.begin()) : -1;
+}
+
+std::string MachineModel::relation(int i, int j) const {
+  return relation_of_level[relation_index[static_cast<std::size_t>(i) * cpus.size() + j]];
+}
+
+Result<MachineModel> build_machine(const MachineInputs& in) {
+  if (!in.topology && !in.matrix)
+    return Error::invalid("planning needs a topology or a latency matrix");
+  MachineModel m;
+  CpuSet universe = in.topology ? in.topology->allowed_cpus() : in.matrix->cpu_set();
+  CpuSet machine = in.topology ? in.topology->complete_cpus() : universe;
+  CpuSet candidates = universe;
+  if (!in.allowed.empty()) {
+    auto allowed = resolve_expression(in, in.allowed, "allowed", machine);
+    if (!allowed) return allowed.error();
+    candidates &= *allowed;
+    if (!allowed->is_subset_of(universe))
+      return Error::invalid("constraint allowed '" + in.allowed + "': CPU " +
+                            (*allowed - universe).to_list() +
+                            " is not allowed for this process (allowed: " + universe.to_list() + ")");
+  }
+  if (!in.reserved.empty()) {
+    auto reserved = resolve_expression(in, in.reserved, "reserved", machine);
+    if (!reserved) return reserved.error();
+    candidates -= *reserved;
+  }
+  if (candidates.empty())
+    return Error::invalid("no CPU left to plan on: allowed " +
+                          (in.allowed.empty() ? universe.to_list() : in.allowed) + " minus reserved " +
+                          (in.reserved.empty() ? std::string("(none)") : in.reserved));
+  m.candidate_set = candidates;
+  for (int cpu : candidates.to_vector()) {
+    PlanCpu c;
+    c.cpu = cpu;
+    c.isolated = in.isolated.contains(cpu);
+    m.has_isolated = m.has_isolated || c.isolated;
+    m.cpus.push_back(c);
+  }
+  if (in.topology) describe_from_topology(*in.topology, m);
+  else describe_from_matrix(*in.matrix, m);
+  std::map<int, int> seen_in_core;
+  for (PlanCpu& c : m.cpus) c.rank_in_core = seen_in_core[c.core]++;
+  bool any_e = false, any_p = false;
+  for (const PlanCpu& c : m.cpus) (c.efficiency ? any_e : any_p) = true;
+  m.has_efficiency = any_e && any_p;
+  if (auto st = fill_latencies(in, m); !st) return st.error();
+  m.measured = in.matrix != nullptr;
+  if (in.matrix)
+    m.model = "measured latency (" + in.matrix->source + ")" +
+              (in.topology ? ", structure from topology (" + in.topology->source() + ")"
+                           : ", SMT and domains inferred from the matrix");
+  else
+    m.model = "topology distance (" + in.topology->source() + "; see docs/plan.md)";
+  m.reference_ns = median_latency(m);
+  return m;
+}
+
+}  // namespace threadmap::plan

@@ -1,0 +1,56 @@
+// The planner's front door: a workload spec and a machine (topology and/or latency matrix) in,
+// a placement with its cost, the hand-made baselines' costs and a reason per thread out.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/latency/matrix.hpp"
+#include "src/plan/problem.hpp"
+#include "src/plan/solvers.hpp"
+#include "src/plan/spec.hpp"
+#include "threadmap/cpuset.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::plan {
+
+/// One thread of the plan, in thread-creation order.
+struct PlannedThread {
+  std::string name;
+  std::vector<int> cpus;  ///< OS CPU numbers it is pinned to (one today)
+  std::string why;        ///< which edge or trait put it there
+};
+
+/// A plan and how it compares.
+struct Plan {
+  std::vector<PlannedThread> assignments;
+  CostBreakdown cost;
+  std::string model;          ///< MachineModel::model
+  std::string solver;         ///< which solver produced it
+  bool proven_optimal = false;
+  bool stopped_by_time = false;
+  std::uint64_t search_nodes = 0;
+  double solve_ms = 0;        ///< wall time of the solve, one run
+  std::vector<std::pair<std::string, CostBreakdown>> baselines;  ///< sequential, compact, ...
+  std::string source;         ///< spec file or quick form
+  std::string kinds_note;     ///< how E-cores were recognised
+  std::vector<std::string> notes;  ///< other facts worth printing (isolated CPUs preferred...)
+  CpuSet candidates;          ///< the CPUs it planned on
+};
+
+/// What to plan on.
+struct PlanInputs {
+  const Topology* topology = nullptr;
+  const latency::Matrix* matrix = nullptr;
+  CpuSet isolated;                ///< isolated CPUs (read_isolated_cpus on this machine)
+  bool use_spread_policy = false; ///< --policy spread: take the hwloc-distrib placement as is
+  SolveOptions solve;
+};
+
+/// Builds the model and the problem, solves, evaluates the baselines and explains each thread.
+/// Fails with one error naming the input (bad expression, infeasible spec, matrix mismatch).
+Result<Plan> make_plan(const WorkloadSpec& spec, const PlanInputs& inputs);
+
+}  // namespace threadmap::plan

@@ -1,0 +1,289 @@
+// Greedy construction and local search (see solvers.hpp). Built for large workloads: 1,024
+// threads on 512 CPUs must plan in well under 2 s on a small VM, so every step is O(edges of
+// the thread moved) thanks to PlacementState, and candidate moves are limited to the cache
+// domains of a thread's heaviest partners plus a few random CPUs.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <random>
+#include <tuple>
+
+#include "src/plan/placement_state.hpp"
+#include "src/plan/solvers.hpp"
+
+namespace threadmap::plan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Nearest free CPU of each CPU, by latency, found lazily: during the greedy construction CPUs
+// only fill up, so each CPU's pointer into its sorted partner list only moves forward.
+class NearestFree {
+ public:
+  explicit NearestFree(const MachineModel& m) : m_(m), order_(m.size()), next_(m.size(), 0) {}
+
+  double latency_from(int cpu, const PlacementState& state) {
+    auto& order = order_[cpu];
+    if (order.empty()) {
+      order.reserve(m_.size());
+      for (int j = 0; j < static_cast<int>(m_.size()); ++j)
+        if (j != cpu) order.push_back(j);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return m_.latency(cpu, a) < m_.latency(cpu, b); });
+    }
+    std::size_t& k = next_[cpu];
+    while (k < order.size() && state.units_on(order[k]) > 0) ++k;
+    return k < order.size() ? m_.latency(cpu, order[k]) : m_.latency(cpu, cpu);
+  }
+
+ private:
+  const MachineModel& m_;
+  std::vector<std::vector<int>> order_;
+  std::vector<std::size_t> next_;
+};
+
+double unplaced_weight(const Problem& p, const PlacementState& s, int t) {
+  double w = 0;
+  for (const auto& [v, weight] : p.threads[t].neighbours)
+    if (s.cpu_of(v) < 0 && p.threads[v].unit != p.threads[t].unit) w += weight;
+  return w;
+}
+
+std::string thread_limits(const Problem& p, int t) {
+  return p.threads[t].allowed.empty() ? "no free CPU left" : "none of its CPUs is free";
+}
+
+}  // namespace
+
+std::vector<int> placement_order(const Problem& p) {
+  const int units = static_cast<int>(p.units.size());
+  std::vector<double> total(units, 0), conn(units, 0);
+  std::vector<int> critical(units, 0);
+  for (int u = 0; u < units; ++u)
+    for (int t : p.units[u].threads) {
+      critical[u] += p.threads[t].latency_critical;
+      for (const auto& [v, w] : p.threads[t].neighbours)
+        if (p.threads[v].unit != u) total[u] += w;
+    }
+  using Entry = std::tuple<double, int, double, int>;  // conn, critical, total, -unit
+  std::priority_queue<Entry> heap;
+  for (int u = 0; u < units; ++u) heap.emplace(0.0, critical[u], total[u], -u);
+  std::vector<char> placed(units, 0);
+  std::vector<int> order;
+  order.reserve(units);
+  while (!heap.empty()) {
+    auto [c, crit, tot, neg] = heap.top();
+    heap.pop();
+    const int u = -neg;
+    if (placed[u] || c != conn[u]) continue;  // stale entry
+    placed[u] = 1;
+    order.push_back(u);
+    for (int t : p.units[u].threads)
+      for (const auto& [v, w] : p.threads[t].neighbours) {
+        const int vu = p.threads[v].unit;
+        if (placed[vu]) continue;
+        conn[vu] += w;
+        heap.emplace(conn[vu], critical[vu], total[vu], -vu);
+      }
+  }
+  return order;
+}
+
+Result<Solution> solve_greedy(const Problem& p) {
+  const MachineModel& m = *p.machine;
+  const int cpus = static_cast<int>(m.size());
+  PlacementState state(p);
+  NearestFree nearest(m);
+  for (int u : placement_order(p)) {
+    const Unit& unit = p.units[u];
+    double best = std::numeric_limits<double>::infinity();
+    int best_anchor = -1;
+    if (!unit.group()) {
+      const int t = unit.threads[0];
+      const double ahead = unplaced_weight(p, state, t);
+      for (int c = 0; c < cpus; ++c) {
+        if (!state.can_take(t, c)) continue;
+        double score = state.add_cost(t, c);
+        if (ahead > 0) score += ahead * nearest.latency_from(c, state);
+        if (score < best - 1e-9) best = score, best_anchor = c;
+      }
+    } else {
+      for (int core = 0; core < static_cast<int>(p.core_cpus.size()); ++core) {
+        if (!state.unit_fits(u, core)) continue;
+        double score = state.place_unit(u, core);
+        for (int t : unit.threads) {
+          const double ahead = unplaced_weight(p, state, t);
+          if (ahead > 0) score += ahead * nearest.latency_from(state.cpu_of(t), state);
+        }
+        state.lift_unit(u);
+        if (score < best - 1e-9) best = score, best_anchor = core;
+      }
+    }
+    if (best_anchor < 0)
+      return Error::invalid("cannot place thread '" + p.threads[unit.threads[0]].name + "': " +
+                            thread_limits(p, unit.threads[0]) +
+                            (unit.group() ? " (its share-core group needs a free core)" : ""));
+    state.place_unit(u, best_anchor);
+  }
+  Solution s;
+  s.cpu_of = state.assignment();
+  s.cost = evaluate(p, s.cpu_of).total();
+  s.solver = "greedy";
+  return s;
+}
+
+Solution improve_local(const Problem& p, Solution start, const SolveOptions& options) {
+  const auto clock_start = Clock::now();
+  const MachineModel& m = *p.machine;
+  const int cpus = static_cast<int>(m.size());
+  const int units = static_cast<int>(p.units.size());
+  PlacementState state(p);
+  for (int u = 0; u < units; ++u) {
+    const Unit& unit = p.units[u];
+    if (unit.group()) {
+      state.place_unit(u, m.cpus[start.cpu_of[unit.threads[0]]].core);
+    } else {
+      state.place_unit(u, start.cpu_of[unit.threads[0]]);
+    }
+  }
+  std::vector<std::vector<int>> on_cpu(cpus);  // single-thread units by CPU, for swaps
+  for (int u = 0; u < units; ++u)
+    if (!p.units[u].group()) on_cpu[state.cpu_of(p.units[u].threads[0])].push_back(u);
+  std::vector<std::vector<int>> domain_cpus(m.domain_count);
+  for (int c = 0; c < cpus; ++c) domain_cpus[m.cpus[c].domain].push_back(c);
+  auto drop = [&](int cpu, int u) {
+    auto& v = on_cpu[cpu];
+    v.erase(std::find(v.begin(), v.end(), u));
+  };
+
+  std::mt19937_64 rng(options.seed);
+  std::vector<int> visit(units);
+  for (int u = 0; u < units; ++u) visit[u] = u;
+  std::vector<int> candidates;
+  std::vector<char> seen(cpus, 0);
+  Solution out = std::move(start);
+  out.solver += " + local search";
+  const double eps = 1e-9 * (1 + std::abs(state.total()));
+  for (int pass = 0; pass < options.local_max_passes; ++pass) {
+    std::shuffle(visit.begin(), visit.end(), rng);
+    bool improved = false;
+    for (int u : visit) {
+      if (seconds_since(clock_start) > options.local_time_limit_s) {
+        out.stopped_by_time = true;
+        break;
+      }
+      const Unit& unit = p.units[u];
+      // Candidate CPUs: all of them on small machines, else the cache domains of the heaviest
+      // partners and of the thread itself, plus a few random CPUs to escape local minima.
+      candidates.clear();
+      auto take = [&](int c) {
+        if (!seen[c]) seen[c] = 1, candidates.push_back(c);
+      };
+      const int lead = unit.threads[0];
+      if (cpus <= 96) {
+        for (int c = 0; c < cpus; ++c) take(c);
+      } else {
+        std::vector<std::pair<double, int>> heavy;
+        for (int t : unit.threads)
+          for (const auto& [v, w] : p.threads[t].neighbours) heavy.emplace_back(w, v);
+        const std::size_t keep = std::min<std::size_t>(heavy.size(), 4);
+        std::partial_sort(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(keep), heavy.end(),
+                          [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (std::size_t k = 0; k < keep; ++k)
+          for (int c : domain_cpus[m.cpus[state.cpu_of(heavy[k].second)].domain]) take(c);
+        for (int c : domain_cpus[m.cpus[state.cpu_of(lead)].domain]) take(c);
+        std::uniform_int_distribution<int> any(0, cpus - 1);
+        for (int k = 0; k < 16; ++k) take(any(rng));
+      }
+      for (int c : candidates) seen[c] = 0;
+
+      if (unit.group()) {
+        const int from = state.anchor_of(u);
+        const double lifted = state.lift_unit(u);
+        double best = -eps;
+        int best_core = -1;
+        for (int c : candidates) {
+          const int core = m.cpus[c].core;
+          if (core == from || !state.unit_fits(u, core)) continue;
+          const double delta = state.place_unit(u, core) - lifted;
+          state.lift_unit(u);
+          ++out.nodes;
+          if (delta < best) best = delta, best_core = core;
+        }
+        state.place_unit(u, best_core >= 0 ? best_core : from);
+        improved = improved || best_core >= 0;
+        continue;
+      }
+
+      const int t = lead;
+      const int from = state.cpu_of(t);
+      const double removed = state.lift_unit(u);
+      double best = -eps;
+      int best_cpu = -1, best_swap = -1;
+      for (int c : candidates) {
+        if (c == from) continue;
+        ++out.nodes;
+        if (state.can_take(t, c)) {
+          const double delta = state.add_cost(t, c) - removed;
+          if (delta < best) best = delta, best_cpu = c, best_swap = -1;
+        }
+        // Swap with a single thread sitting there (the common case on a full machine).
+        int tried = 0;
+        for (int other_unit : on_cpu[c]) {
+          if (++tried > 4) break;
+          const int other = p.units[other_unit].threads[0];
+          if (!p.allowed(t, c) || !p.allowed(other, from)) continue;
+          const double other_removed = state.lift_unit(other_unit);
+          const double add_t = state.place_unit(u, c);
+          const double add_other = state.add_cost(other, from);
+          state.lift_unit(u);
+          state.place_unit(other_unit, c);
+          const double delta = add_t + add_other - removed - other_removed;
+          if (delta < best) best = delta, best_cpu = c, best_swap = other_unit;
+        }
+      }
+      if (best_cpu < 0) {
+        state.place_unit(u, from);
+        continue;
+      }
+      improved = true;
+      drop(from, u);
+      if (best_swap >= 0) {
+        drop(best_cpu, best_swap);
+        state.lift_unit(best_swap);
+        state.place_unit(best_swap, from);
+        on_cpu[from].push_back(best_swap);
+      }
+      state.place_unit(u, best_cpu);
+      on_cpu[best_cpu].push_back(u);
+    }
+    out.passes = pass + 1;
+    if (!improved || out.stopped_by_time) break;
+  }
+  std::vector<int> improved_cpus = state.assignment();
+  const double cost = evaluate(p, improved_cpus).total();
+  if (cost < out.cost) {
+    out.cpu_of = std::move(improved_cpus);
+    out.cost = cost;
+  }
+  return out;
+}
+
+Result<Solution> solve(const Problem& p, const SolveOptions& options) {
+  auto greedy = solve_greedy(p);
+  if (!greedy) return greedy.error();
+  Solution best = improve_local(p, std::move(*greedy), options);
+  if (p.size() <= options.exact_max_threads) {
+    Solution exact = solve_exact(p, best, options);
+    if (exact.cost <= best.cost + 1e-9 * (1 + std::abs(best.cost))) return exact;
+  }
+  return best;
+}
+
+}  // namespace threadmap::plan

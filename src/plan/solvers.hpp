@@ -1,0 +1,54 @@
+// The solvers: exact branch and bound for small workloads (proven optimal when it finishes),
+// greedy construction plus local search for the rest. All minimise evaluate() of problem.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/plan/problem.hpp"
+
+namespace threadmap::plan {
+
+/// Knobs shared by the solvers.
+struct SolveOptions {
+  int exact_max_threads = 12;        ///< use branch and bound up to this many threads
+  double exact_time_limit_s = 2.0;   ///< stop proving after this long (then: best found)
+  double local_time_limit_s = 1.5;   ///< stop improving after this long
+  int local_max_passes = 60;         ///< passes over all units without the clock running out
+  std::uint64_t seed = 1;            ///< local search visiting order (deterministic)
+};
+
+/// A solver's answer.
+struct Solution {
+  std::vector<int> cpu_of;   ///< candidate CPU index per thread
+  double cost = 0;           ///< evaluate(...).total()
+  std::string solver;        ///< "branch and bound", "greedy + local search"
+  bool proven_optimal = false;
+  bool stopped_by_time = false;  ///< a time limit cut the search short
+  std::uint64_t nodes = 0;       ///< search nodes (B&B) or moves tried (local search)
+  int passes = 0;                ///< local search passes
+};
+
+/// Greedy construction: units in order of how strongly they connect to those already placed
+/// (latency-critical and heavy first); each goes where it adds least cost, counting the edges
+/// to its unplaced neighbours at the nearest free distance. Fails when a unit fits nowhere.
+Result<Solution> solve_greedy(const Problem& problem);
+
+/// Improves a solution by moving single threads and groups to free CPUs and swapping threads,
+/// best improving move per unit, until a pass improves nothing, `local_max_passes` or the time
+/// limit. Deterministic for a given seed unless the time limit stops it.
+Solution improve_local(const Problem& problem, Solution start, const SolveOptions& options);
+
+/// Branch and bound over units with symmetry breaking (interchangeable cores/caches of the
+/// machine are tried once) and an admissible bound; `incumbent` (may be empty) seeds the
+/// best-known cost. proven_optimal is true when the search finished within its time limit.
+Solution solve_exact(const Problem& problem, const Solution& incumbent, const SolveOptions& options);
+
+/// Runs the right solvers for the problem size and returns the best solution.
+Result<Solution> solve(const Problem& problem, const SolveOptions& options);
+
+/// The order in which units are placed: strongest connection to those already placed first.
+std::vector<int> placement_order(const Problem& problem);
+
+}  // namespace threadmap::plan

@@ -1,0 +1,61 @@
+// The quick forms of a workload (`--pairs N`, `--threads N --policy P`): common cases that need
+// no spec file. They build an ordinary WorkloadSpec so they go through the same solver.
+#include "src/plan/spec.hpp"
+
+namespace threadmap::plan {
+namespace {
+
+// Generous but finite: the planner's dense cost tables grow with threads x CPUs.
+constexpr int kMaxQuickThreads = 65536;
+
+}  // namespace
+
+Result<WorkloadSpec> pairs_spec(int pairs) {
+  if (pairs < 1 || pairs > kMaxQuickThreads / 2)
+    return Error::invalid("--pairs " + std::to_string(pairs) + ": must be between 1 and " +
+                          std::to_string(kMaxQuickThreads / 2));
+  WorkloadSpec spec;
+  spec.source = "--pairs " + std::to_string(pairs);
+  for (int k = 0; k < pairs; ++k) {
+    const std::string base = "pair" + std::to_string(k);
+    ThreadSpec a, b;
+    a.name = base + ".a";
+    b.name = base + ".b";
+    a.latency_critical = b.latency_critical = true;
+    spec.threads.push_back(a);
+    spec.threads.push_back(b);
+    spec.edges.push_back(EdgeSpec{2 * k, 2 * k + 1, 1.0, "pair " + base});
+  }
+  return spec;
+}
+
+Result<QuickPolicy> parse_policy(std::string_view text) {
+  if (text == "compact") return QuickPolicy::compact;
+  if (text == "scatter") return QuickPolicy::scatter;
+  if (text == "spread") return QuickPolicy::spread;
+  return Error::invalid("--policy '" + std::string(text) + "': must be compact, scatter or spread");
+}
+
+Result<WorkloadSpec> threads_spec(int threads, QuickPolicy policy) {
+  if (threads < 1 || threads > kMaxQuickThreads)
+    return Error::invalid("--threads " + std::to_string(threads) + ": must be between 1 and " +
+                          std::to_string(kMaxQuickThreads));
+  WorkloadSpec spec;
+  const char* policy_name = policy == QuickPolicy::compact   ? "compact"
+                            : policy == QuickPolicy::scatter ? "scatter"
+                                                             : "spread";
+  spec.source = "--threads " + std::to_string(threads) + " --policy " + policy_name;
+  for (int k = 0; k < threads; ++k) {
+    ThreadSpec t;
+    t.name = "thread" + std::to_string(k);
+    t.compute = policy != QuickPolicy::compact;
+    spec.threads.push_back(t);
+  }
+  if (policy == QuickPolicy::compact)
+    for (int x = 0; x < threads; ++x)
+      for (int y = x + 1; y < threads; ++y)
+        spec.edges.push_back(EdgeSpec{x, y, 1.0, "group all (compact)"});
+  return spec;
+}
+
+}  // namespace threadmap::plan

@@ -1,0 +1,89 @@
+// Plan rendering (see plan_view.hpp).
+#include "src/render/plan_view.hpp"
+
+#include <fmt/format.h>
+
+#include "src/render/text_table.hpp"
+
+namespace threadmap::render {
+namespace {
+
+double penalties(const plan::CostBreakdown& c) { return c.total() - c.communication; }
+
+std::string cpu_list(const std::vector<int>& cpus) {
+  std::string out;
+  for (std::size_t k = 0; k < cpus.size(); ++k) out += (k ? "," : "") + std::to_string(cpus[k]);
+  return out;
+}
+
+std::string solver_line(const plan::Plan& p) {
+  std::string how = p.proven_optimal ? "proven optimal"
+                    : p.stopped_by_time ? "best found before the time limit"
+                                        : "heuristic, not proven optimal";
+  return fmt::format("{} ({}; {:.1f} ms wall, one run)", p.solver, how, p.solve_ms);
+}
+
+nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
+  return {{"communication", c.communication}, {"compute_smt", c.compute_smt},
+          {"exclusive", c.exclusive},         {"oversubscribed", c.oversubscribed},
+          {"share_core", c.share_core},       {"background", c.background},
+          {"kinds", c.kinds},                 {"numa", c.numa},
+          {"isolated", c.isolated},           {"total", c.total()}};
+}
+
+}  // namespace
+
+std::string plan_text(const plan::Plan& p) {
+  std::string out;
+  out += fmt::format("plan for {} on CPUs {}\n", p.source, p.candidates.to_list());
+  out += fmt::format("model:  {}\n", p.model);
+  out += fmt::format("solver: {}\n", solver_line(p));
+  out += fmt::format("kinds:  {}\n", p.kinds_note);
+  for (const std::string& note : p.notes) out += "note:   " + note + "\n";
+  out += "\n";
+  TextTable threads({"thread", "cpu>", "why"});
+  for (const auto& a : p.assignments) threads.add_row({a.name, cpu_list(a.cpus), a.why});
+  out += threads.str();
+  out += "\ncost = sum of edge weight x one-way latency (ns) + penalties (ns-equivalents), lower is better\n";
+  TextTable costs({"placement", "communication>", "penalties>", "total>", "vs plan>"});
+  auto row = [&](const std::string& name, const plan::CostBreakdown& c) {
+    const double base = p.cost.total();
+    std::string ratio = base > 0 ? fmt::format("{:.2f}x", c.total() / base)
+                                 : (c.total() > 0 ? "worse" : "same");
+    costs.add_row({name, fmt::format("{:.1f}", c.communication), fmt::format("{:.1f}", penalties(c)),
+                   fmt::format("{:.1f}", c.total()), ratio});
+  };
+  row("plan", p.cost);
+  for (const auto& [name, cost] : p.baselines) row(name, cost);
+  out += costs.str();
+  return out;
+}
+
+nlohmann::json plan_json(const plan::Plan& p) {
+  nlohmann::json assignments = nlohmann::json::array();
+  for (const auto& a : p.assignments)
+    assignments.push_back({{"thread", a.name}, {"cpus", a.cpus}, {"why", a.why}});
+  nlohmann::json baselines = nlohmann::json::object();
+  nlohmann::json baseline_detail = nlohmann::json::object();
+  for (const auto& [name, cost] : p.baselines) {
+    baselines[name] = cost.total();
+    baseline_detail[name] = breakdown_json(cost);
+  }
+  return {{"schema", "threadmap.plan/1"},
+          {"source", p.source},
+          {"cpus", p.candidates.to_list()},
+          {"assignments", assignments},
+          {"cost", p.cost.total()},
+          {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
+          {"cost_breakdown", breakdown_json(p.cost)},
+          {"model", p.model},
+          {"solver", p.solver},
+          {"proven_optimal", p.proven_optimal},
+          {"stopped_by_time", p.stopped_by_time},
+          {"solve_ms", p.solve_ms},
+          {"kinds", p.kinds_note},
+          {"baselines", baselines},
+          {"baseline_breakdown", baseline_detail}};
+}
+
+}  // namespace threadmap::render
