@@ -1,0 +1,81 @@
+// What every seed experiment returns: one BenchResult holding its variants side by side (OS
+// placement vs pinned ones, with vs without the thread cache, ...), each summarized over N runs
+// and compared with the variant named as its baseline. Rendered by src/render/bench_* as a
+// table and as JSON (schema "threadmap.bench/1", see docs/bench-and-report.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "threadmap/cpuset.hpp"
+
+namespace threadmap::experiments {
+
+/// Statistics over the repeated runs of one variant, in the bench's unit.
+struct Summary {
+  std::vector<double> samples;  ///< one value per run, in run order
+  double median = 0;            ///< median of samples (mean of the middle two when even)
+  double min = 0;
+  double max = 0;
+  double spread_pct = 0;        ///< (max - min) / median * 100: how much the runs disagreed
+};
+
+/// Median, min, max and spread of `samples`; all zero when empty.
+Summary summarize(std::vector<double> samples);
+
+/// Where one thread of a variant was put. An empty set means "left to the OS scheduler".
+struct ThreadPlacement {
+  std::string thread;  ///< role of the thread ("pair A thread 1", "creator")
+  CpuSet cpus;         ///< the CPUs it was pinned to; empty = not pinned
+};
+
+/// A secondary measurement of a variant (context switches, migrations, cache misses).
+struct Counter {
+  std::string name;        ///< "context_switches", "cpu_migrations", "l1d_read_misses", ...
+  std::string unit;        ///< "count per run"
+  bool supported = false;  ///< false when the machine or kernel cannot count it
+  double median = 0;       ///< median over runs (only when supported)
+  std::string how;         ///< how it was obtained ("perf_event_open software counter, ...")
+  std::string reason;      ///< why it is not supported (only when !supported)
+};
+
+/// One way of running the experiment (a placement, or with/without the thread cache).
+struct Variant {
+  std::string name;       ///< short id used in JSON and as a baseline reference ("os")
+  std::string label;      ///< what a person reads in the table ("OS placement")
+  std::string placement;  ///< one line: what was pinned where ("A: CPU 0+0, B: CPU 1+1")
+  std::vector<ThreadPlacement> threads;
+  std::string baseline;   ///< name of the variant this one is compared with; "" = a baseline
+  bool available = true;  ///< false when it cannot run here (no SMT, tool missing, ...)
+  std::string unavailable_reason;
+  Summary value;          ///< the measured values, in BenchResult::unit
+  /// How much better than the baseline, >1 = better whatever the unit's direction:
+  /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
+  double ratio_to_baseline = 0;
+  std::vector<Counter> counters;
+};
+
+/// One experiment's complete outcome.
+struct BenchResult {
+  std::string name;          ///< "contention", "pingpong", "smt", "migrate", "spawn"
+  std::string title;         ///< one line saying what is measured
+  std::string unit;          ///< unit of Variant::value ("ms", "op/s", "threads/s")
+  bool higher_is_better = false;
+  std::string how_measured;  ///< what one sample is, e.g. "wall time from release to last finish"
+  int runs = 0;              ///< samples per variant (the median is over these)
+  bool quick = false;        ///< short mode (smaller work per run)
+  std::string published;     ///< the published result this reproduces
+  bool available = true;     ///< false when the whole bench cannot run here
+  std::string unavailable_reason;
+  std::string allowed_cpus;  ///< CPUs this process could use, kernel list syntax
+  std::vector<Variant> variants;
+  std::vector<std::string> notes;  ///< caveats about this machine ("only one pair of CPUs")
+};
+
+/// Fills Variant::ratio_to_baseline for every available variant whose baseline is available.
+void compute_ratios(BenchResult& result);
+
+/// A BenchResult with only its identity and `available = false` and the reason.
+BenchResult unavailable_bench(std::string name, std::string title, std::string reason);
+
+}  // namespace threadmap::experiments

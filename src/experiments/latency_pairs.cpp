@@ -1,0 +1,36 @@
+#include "src/experiments/latency_pairs.hpp"
+
+#include <cmath>
+
+namespace threadmap::experiments {
+
+std::vector<PingpongOptions::Latency> latencies_from_matrix(const latency::Matrix& matrix) {
+  std::vector<PingpongOptions::Latency> out;
+  for (std::size_t i = 0; i < matrix.size(); ++i) {
+    for (std::size_t j = i + 1; j < matrix.size(); ++j) {
+      const double a = matrix.at(i, j), b = matrix.at(j, i);
+      double ns = std::isnan(a) ? b : std::isnan(b) ? a : (a + b) / 2;
+      if (std::isnan(ns)) continue;
+      out.push_back({matrix.cpus[i], matrix.cpus[j], ns});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> matrix_mismatch_notes(const latency::Matrix& matrix,
+                                               const Topology& topo) {
+  std::vector<std::string> notes;
+  CpuSet matrix_cpus = CpuSet::from_vector(matrix.cpus);
+  if (!matrix_cpus.is_subset_of(topo.complete_cpus()))
+    notes.push_back("the latency matrix (" + matrix.source + ") covers CPUs " +
+                    matrix_cpus.to_list() + " but this machine has " +
+                    topo.complete_cpus().to_list() + ": it was probably measured on another "
+                    "machine");
+  if (!matrix.cpu_model.empty() && !topo.cpu_model().empty() &&
+      matrix.cpu_model != topo.cpu_model())
+    notes.push_back("the latency matrix was measured on a '" + matrix.cpu_model +
+                    "', this machine is a '" + topo.cpu_model() + "'");
+  return notes;
+}
+
+}  // namespace threadmap::experiments

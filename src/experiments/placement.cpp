@@ -1,0 +1,68 @@
+#include "src/experiments/placement.hpp"
+
+namespace threadmap::experiments {
+
+int topology_distance(const Topology& topo, int cpu_a, int cpu_b) {
+  const int level = static_cast<int>(topo.shared_level(cpu_a, cpu_b));
+  return level * 2 + (topo.same_numa(cpu_a, cpu_b) ? 0 : 1);
+}
+
+std::optional<CpuPair> smt_sibling_pair(const Topology& topo, const CpuSet& allowed) {
+  for (const CpuSet& core : topo.groups(Level::core)) {
+    std::vector<int> usable = (core & allowed).to_vector();
+    if (usable.size() >= 2) return CpuPair{usable[0], usable[1]};
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Best pair by a comparison of distances; `better(d, best)` decides. Ties keep the lowest CPUs
+// because the loops run in increasing order and only a strictly better pair replaces.
+template <class Better, class Accept>
+std::optional<CpuPair> best_pair(const Topology& topo, const CpuSet& allowed, Better better,
+                                 Accept accept) {
+  const std::vector<int> cpus = allowed.to_vector();
+  std::optional<CpuPair> best;
+  int best_distance = 0;
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    for (std::size_t j = i + 1; j < cpus.size(); ++j) {
+      if (!accept(cpus[i], cpus[j])) continue;
+      const int d = topology_distance(topo, cpus[i], cpus[j]);
+      if (!best || better(d, best_distance)) {
+        best = CpuPair{cpus[i], cpus[j]};
+        best_distance = d;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::optional<CpuPair> nearest_pair_on_two_cores(const Topology& topo, const CpuSet& allowed) {
+  return best_pair(
+      topo, allowed, [](int d, int best) { return d < best; },
+      [&](int a, int b) { return !topo.smt_siblings(a).contains(b); });
+}
+
+std::optional<CpuPair> farthest_pair(const Topology& topo, const CpuSet& allowed) {
+  return best_pair(
+      topo, allowed, [](int d, int best) { return d > best; }, [](int, int) { return true; });
+}
+
+std::vector<int> core_slots(const Topology& topo, const CpuSet& allowed, int cpu) {
+  std::vector<int> slots{cpu};
+  for (int sibling : (topo.smt_siblings(cpu) & allowed).to_vector()) {
+    if (sibling != cpu && slots.size() < 2) slots.push_back(sibling);
+  }
+  if (slots.size() == 2 && slots[1] < slots[0]) std::swap(slots[0], slots[1]);
+  return slots;
+}
+
+std::string describe_cpus(const CpuSet& cpus) {
+  if (cpus.empty()) return "not pinned";
+  return (cpus.count() == 1 ? "CPU " : "CPUs ") + cpus.to_list();
+}
+
+}  // namespace threadmap::experiments

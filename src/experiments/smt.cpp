@@ -1,0 +1,126 @@
+// The SMT experiment ("C++11 threads, affinity and hyperthreading"): two float workloads run
+// alone, on two cores, and on the two SMT siblings of one core. Accumulate is bound by the
+// latency of one long chain of dependent adds, leaving execution units idle for a sibling;
+// sum-of-sin saturates the FP units, so a sibling halves its throughput. Published: accumulate
+// unaffected by a sibling, sin >75% slower.
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "src/experiments/experiments.hpp"
+#include "src/experiments/pinned_run.hpp"
+#include "src/experiments/run_interleaved.hpp"
+
+namespace threadmap::experiments {
+namespace {
+
+// Results go here so the compiler cannot drop the work.
+volatile float g_sink = 0;
+
+// In-L1 data (16 KiB), summed `passes` times: a dependent float-add chain, never vectorized
+// (float addition is not associative, and we do not build with -ffast-math).
+void accumulate_workload(long passes) {
+  std::vector<float> data(4096);
+  std::iota(data.begin(), data.end(), 0.5f);
+  float total = 0;
+  for (long p = 0; p < passes; ++p) total = std::accumulate(data.begin(), data.end(), total);
+  g_sink = total;
+}
+
+void sin_workload(long terms) {
+  double total = 0;
+  for (long i = 0; i < terms; ++i) total += std::sin(static_cast<double>(i) * 1e-3);
+  g_sink = static_cast<float>(total);
+}
+
+struct Workload {
+  const char* name;
+  const char* label;
+  void (*run)(long);
+  long full_size;
+};
+
+}  // namespace
+
+Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
+  Result<CpuSet> usable = usable_cpus(topo);
+  if (!usable) return usable.error();
+  BenchResult r;
+  r.name = "smt";
+  r.title = "float workloads alone, on two cores, and on two SMT siblings of one core";
+  r.unit = "ms";
+  r.higher_is_better = false;
+  r.how_measured = "wall time for every thread to finish one workload (same work per thread)";
+  r.published = "accumulate: no slowdown on SMT siblings; sum of sin: >75% slower on siblings "
+                "(\"C++11 threads, affinity and hyperthreading\")";
+  r.allowed_cpus = usable->to_list();
+
+  const std::optional<CpuPair> siblings = smt_sibling_pair(topo, *usable);
+  const std::optional<CpuPair> two_cores = nearest_pair_on_two_cores(topo, *usable);
+  const int alone_cpu = siblings ? siblings->first : two_cores ? two_cores->first
+                                                               : usable->first();
+  const Workload workloads[] = {
+      {"accumulate", "accumulate", accumulate_workload, 25'000},
+      {"sin", "sum of sin", sin_workload, 8'000'000},
+  };
+  std::vector<const Workload*> workload_of;
+  for (const Workload& w : workloads) {
+    const std::string alone_name = std::string(w.name) + "-alone";
+    Variant alone;
+    alone.name = alone_name;
+    alone.label = std::string(w.label) + ", alone";
+    alone.threads = {{"worker", CpuSet{alone_cpu}}};
+    alone.placement = "CPU " + std::to_string(alone_cpu);
+    r.variants.push_back(alone);
+    workload_of.push_back(&w);
+
+    Variant cores;
+    cores.name = std::string(w.name) + "-two-cores";
+    cores.label = std::string(w.label) + ", two cores";
+    cores.baseline = alone_name;
+    if (two_cores) {
+      cores.threads = {{"worker 1", CpuSet{two_cores->first}},
+                       {"worker 2", CpuSet{two_cores->second}}};
+      cores.placement = "CPU " + std::to_string(two_cores->first) + " + CPU " +
+                        std::to_string(two_cores->second) + " (different cores)";
+    } else {
+      cores.available = false;
+      cores.unavailable_reason = "the usable CPUs " + usable->to_list() + " are on one core";
+    }
+    r.variants.push_back(cores);
+    workload_of.push_back(&w);
+
+    Variant smt;
+    smt.name = std::string(w.name) + "-smt-siblings";
+    smt.label = std::string(w.label) + ", SMT siblings";
+    smt.baseline = alone_name;
+    if (siblings) {
+      smt.threads = {{"worker 1", CpuSet{siblings->first}},
+                     {"worker 2", CpuSet{siblings->second}}};
+      smt.placement = "CPU " + std::to_string(siblings->first) + " + CPU " +
+                      std::to_string(siblings->second) + " (one core)";
+    } else {
+      smt.available = false;
+      smt.unavailable_reason = "no usable core has two hardware threads (no SMT here, or it "
+                               "is disabled or outside the usable CPUs " + usable->to_list() + ")";
+    }
+    r.variants.push_back(smt);
+    workload_of.push_back(&w);
+  }
+  if (!siblings)
+    r.notes.push_back("this machine shows no SMT siblings: the sibling rows cannot run here");
+
+  const long scale = options.quick ? 10 : 1;
+  Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
+    const Workload& w = *workload_of[index];
+    std::vector<CpuSet> cpus;
+    for (const ThreadPlacement& t : r.variants[index].threads) cpus.push_back(t.cpus);
+    Result<double> seconds = run_pinned(cpus, [&](std::size_t) { w.run(w.full_size / scale); });
+    if (!seconds) return seconds.error();
+    return *seconds * 1e3;
+  });
+  if (!status) return status.error();
+  return r;
+}
+
+}  // namespace threadmap::experiments

@@ -1,0 +1,137 @@
+#include "src/render/bench_view.hpp"
+
+#include <fmt/format.h>
+
+#include "src/render/text_table.hpp"
+
+namespace threadmap::render {
+
+using experiments::BenchResult;
+using experiments::Variant;
+
+std::string bench_value_text(double value, const std::string& unit) {
+  if (unit.size() > 2 && unit.ends_with("/s")) {
+    if (value >= 1e6) return fmt::format("{:.2f} M {}", value / 1e6, unit);
+    if (value >= 1e3) return fmt::format("{:.1f} k {}", value / 1e3, unit);
+    return fmt::format("{:.0f} {}", value, unit);
+  }
+  if (value >= 100) return fmt::format("{:.0f} {}", value, unit);
+  if (value >= 10) return fmt::format("{:.1f} {}", value, unit);
+  return fmt::format("{:.2f} {}", value, unit);
+}
+
+std::string bench_ratio_text(const Variant& v) {
+  if (!v.available) return "not run";
+  if (v.baseline.empty()) return "baseline";
+  if (v.ratio_to_baseline <= 0) return "-";
+  if (v.ratio_to_baseline >= 1) return fmt::format("{:.2f}x faster", v.ratio_to_baseline);
+  return fmt::format("{:.2f}x slower", 1 / v.ratio_to_baseline);
+}
+
+std::string bench_text(const BenchResult& r) {
+  std::string out = fmt::format("{}: {}\n", r.name, r.title);
+  if (!r.available) return out + "  not available here: " + r.unavailable_reason + "\n";
+  out += fmt::format("usable CPUs {}; each value is the median of {} run{}{}; {}\n\n",
+                     r.allowed_cpus, r.runs, r.runs == 1 ? "" : "s",
+                     r.quick ? " (quick mode: less work per run)" : "", r.how_measured);
+  TextTable table({"variant", "placement", "median>", "min .. max>", "spread>", "vs baseline>"});
+  for (const Variant& v : r.variants) {
+    if (!v.available) {
+      table.add_row({v.label, "-", "-", "-", "-", "not run"});
+      continue;
+    }
+    table.add_row({v.label, v.placement, bench_value_text(v.value.median, r.unit),
+                   fmt::format("{} .. {}", bench_value_text(v.value.min, r.unit),
+                               bench_value_text(v.value.max, r.unit)),
+                   fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
+  }
+  out += table.str();
+  out += fmt::format("spread = (max - min) / median; ratios compare medians with the row "
+                     "marked baseline{}\n",
+                     r.higher_is_better ? " (higher is better)" : " (lower is better)");
+
+  bool any_counters = false;
+  for (const Variant& v : r.variants) any_counters = any_counters || !v.counters.empty();
+  if (any_counters) {
+    std::vector<std::string> headers{"counters (median per run)"};
+    const Variant* with = nullptr;
+    for (const Variant& v : r.variants)
+      if (!v.counters.empty()) with = with ? with : &v;
+    for (const auto& c : with->counters) headers.push_back(c.name + ">");
+    TextTable counters(headers);
+    std::vector<std::string> unsupported;
+    for (const Variant& v : r.variants) {
+      if (v.counters.empty()) continue;
+      std::vector<std::string> row{v.label};
+      for (const auto& c : v.counters) {
+        row.push_back(c.supported ? fmt::format("{:.0f}", c.median) : "not supported");
+      }
+      counters.add_row(row);
+    }
+    out += "\n" + counters.str();
+    for (const auto& c : with->counters)
+      out += fmt::format("  {}: {}\n", c.name, c.supported ? c.how : c.reason);
+  }
+  for (const Variant& v : r.variants)
+    if (!v.available) out += fmt::format("not run: {}: {}\n", v.label, v.unavailable_reason);
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
+  out += "published: " + r.published + "\n";
+  return out;
+}
+
+nlohmann::json bench_json(const BenchResult& r) {
+  using nlohmann::json;
+  json doc{{"schema", "threadmap.bench/1"},
+           {"bench", r.name},
+           {"title", r.title},
+           {"available", r.available},
+           {"unavailable_reason", r.available ? json(nullptr) : json(r.unavailable_reason)}};
+  if (!r.available) return doc;
+  doc["unit"] = r.unit;
+  doc["higher_is_better"] = r.higher_is_better;
+  doc["how_measured"] = r.how_measured;
+  doc["statistic"] = fmt::format("median of {} runs", r.runs);
+  doc["runs"] = r.runs;
+  doc["quick"] = r.quick;
+  doc["usable_cpus"] = r.allowed_cpus;
+  doc["published"] = r.published;
+  json variants = json::array();
+  for (const Variant& v : r.variants) {
+    json threads = json::array();
+    for (const auto& t : v.threads)
+      threads.push_back({{"thread", t.thread},
+                         {"cpus", t.cpus.empty() ? json(nullptr) : json(t.cpus.to_list())}});
+    json jv{{"name", v.name},
+            {"label", v.label},
+            {"available", v.available},
+            {"unavailable_reason", v.available ? json(nullptr) : json(v.unavailable_reason)},
+            {"placement", v.placement},
+            {"threads", threads},
+            {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)}};
+    if (v.available) {
+      jv["median"] = v.value.median;
+      jv["min"] = v.value.min;
+      jv["max"] = v.value.max;
+      jv["spread_pct"] = v.value.spread_pct;
+      jv["samples"] = v.value.samples;
+      jv["ratio_to_baseline"] = v.ratio_to_baseline > 0 ? json(v.ratio_to_baseline)
+                                                        : json(nullptr);
+    }
+    json counters = json::array();
+    for (const auto& c : v.counters) {
+      counters.push_back({{"name", c.name},
+                          {"unit", c.unit},
+                          {"supported", c.supported},
+                          {"median", c.supported ? json(c.median) : json(nullptr)},
+                          {"how", c.supported ? json(c.how) : json(nullptr)},
+                          {"reason", c.supported ? json(nullptr) : json(c.reason)}});
+    }
+    jv["counters"] = counters;
+    variants.push_back(jv);
+  }
+  doc["variants"] = variants;
+  doc["notes"] = r.notes;
+  return doc;
+}
+
+}  // namespace threadmap::render

@@ -1,0 +1,95 @@
+// The bench table and JSON: every documented field is present, units are said, unavailable
+// variants carry their reason, and the numbers are the result's own.
+#include <gtest/gtest.h>
+
+#include "src/render/bench_view.hpp"
+
+namespace threadmap::experiments {
+namespace {
+
+BenchResult sample_result() {
+  BenchResult r;
+  r.name = "contention";
+  r.title = "two pairs";
+  r.unit = "ms";
+  r.how_measured = "wall time";
+  r.runs = 3;
+  r.published = "5.09 ms -> 1.32 ms";
+  r.allowed_cpus = "0-1";
+  Variant os;
+  os.name = "os";
+  os.label = "OS placement";
+  os.placement = "not pinned";
+  os.threads = {{"pair A thread 1", {}}};
+  os.value = summarize({5.0, 4.0, 6.0});
+  Variant one;
+  one.name = "one-core";
+  one.label = "each pair on one CPU";
+  one.placement = "A: CPU 0 + CPU 0";
+  one.baseline = "os";
+  one.threads = {{"pair A thread 1", CpuSet{0}}};
+  one.value = summarize({1.25, 1.0, 1.5});
+  one.counters = {{"cpu_migrations", "count per run", true, 2, "perf", ""},
+                  {"l1d_read_misses", "count per run", false, 0, "", "not supported: ENOENT"}};
+  Variant smt;
+  smt.name = "smt";
+  smt.label = "siblings";
+  smt.baseline = "os";
+  smt.available = false;
+  smt.unavailable_reason = "no SMT here";
+  r.variants = {os, one, smt};
+  r.notes = {"a note"};
+  compute_ratios(r);
+  return r;
+}
+
+TEST(BenchJson, HasEveryDocumentedField) {
+  nlohmann::json j = render::bench_json(sample_result());
+  EXPECT_EQ(j["schema"], "threadmap.bench/1");
+  for (const char* key : {"bench", "title", "available", "unavailable_reason", "unit",
+                          "higher_is_better", "how_measured", "statistic", "runs", "quick",
+                          "usable_cpus", "published", "variants", "notes"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["statistic"], "median of 3 runs");
+  const auto& one = j["variants"][1];
+  for (const char* key : {"name", "label", "available", "unavailable_reason", "placement",
+                          "threads", "baseline", "median", "min", "max", "spread_pct", "samples",
+                          "ratio_to_baseline", "counters"})
+    EXPECT_TRUE(one.contains(key)) << key;
+  EXPECT_DOUBLE_EQ(one["median"].get<double>(), 1.25);
+  EXPECT_DOUBLE_EQ(one["ratio_to_baseline"].get<double>(), 4.0);
+  EXPECT_EQ(one["threads"][0]["cpus"], "0");
+  EXPECT_TRUE(j["variants"][0]["threads"][0]["cpus"].is_null());
+  EXPECT_EQ(one["counters"][1]["supported"], false);
+  EXPECT_EQ(one["counters"][1]["reason"], "not supported: ENOENT");
+  EXPECT_EQ(j["variants"][2]["available"], false);
+  EXPECT_EQ(j["variants"][2]["unavailable_reason"], "no SMT here");
+  EXPECT_FALSE(j["variants"][2].contains("median"));
+}
+
+TEST(BenchJson, UnavailableBenchSaysWhy) {
+  nlohmann::json j = render::bench_json(unavailable_bench("spawn", "t", "not built"));
+  EXPECT_EQ(j["available"], false);
+  EXPECT_EQ(j["unavailable_reason"], "not built");
+}
+
+TEST(BenchText, ShowsMediansUnitsRatiosAndReasons) {
+  std::string text = render::bench_text(sample_result());
+  EXPECT_NE(text.find("median of 3 runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("5.00 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.25 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("4.00x faster"), std::string::npos) << text;
+  EXPECT_NE(text.find("baseline"), std::string::npos) << text;
+  EXPECT_NE(text.find("no SMT here"), std::string::npos) << text;
+  EXPECT_NE(text.find("not supported"), std::string::npos) << text;
+  EXPECT_NE(text.find("published: 5.09 ms -> 1.32 ms"), std::string::npos) << text;
+}
+
+TEST(BenchText, ValuesSayTheirUnit) {
+  EXPECT_EQ(render::bench_value_text(15.5e6, "op/s"), "15.50 M op/s");
+  EXPECT_EQ(render::bench_value_text(158940, "threads/s"), "158.9 k threads/s");
+  EXPECT_EQ(render::bench_value_text(1.3249, "ms"), "1.32 ms");
+}
+
+}  // namespace
+}  // namespace threadmap::experiments
