@@ -2,15 +2,79 @@
  * and hands over to a hidden function (thread.c, logical_exit.c) or to glibc. The version
  * script (exports.map) exports exactly these names, unversioned, so they interpose glibc's
  * versioned definitions whether the library is preloaded or linked before libc. */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
 
-#define TM_EXPORT __attribute__((visibility("default")))
+/* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
+ * pthread_key_create) before it can run instrumented code. Until our constructor has run, and
+ * whenever the caller is a sanitizer runtime, a wrapper goes straight to glibc (tm__early):
+ * runtimes model one thread per kernel thread, so threads they wrap are plain glibc threads
+ * (our physical threads are made through their interceptor, see tm__physical_create), and
+ * their keys (whose destructors tear down per-thread runtime state) stay glibc's. */
+#define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
+#define TM_EARLY(name, ...)                                                   \
+  do {                                                                        \
+    if (__builtin_expect(!tm__ready() || tm__passthrough ||                 \
+                             tm__in_runtime(__builtin_return_address(0)), 0)) { \
+      __typeof__(name) *early = (__typeof__(name) *)tm__early(#name);         \
+      return early(__VA_ARGS__);                                              \
+    }                                                                         \
+  } while (0)
+
+/* Set while this library calls a sanitizer's interceptor for a physical thread (see
+ * tm__physical_create): the interceptor may tail-call back into us, so the return address
+ * alone cannot tell. */
+__thread int tm__passthrough __attribute__((tls_model("initial-exec")));
+
+__attribute__((no_sanitize_thread)) static void *tm__early(const char *name) {
+  return dlsym(RTLD_NEXT, name);
+}
+
+/* Code ranges of sanitizer runtimes (libasan, libtsan, ...), found once at start-up: calls
+ * coming from there take glibc's path (TM_EARLY), uninstrumented. */
+#define TM_MAX_RUNTIME_RANGES 8
+static uintptr_t tm__runtime_lo[TM_MAX_RUNTIME_RANGES], tm__runtime_hi[TM_MAX_RUNTIME_RANGES];
+static int tm__runtime_ranges;
+
+static int tm__note_runtime(struct dl_phdr_info *info, size_t size, void *unused) {
+  (void)size;
+  (void)unused;
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  static const char *const runtimes[] = {"libasan", "libtsan", "liblsan", "libubsan",
+                                         "libhwasan", "libmsan", "libclang_rt"};
+  int is_runtime = 0;
+  for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; ++i)
+    if (strncmp(base, runtimes[i], strlen(runtimes[i])) == 0) is_runtime = 1;
+  for (int i = 0; is_runtime && i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    if (tm__runtime_ranges == TM_MAX_RUNTIME_RANGES) break;
+    tm__runtime_lo[tm__runtime_ranges] = info->dlpi_addr + ph->p_vaddr;
+    tm__runtime_hi[tm__runtime_ranges] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    tm__runtime_ranges++;
+  }
+  return 0;
+}
+
+void tm__runtime_ranges_init(void) { dl_iterate_phdr(tm__note_runtime, NULL); }
+
+__attribute__((no_sanitize_thread)) static int tm__in_runtime(void *code) {
+  for (int i = 0; i < tm__runtime_ranges; ++i)
+    if ((uintptr_t)code >= tm__runtime_lo[i] && (uintptr_t)code < tm__runtime_hi[i]) return 1;
+  return 0;
+}
 
 __attribute__((constructor)) static void tm__constructor(void) { tm__init(); }
 
@@ -20,21 +84,25 @@ __attribute__((destructor)) static void tm__destructor(void) {
 
 TM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                              void *(*start)(void *), void *arg) {
+  TM_EARLY(pthread_create, thread, attr, start, arg);
   tm__init();
   return tm__create(thread, attr, start, arg);
 }
 
 TM_EXPORT int pthread_join(pthread_t thread, void **ret) {
+  TM_EARLY(pthread_join, thread, ret);
   tm__init();
   return tm__join(thread, ret, TM_JOIN_BLOCK, CLOCK_REALTIME, NULL);
 }
 
 TM_EXPORT int pthread_tryjoin_np(pthread_t thread, void **ret) {
+  TM_EARLY(pthread_tryjoin_np, thread, ret);
   tm__init();
   return tm__join(thread, ret, TM_JOIN_TRY, CLOCK_REALTIME, NULL);
 }
 
 TM_EXPORT int pthread_timedjoin_np(pthread_t thread, void **ret, const struct timespec *abstime) {
+  TM_EARLY(pthread_timedjoin_np, thread, ret, abstime);
   tm__init();
   if (abstime == NULL) return tm__join(thread, ret, TM_JOIN_BLOCK, CLOCK_REALTIME, NULL);
   return tm__join(thread, ret, TM_JOIN_TIMED, CLOCK_REALTIME, abstime);
@@ -42,6 +110,7 @@ TM_EXPORT int pthread_timedjoin_np(pthread_t thread, void **ret, const struct ti
 
 TM_EXPORT int pthread_clockjoin_np(pthread_t thread, void **ret, clockid_t clock,
                                    const struct timespec *abstime) {
+  TM_EARLY(pthread_clockjoin_np, thread, ret, clock, abstime);
   tm__init();
   if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) return EINVAL;
   if (abstime == NULL) return tm__join(thread, ret, TM_JOIN_BLOCK, clock, NULL);
@@ -49,11 +118,13 @@ TM_EXPORT int pthread_clockjoin_np(pthread_t thread, void **ret, clockid_t clock
 }
 
 TM_EXPORT int pthread_detach(pthread_t thread) {
+  TM_EARLY(pthread_detach, thread);
   tm__init();
   return tm__detach(thread);
 }
 
 TM_EXPORT int pthread_cancel(pthread_t thread) {
+  TM_EARLY(pthread_cancel, thread);
   tm__init();
   return tm__cancel(thread);
 }
@@ -67,6 +138,7 @@ TM_EXPORT void pthread_exit(void *value) {
 }
 
 TM_EXPORT int pthread_kill(pthread_t thread, int sig) {
+  TM_EARLY(pthread_kill, thread, sig);
   tm__init();
   struct tm_thread *t = tm__lookup(thread);
   if (t && (atomic_load(&t->lstate) & TM_L_EXITED) && !t->in_exit_sequence) {
@@ -78,6 +150,7 @@ TM_EXPORT int pthread_kill(pthread_t thread, int sig) {
 }
 
 TM_EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
+  TM_EARLY(pthread_key_create, key, destructor);
   tm__init();
   int r = tm__real.key_create(key, destructor);
   if (r == 0) tm__key_created(*key, destructor);
@@ -85,6 +158,7 @@ TM_EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
 }
 
 TM_EXPORT int pthread_key_delete(pthread_key_t key) {
+  TM_EARLY(pthread_key_delete, key);
   tm__init();
   int r = tm__real.key_delete(key);
   if (r == 0) tm__key_deleted(key);
@@ -92,6 +166,7 @@ TM_EXPORT int pthread_key_delete(pthread_key_t key) {
 }
 
 TM_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr) {
+  TM_EARLY(pthread_getattr_np, thread, attr);
   tm__init();
   int r = tm__real.getattr_np(thread, attr);
   struct tm_thread *t = tm__lookup(thread);
@@ -136,6 +211,7 @@ TM_EXPORT void __pthread_unwind_next(__pthread_unwind_buf_t *buf) {
 
 /* Namespace changes of the calling thread cannot be undone: such a thread is not reused. */
 TM_EXPORT int unshare(int flags) {
+  TM_EARLY(unshare, flags);
   tm__init();
   struct tm_thread *t = tm__self();
   if (t) t->tainted = 1;
@@ -143,6 +219,7 @@ TM_EXPORT int unshare(int flags) {
 }
 
 TM_EXPORT int setns(int fd, int nstype) {
+  TM_EARLY(setns, fd, nstype);
   tm__init();
   struct tm_thread *t = tm__self();
   if (t) t->tainted = 1;

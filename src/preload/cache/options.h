@@ -17,7 +17,10 @@
 
 #include <stddef.h>
 
-#include "tm_cache.h"
+/* Self-contained (no tm_cache.h): the C++ unit tests include this header. */
+#ifndef TM_HIDDEN
+#define TM_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 enum tm_option_id {
   TM_OPT_ENABLE,

@@ -30,6 +30,27 @@ _Atomic int tm__enabled;
 static _Atomic int tm__init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic int tm__main_exited;
 static size_t tm__default_stack_size;
+static int (*tm__getstackaddr)(const pthread_attr_t *, void **);
+int tm__sanitized;
+/* How physical threads are made: glibc's pthread_create, or under a sanitizer the runtime's
+ * interceptor (global pthread_create), so that the runtime knows every physical thread. The
+ * interceptor calls back into our pthread_create, which sees a caller inside the runtime and
+ * goes straight to glibc (interpose.c). */
+static int (*tm__physical_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+/* Calls tm__physical_<op> with our wrappers in pass-through mode (they go straight to glibc
+ * when the interceptor calls them back). */
+#define tm__physical(op, ...)                          \
+  __extension__({                                      \
+    tm__passthrough++;                                 \
+    int physical_result = tm__physical_##op(__VA_ARGS__); \
+    tm__passthrough--;                                 \
+    physical_result;                                   \
+  })
+
+/* Joins and detaches of physical threads take the same road, so the runtime's bookkeeping of
+ * its threads stays complete (no false "thread leak" reports). */
+static int (*tm__physical_join)(pthread_t, void **);
+static int (*tm__physical_detach)(pthread_t);
 static size_t tm__default_guard_size;
 
 int tm__process_retiring(void) { return atomic_load_explicit(&tm__main_exited, memory_order_relaxed); }
@@ -39,6 +60,17 @@ static void tm__after_fork_child(void) {
   tm__wait_after_fork();
   struct tm_thread *t = tm__self();
   if (t) t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
+}
+
+/* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
+ * intercept it (the global definition is then our own). */
+static void *tm__interceptor(const char *name, void *fallback) {
+  void *global = dlsym(RTLD_DEFAULT, name);
+  Dl_info where, ours;
+  if (global == NULL || !dladdr(global, &where) || !dladdr((void *)&tm__interceptor, &ours) ||
+      where.dli_fbase == ours.dli_fbase)
+    return fallback;
+  return global;
 }
 
 #define TM_RESOLVE(field, name) \
@@ -65,6 +97,19 @@ static void tm__init_once(void) {
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
+  *(void **)&tm__getstackaddr = dlsym(RTLD_NEXT, "pthread_attr_getstackaddr");
+  tm__sanitized = dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
+                  dlsym(RTLD_DEFAULT, "__tsan_init") != NULL ||
+                  dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
+  if (tm__sanitized) tm__runtime_ranges_init();
+  tm__physical_create = tm__real.create;
+  tm__physical_join = tm__real.join;
+  tm__physical_detach = tm__real.detach;
+  if (tm__sanitized) {
+    *(void **)&tm__physical_create = tm__interceptor("pthread_create", (void *)tm__real.create);
+    *(void **)&tm__physical_join = tm__interceptor("pthread_join", (void *)tm__real.join);
+    *(void **)&tm__physical_detach = tm__interceptor("pthread_detach", (void *)tm__real.detach);
+  }
   pthread_attr_t defaults;
   tm__default_stack_size = 8u << 20;
   tm__default_guard_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -92,6 +137,8 @@ static void tm__init_once(void) {
   }
   atomic_store(&tm__enabled, enable);
 }
+
+int tm__ready(void) { return __atomic_load_n((int *)&tm__init_state, __ATOMIC_ACQUIRE) == 2; }
 
 void tm__init(void) {
   if (atomic_load_explicit(&tm__init_state, memory_order_acquire) == 2) return;
@@ -161,7 +208,7 @@ _Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf
   tm__stats_retired((s & TM_L_CANCEL_SENT) ? TM_RETIRE_CANCELLED : TM_RETIRE_GLIBC_EXIT);
   if (s & TM_L_DETACHED) {
     tm__set_self(NULL);
-    tm__real.detach(pthread_self());
+    tm__physical(detach, pthread_self());
     tm__record_free(t);
   }
   /* Otherwise the joiner (or a later pthread_detach) sees GLIBC_EXIT and calls glibc. */
@@ -171,6 +218,7 @@ _Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf
 static void *tm__worker(void *arg) {
   struct tm_thread *t = arg;
   tm__set_self(t);
+  atomic_store_explicit(&t->started, 1, memory_order_release);
   t->handle = pthread_self();
   t->tid = (pid_t)syscall(SYS_gettid);
   size_t robust_len;
@@ -211,7 +259,7 @@ static void *tm__worker(void *arg) {
       uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);
       if (detached || (r & TM_R_JOINED)) {
         tm__set_self(NULL);
-        tm__real.detach(pthread_self());
+        tm__physical(detach, pthread_self());
         tm__record_free(t);
       }
       return NULL; /* joinable: the late joiner calls the real pthread_join */
@@ -222,13 +270,13 @@ static void *tm__worker(void *arg) {
     uint32_t w = tm__wait_assignment(t);
     if (w & TM_W_RETIRE) {
       tm__set_self(NULL);
-      tm__real.detach(pthread_self());
+      tm__physical(detach, pthread_self());
       tm__record_free(t);
       return NULL;
     }
     if (w == TM_W_DEAD) { /* idle timeout: the record stays a tombstone for the next pop */
       tm__set_self(NULL);
-      tm__real.detach(pthread_self());
+      tm__physical(detach, pthread_self());
       return NULL;
     }
     atomic_store_explicit(&t->wake, TM_W_WAIT, memory_order_relaxed);
@@ -248,12 +296,12 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   size_t stack_size = tm__default_stack_size, guard_size = tm__default_guard_size;
   int detach_state = PTHREAD_CREATE_JOINABLE;
   if (attr) {
+    /* pthread_attr_getstack cannot tell "no stack set" apart (it returns address - size);
+     * the deprecated getstackaddr can, and is looked up at run time to keep its link-time
+     * deprecation warning out of the build. */
     void *user_stack = NULL;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    if (pthread_attr_getstackaddr(attr, &user_stack) != 0 || user_stack != NULL)
+    if (tm__getstackaddr == NULL || tm__getstackaddr(attr, &user_stack) != 0 || user_stack != NULL)
       return tm__create_plain(thread, attr, start, arg); /* the program owns that stack */
-#pragma GCC diagnostic pop
     if (pthread_attr_getstacksize(attr, &stack_size) != 0 ||
         pthread_attr_getguardsize(attr, &guard_size) != 0 ||
         pthread_attr_getdetachstate(attr, &detach_state) != 0)
@@ -300,12 +348,19 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
     use = &joinable;
   }
   pthread_t handle;
-  int r = tm__real.create(&handle, use, tm__worker, t);
+  int r = tm__physical(create, &handle, use, tm__worker, t);
   if (r != 0) {
     tm__record_free(t);
     return r;
   }
-  tm__set_record_of(handle, t);
+  /* The slot is also set by the thread itself; writing it here too lets a join that comes
+   * before the thread ran find it. Under a sanitizer the runtime re-marks the new thread's TLS
+   * when it starts, so wait for the thread to have set it instead. */
+  if (tm__sanitized) {
+    while (atomic_load_explicit(&t->started, memory_order_acquire) == 0) sched_yield();
+  } else {
+    tm__set_record_of(handle, t);
+  }
   atomic_store_explicit(&t->creator_done, 1, memory_order_release);
   *thread = handle;
   tm__stats_count(TM_COUNT_FROM_SYSTEM);
@@ -329,9 +384,9 @@ static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joinin
   uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
   if (r & TM_R_DEAD) { /* the worker could not be reset and exits joinable */
     if (joining)
-      tm__real.join(thread, NULL);
+      tm__physical(join, thread, NULL);
     else
-      tm__real.detach(thread);
+      tm__physical(detach, thread);
     tm__record_free(t);
   } else if (r & TM_R_READY) {
     tm__idle_push(t);
@@ -412,7 +467,7 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
     s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   }
   if (s & TM_L_GLIBC_EXIT) { /* cancelled: glibc has the result and finishes the thread */
-    int r = tm__real.join(thread, ret);
+    int r = tm__physical(join, thread, ret);
     tm__record_free(t);
     return r;
   }
@@ -433,7 +488,7 @@ int tm__detach(pthread_t thread) {
   }
   if (!(s & TM_L_EXITED)) return 0; /* the worker sees DETACHED when it exits */
   if (s & TM_L_GLIBC_EXIT) {
-    tm__real.detach(thread);
+    tm__physical(detach, thread);
     tm__record_free(t);
     return 0;
   }

@@ -118,6 +118,7 @@ struct tm_thread {
   int in_exit_sequence;                /* destructors running: pthread_exit is not ours here */
   int retire_flags;                    /* bit i: retire for reason i at logical exit */
   _Atomic int creator_done;            /* the creator has written our pthread_t slot */
+  _Atomic int started;                 /* the worker has set its own slot */
   void *exit_value;
   struct _Unwind_Exception exc;
 };
@@ -194,6 +195,10 @@ TM_HIDDEN void tm__main_exiting(void);
  * process alive. */
 TM_HIDDEN int tm__process_retiring(void);
 TM_HIDDEN void tm__init(void);
+/* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
+TM_HIDDEN void tm__runtime_ranges_init(void);
+/* 1 once tm__init finished (uninstrumented: safe while a sanitizer starts up). */
+TM_HIDDEN int tm__ready(void) __attribute__((no_sanitize_thread));
 
 /* ---- real functions (resolved once with dlsym(RTLD_NEXT)) ----------------------------------- */
 struct tm_real {
@@ -221,5 +226,9 @@ struct tm_real {
 TM_HIDDEN extern struct tm_real tm__real;
 /* 1 once tm__init resolved every real function and the cache may be used. */
 TM_HIDDEN extern _Atomic int tm__enabled;
+/* 1 when a sanitizer runtime (ASan, TSan, MSan) is loaded: see tm__physical_create. */
+TM_HIDDEN extern int tm__sanitized;
+/* Non-zero while we call a sanitizer interceptor that will call our wrapper back. */
+TM_HIDDEN extern __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -1,0 +1,63 @@
+// Unit tests of the thread cache's configuration parsing (options.c), linked from the
+// internal static library because those functions are hidden in the shared one.
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "options.h"
+}
+
+namespace {
+
+TEST(CacheOptions, ParsesIntegersInRange) {
+  long long v = 0;
+  EXPECT_EQ(tm__parse_int("0", 0, 10, &v), 0);
+  EXPECT_EQ(v, 0);
+  EXPECT_EQ(tm__parse_int("10", 0, 10, &v), 0);
+  EXPECT_EQ(v, 10);
+  EXPECT_EQ(tm__parse_int("-1", -1, 10, &v), 0);
+  EXPECT_EQ(v, -1);
+}
+
+TEST(CacheOptions, RejectsMalformedAndOutOfRange) {
+  long long v = 7;
+  EXPECT_NE(tm__parse_int("", 0, 10, &v), 0);
+  EXPECT_NE(tm__parse_int("-", 0, 10, &v), 0);
+  EXPECT_NE(tm__parse_int("11", 0, 10, &v), 0);
+  EXPECT_NE(tm__parse_int("-2", -1, 10, &v), 0);
+  EXPECT_NE(tm__parse_int("3x", 0, 10, &v), 0);
+  EXPECT_NE(tm__parse_int(" 3", 0, 10, &v), 0);
+  EXPECT_NE(tm__parse_int("99999999999999999999999", 0, 1LL << 50, &v), 0);
+  EXPECT_EQ(v, 7) << "a rejected value must not be stored";
+}
+
+TEST(CacheOptions, LoadsFromEnvironmentAndKeepsDefaultsOnBadValues) {
+  char a[] = "TM_CACHE_MAX_IDLE=5";
+  char b[] = "TM_CACHE_IDLE_TIMEOUT_MS=abc";
+  char c[] = "TM_CACHE_SPIN_NS=0";
+  char d[] = "UNRELATED=1";
+  char* env[] = {a, b, c, d, nullptr};
+  testing::internal::CaptureStderr();
+  tm__options_load(env);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(tm__option(TM_OPT_MAX_IDLE), 5);
+  EXPECT_EQ(tm__option(TM_OPT_SPIN_NS), 0);
+  EXPECT_EQ(tm__option(TM_OPT_IDLE_TIMEOUT_MS), 1000) << "bad value keeps the default";
+  EXPECT_EQ(tm__option(TM_OPT_ENABLE), 1);
+  EXPECT_NE(err.find("threadmap: thread cache: ignoring TM_CACHE_IDLE_TIMEOUT_MS='abc'"),
+            std::string::npos)
+      << err;
+  char* empty[] = {nullptr};
+  tm__options_load(empty);
+  EXPECT_EQ(tm__option(TM_OPT_MAX_IDLE), 64) << "reloading without the variable restores it";
+}
+
+TEST(CacheOptions, LineFormatterWritesNumbersAndTruncatesSafely) {
+  tm_line line{};
+  tm__line_int(&line, -1234567890123LL);
+  EXPECT_EQ(std::string(line.text, line.len), "-1234567890123");
+  tm_line long_line{};
+  for (int i = 0; i < 100; ++i) tm__line_str(&long_line, "0123456789");
+  EXPECT_EQ(long_line.len, sizeof long_line.text - 1);
+}
+
+}  // namespace
