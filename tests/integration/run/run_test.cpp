@@ -1,0 +1,190 @@
+// threadmap run: every thread on its planned CPU from its first instruction, for pthreads,
+// std::async and OpenMP; thousands of threads without memory growth; --inherit; invalid
+// configurations leave the program running unpinned; exit statuses pass through.
+#include <gtest/gtest.h>
+
+#include "tests/integration/run/run_helpers.hpp"
+
+namespace {
+
+using tm_test::have_cpus_0_and_1;
+using tm_test::placements;
+using tm_test::run;
+
+const std::string kTm = THREADMAP_BIN;
+const std::string kProbe = PIN_PROBE;
+
+class Run : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifdef THREADMAP_SANITIZED
+    GTEST_SKIP() << "sanitizer build: preloading into instrumented probes needs the sanitizer "
+                    "runtime first in LD_PRELOAD";
+#endif
+    if (!have_cpus_0_and_1()) GTEST_SKIP() << "needs CPUs 0 and 1";
+  }
+};
+
+// Plan over CPUs 0 and 1 where neighbours differ, so inheriting the creator's CPU is caught.
+std::string plan_file(const std::string& name) {
+  return tm_test::write_temp(name, R"({"schema":"threadmap.plan/1","assignments":[
+    {"thread":"main","cpus":[0]},{"thread":"worker-0","cpus":[1]},{"thread":"worker-1","cpus":[0]},
+    {"thread":"worker-2","cpus":[1]},{"thread":"worker-3","cpus":[0]}],"cost":1,"model":"test"})");
+}
+
+TEST_F(Run, NamedThreadsLandOnPlannedCpusFromTheirFirstInstruction) {
+  std::string plan = plan_file("order.json");
+  // Several rounds: a thread that starts on the wrong CPU even once in a while must fail.
+  for (int round = 0; round < 5; ++round) {
+    auto o = run(kTm + " run --plan " + plan + " -- " + kProbe + " named 4");
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto p = placements(o.out);
+    ASSERT_EQ(p.size(), 5u) << o.out;
+    const char* expected[][2] = {{"main", "0"}, {"worker-0", "1"}, {"worker-1", "0"},
+                                 {"worker-2", "1"}, {"worker-3", "0"}};
+    for (auto& [label, cpu] : expected) {
+      EXPECT_EQ(p[label].affinity, cpu) << label;
+      EXPECT_EQ(std::to_string(p[label].cpu), cpu) << label;
+    }
+  }
+}
+
+TEST_F(Run, ByNameMatchesThreadNamesNotCreationOrder) {
+  // Listed in another order than the program creates them.
+  std::string plan = tm_test::write_temp("byname.json", R"({"schema":"threadmap.plan/1",
+    "assignments":[{"thread":"worker-2","cpus":[0]},{"thread":"worker-0","cpus":[0]},
+    {"thread":"worker-1","cpus":[1]},{"thread":"main","cpus":[1]}]})");
+  auto o = run(kTm + " run --plan " + plan + " --by-name -- " + kProbe + " named 3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["main"].affinity, "1");
+  EXPECT_EQ(p["worker-0"].affinity, "0");
+  EXPECT_EQ(p["worker-1"].affinity, "1");
+  EXPECT_EQ(p["worker-2"].affinity, "0");
+  EXPECT_EQ(p["worker-1"].cpu, 1);
+}
+
+TEST_F(Run, StdAsyncTasksArePinned) {
+  // --cpus 0-1 round-robin: main -> 0, then created threads cycle 1, 0, 1, ...
+  auto o = run(kTm + " run --cpus 0-1 --policy round-robin -- " + kProbe + " async 3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["main"].affinity, "0");
+  EXPECT_EQ(p["async-0"].affinity, "1");
+  EXPECT_EQ(p["async-1"].affinity, "0");
+  EXPECT_EQ(p["async-2"].affinity, "1");
+  EXPECT_EQ(p["async-2"].cpu, 1);
+}
+
+TEST_F(Run, OpenMpThreadsArePinned) {
+#ifndef OMP_PROBE
+  GTEST_SKIP() << "OpenMP not found at build time";
+#else
+  std::string plan = tm_test::write_temp("omp.json", R"({"schema":"threadmap.plan/1",
+    "assignments":[{"thread":"main","cpus":[1]},{"thread":"omp-1","cpus":[0]}]})");
+  auto o = run("OMP_NUM_THREADS=2 OMP_PROC_BIND=false " + kTm + " run --plan " + plan + " -- " +
+               OMP_PROBE);
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["omp-0"].affinity, "1");  // the master thread is the main thread
+  EXPECT_EQ(p["omp-1"].affinity, "0");
+  EXPECT_EQ(p["omp-1"].cpu, 0);
+  // By the start routine's library: libgomp's threads -> CPU 0, the rest -> CPU 1.
+  auto l = run("OMP_NUM_THREADS=3 " + kTm + " run --cpus 1 --lib 'libgomp*=0' -- " + OMP_PROBE);
+  ASSERT_EQ(l.status, 0) << l.err;
+  auto q = placements(l.out);
+  EXPECT_EQ(q["omp-0"].affinity, "1");
+  EXPECT_EQ(q["omp-1"].affinity, "0");
+  EXPECT_EQ(q["omp-2"].affinity, "0");
+#endif
+}
+
+TEST_F(Run, SkippedThreadsKeepTheOriginalAffinity) {
+  auto o = run(kTm + " run --cpus 0-1 --policy round-robin --skip 1 -- " + kProbe + " pthreads 3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["thread-0"].affinity, "1");
+  EXPECT_EQ(p["thread-1"].affinity, "0,1");  // skipped: not the main thread's pin either
+  EXPECT_EQ(p["thread-2"].affinity, "0");    // skipped threads take no slot
+}
+
+TEST_F(Run, ThousandsOfConcurrentThreadsAreAllPinned) {
+  auto o = run(kTm + " run --cpus 0-1 --policy round-robin -- " + kProbe + " pthreads 3000");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  ASSERT_EQ(p.size(), 3001u);
+  int wrong = 0;
+  for (int k = 0; k < 3000; ++k)
+    wrong += p["thread-" + std::to_string(k)].affinity != std::to_string((k + 1) % 2);
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(Run, TenThousandThreadsWithoutMemoryGrowth) {
+  auto growth = [](const tm_test::Output& o) {
+    auto pos = o.out.find("rss_growth_kib=");
+    return pos == std::string::npos ? -1L : std::stol(o.out.substr(pos + 15));
+  };
+  auto plain = run(kProbe + " many 10000");
+  auto pinned = run(kTm + " run --cpus 0-1 -- " + kProbe + " many 10000");
+  ASSERT_EQ(plain.status, 0);
+  ASSERT_EQ(pinned.status, 0) << pinned.err;
+  ASSERT_GE(growth(plain), 0);
+  ASSERT_GE(growth(pinned), 0);
+  // Even 100 bytes leaked per thread would be ~1 MiB here.
+  EXPECT_LT(growth(pinned), growth(plain) + 512) << "plain " << growth(plain);
+}
+
+TEST_F(Run, ChildrenInheritTheRulesOnlyWithInherit) {
+  std::string plan = plan_file("inherit.json");
+  auto off = run(kTm + " run --plan " + plan + " -- " + kProbe + " exec");
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_NE(off.out.find("config_in_env=0 preload_has_pin=0"), std::string::npos) << off.out;
+  // The exec'd program is not pinned by the plan: its first thread keeps the CPU the kernel
+  // carried over from the exec'ing thread (0), not the plan's slot 0 (CPU 1).
+  EXPECT_EQ(placements(off.out)["thread-0"].affinity, "0");
+
+  auto on = run(kTm + " run --inherit --plan " + plan + " -- " + kProbe + " exec");
+  ASSERT_EQ(on.status, 0) << on.err;
+  EXPECT_NE(on.out.find("config_in_env=1 preload_has_pin=1"), std::string::npos) << on.out;
+  EXPECT_EQ(placements(on.out)["thread-0"].affinity, "1");
+}
+
+TEST_F(Run, InvalidConfigurationRunsTheProgramUnpinned) {
+  auto o = run("TM_PIN_CONFIG='tm-pin/1;slot=zz:1' LD_PRELOAD=" + std::string(PIN_LIB) + " " +
+               kProbe + " exit 7");
+  EXPECT_EQ(o.status, 7);
+  EXPECT_EQ(tm_test::count_lines(o.err), 1) << o.err;
+  EXPECT_EQ(o.err.rfind("threadmap: ", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find("slot=zz:1"), std::string::npos);
+  EXPECT_EQ(placements(o.out)["main"].affinity, "0,1");
+  auto version = run("TM_PIN_CONFIG='tm-pin/9;main=0' LD_PRELOAD=" + std::string(PIN_LIB) + " " +
+                     kProbe + " exit 0");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(tm_test::count_lines(version.err), 1) << version.err;
+}
+
+TEST_F(Run, ExitStatusAndStartFailuresPassThrough) {
+  EXPECT_EQ(run(kTm + " run --cpus 0 -- " + kProbe + " exit 7").status, 7);
+  EXPECT_EQ(run(kTm + " run --cpus 0 -- sh -c 'kill -TERM $$'").status, 128 + 15);
+  auto missing = run(kTm + " run --cpus 0 -- /nonexistent/program");
+  EXPECT_EQ(missing.status, 127);
+  EXPECT_NE(missing.err.find("threadmap: cannot run '/nonexistent/program'"), std::string::npos);
+}
+
+TEST_F(Run, BadInputIsRefusedBeforeTheProgramStarts) {
+  auto bad_cpu = run(kTm + " run --cpus 9999 -- " + kProbe + " exit 0");
+  EXPECT_NE(bad_cpu.status, 0);
+  EXPECT_EQ(bad_cpu.out, "");  // the probe never ran
+  EXPECT_EQ(tm_test::count_lines(bad_cpu.err), 1) << bad_cpu.err;
+  auto bad_plan = run(kTm + " run --plan /nonexistent.json -- " + kProbe + " exit 0");
+  EXPECT_NE(bad_plan.status, 0);
+  EXPECT_EQ(bad_plan.out, "");
+  std::string outside = tm_test::write_temp("outside.json", R"({"schema":"threadmap.plan/1",
+    "assignments":[{"thread":"main","cpus":[4000]}]})");
+  auto bad = run(kTm + " run --plan " + outside + " -- " + kProbe + " exit 0");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("4000"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out, "");
+}
+
+}  // namespace
