@@ -127,7 +127,9 @@ void tm__idle_push(struct tm_thread *t) {
   }
   tm__stats_peak_idle(n);
   t->bucket = tm__bucket_of(t->stack_size);
-  atomic_store_explicit(&t->lstate, TM_L_IDLE, memory_order_relaxed);
+  uint32_t ended = atomic_load_explicit(&t->lstate, memory_order_relaxed);
+  atomic_store_explicit(&t->lstate, TM_L_IDLE | ((ended & TM_L_DETACHED) ? 0 : TM_L_REAPED),
+                        memory_order_relaxed);
   tm__stack_push(&tm__idle[t->bucket], t);
 }
 

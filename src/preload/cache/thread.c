@@ -59,7 +59,10 @@ static void tm__after_fork_child(void) {
   tm__records_after_fork();
   tm__wait_after_fork();
   struct tm_thread *t = tm__self();
-  if (t) t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
+  if (t) {
+    t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
+    atomic_store(&t->creator_done, 1);         /* nor is there a creator to wait for */
+  }
 }
 
 /* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
@@ -184,13 +187,21 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
   }
 }
 
+/* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
+ * written this thread's pthread_t slot; only then may the thread really exit, since glibc
+ * may reuse its descriptor for another thread once it is detached and gone. */
+static void tm__wait_creator(struct tm_thread *t) {
+  while (atomic_load_explicit(&t->creator_done, memory_order_acquire) == 0)
+    tm__futex_wait(&t->creator_done, 0, NULL, 0, 0);
+}
+
 /* Publishes the end of the logical thread (EXITED) and returns the lstate seen before. */
 static uint32_t tm__publish_exit(struct tm_thread *t, uint32_t extra_bits) {
-  while (!atomic_load_explicit(&t->creator_done, memory_order_acquire)) sched_yield();
   uint32_t s = atomic_load_explicit(&t->lstate, memory_order_relaxed);
   for (;;) {
     if (s & TM_L_CANCEL_BUSY) { /* pthread_cancel is about to call glibc on us: let it */
-      sched_yield();
+      /* Sleep, not yield: the canceller may have a lower real-time priority than us. */
+      tm__futex_wait(&t->lstate, s, NULL, 0, 0);
       s = atomic_load_explicit(&t->lstate, memory_order_relaxed);
       continue;
     }
@@ -207,6 +218,7 @@ _Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf
   uint32_t s = tm__publish_exit(t, TM_L_GLIBC_EXIT);
   tm__stats_retired((s & TM_L_CANCEL_SENT) ? TM_RETIRE_CANCELLED : TM_RETIRE_GLIBC_EXIT);
   if (s & TM_L_DETACHED) {
+    tm__wait_creator(t);
     tm__set_self(NULL);
     tm__physical(detach, pthread_self());
     tm__record_free(t);
@@ -258,6 +270,7 @@ static void *tm__worker(void *arg) {
       tm__stats_retired((enum tm_retire_reason)(why - 1));
       uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);
       if (detached || (r & TM_R_JOINED)) {
+        tm__wait_creator(t);
         tm__set_self(NULL);
         tm__physical(detach, pthread_self());
         tm__record_free(t);
@@ -269,12 +282,14 @@ static void *tm__worker(void *arg) {
     if (detached || (r & TM_R_JOINED)) tm__idle_push(t);
     uint32_t w = tm__wait_assignment(t);
     if (w & TM_W_RETIRE) {
+      tm__wait_creator(t);
       tm__set_self(NULL);
       tm__physical(detach, pthread_self());
       tm__record_free(t);
       return NULL;
     }
     if (w == TM_W_DEAD) { /* idle timeout: the record stays a tombstone for the next pop */
+      tm__wait_creator(t);
       tm__set_self(NULL);
       tm__physical(detach, pthread_self());
       return NULL;
@@ -357,11 +372,13 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
    * before the thread ran find it. Under a sanitizer the runtime re-marks the new thread's TLS
    * when it starts, so wait for the thread to have set it instead. */
   if (tm__sanitized) {
-    while (atomic_load_explicit(&t->started, memory_order_acquire) == 0) sched_yield();
+    struct timespec tick = {0, 20000};
+    while (atomic_load_explicit(&t->started, memory_order_acquire) == 0) nanosleep(&tick, NULL);
   } else {
     tm__set_record_of(handle, t);
   }
   atomic_store_explicit(&t->creator_done, 1, memory_order_release);
+  tm__futex_wake(&t->creator_done, 1);
   *thread = handle;
   tm__stats_count(TM_COUNT_FROM_SYSTEM);
   return 0;
@@ -383,6 +400,7 @@ static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock
 static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joining) {
   uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
   if (r & TM_R_DEAD) { /* the worker could not be reset and exits joinable */
+    tm__set_record_of(thread, NULL); /* before glibc may recycle the descriptor */
     if (joining)
       tm__physical(join, thread, NULL);
     else
@@ -432,7 +450,8 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
   uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   if (mode == TM_JOIN_TRY && !(s & TM_L_EXITED)) return EBUSY;
   for (;;) {
-    /* glibc's order: detached, then deadlock, then "someone else joins it". */
+    /* glibc's order: already joined, detached, deadlock, "someone else joins it". */
+    if (s & TM_L_REAPED) return ESRCH;
     if (s & TM_L_DETACHED) return EINVAL;
     if (t == me) return EDEADLK;
     if (me && atomic_load(&t->joining) == me && !(s & TM_L_EXITED)) return EDEADLK;
@@ -467,11 +486,15 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
     s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   }
   if (s & TM_L_GLIBC_EXIT) { /* cancelled: glibc has the result and finishes the thread */
+    tm__set_record_of(thread, NULL); /* later calls on the handle are glibc's */
     int r = tm__physical(join, thread, ret);
     tm__record_free(t);
     return r;
   }
   if (ret) *ret = t->result;
+  /* Before our vote in `release` (which may park the thread and let a new logical thread
+   * start on this record): a second join of this handle is ESRCH, as with glibc. */
+  atomic_fetch_or_explicit(&t->lstate, TM_L_REAPED, memory_order_relaxed);
   tm__release_joined(t, thread, 1);
   return 0;
 }
@@ -481,6 +504,7 @@ int tm__detach(pthread_t thread) {
   if (t == NULL) return tm__real.detach(thread);
   uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   for (;;) {
+    if (s & TM_L_REAPED) return ESRCH;
     if (s & (TM_L_DETACHED | TM_L_JOIN_CLAIMED)) return EINVAL;
     if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | TM_L_DETACHED,
                                               memory_order_acq_rel, memory_order_acquire))
@@ -488,6 +512,7 @@ int tm__detach(pthread_t thread) {
   }
   if (!(s & TM_L_EXITED)) return 0; /* the worker sees DETACHED when it exits */
   if (s & TM_L_GLIBC_EXIT) {
+    tm__set_record_of(thread, NULL);
     tm__physical(detach, thread);
     tm__record_free(t);
     return 0;
@@ -512,7 +537,10 @@ int tm__cancel(pthread_t thread) {
       break;
   }
   int r = tm__real.cancel(thread);
-  if (!self) atomic_fetch_and(&t->lstate, ~(uint32_t)TM_L_CANCEL_BUSY);
+  if (!self) {
+    atomic_fetch_and(&t->lstate, ~(uint32_t)TM_L_CANCEL_BUSY);
+    tm__futex_wake(&t->lstate, INT_MAX); /* the worker may wait for BUSY to clear */
+  }
   return r;
 }
 

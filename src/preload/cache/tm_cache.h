@@ -38,9 +38,11 @@ enum {
   TM_L_GLIBC_EXIT = 1u << 4,   /* left through glibc's unwind (cancel): join the real thread */
   TM_L_CANCEL_BUSY = 1u << 5,  /* pthread_cancel is between its check and the real call */
   TM_L_CANCEL_SENT = 1u << 6,  /* a real cancel request reached the physical thread */
+  TM_L_REAPED = 1u << 7,       /* parked after a join: join/detach on the handle get ESRCH */
 };
 /* The lstate of a record that waits for a new logical thread: joins and detaches get EINVAL
- * (the previous logical thread was joined or detached), cancel is a no-op. */
+ * (the previous logical thread was detached) or, with TM_L_REAPED, ESRCH (it was joined), as
+ * glibc answers for such handles; cancel and kill are no-ops. */
 #define TM_L_IDLE (TM_L_EXITED | TM_L_JOIN_CLAIMED | TM_L_DETACHED)
 
 /* Release bits (tm_thread.release): the physical thread may be parked only when both the
@@ -117,7 +119,7 @@ struct tm_thread {
   int own_exit;                        /* our pthread_exit unwind is in progress */
   int in_exit_sequence;                /* destructors running: pthread_exit is not ours here */
   int retire_flags;                    /* bit i: retire for reason i at logical exit */
-  _Atomic int creator_done;            /* the creator has written our pthread_t slot */
+  _Atomic uint32_t creator_done;       /* the creator has written our pthread_t slot (futex) */
   _Atomic int started;                 /* the worker has set its own slot */
   void *exit_value;
   struct _Unwind_Exception exc;

@@ -17,6 +17,15 @@ static void *forks_then_returns(void *arg) {
   return (void *)(long)(WIFEXITED(status) ? 100 + WEXITSTATUS(status) : -1);
 }
 
+static void *forks_at_once(void *arg) {
+  (void)arg;
+  pid_t pid = fork(); /* possibly before pthread_create has even returned in the parent */
+  if (pid == 0) pthread_exit(NULL); /* the only thread of the child: the child exits 0 */
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return (void *)(long)(WIFEXITED(status) ? 100 + WEXITSTATUS(status) : -1);
+}
+
 int main(void) {
   warm_cache();
   pid_t pid = fork();
@@ -40,6 +49,9 @@ int main(void) {
     pthread_create(&t, NULL, forks_then_returns, NULL);
     pthread_join(t, &ret);
     EXPECT((long)ret == 100, "child of a forking thread exits 0 when the thread returns");
+    pthread_create(&t, NULL, forks_at_once, NULL);
+    pthread_join(t, &ret);
+    EXPECT((long)ret == 100, "child whose only thread calls pthread_exit exits 0");
     settle();
   }
   return semantics_failures;

@@ -89,6 +89,10 @@ int main(void) {
   EXPECT(pthread_clockjoin_np(t, &ret, CLOCK_MONOTONIC, &mono) == 0 && ret == token,
          "clockjoin succeeds after a timeout left the thread joinable");
 
+  pthread_create(&t, NULL, exits_with_arg, token);
+  EXPECT(pthread_join(t, NULL) == 0, "join");
+  EXPECT(pthread_join(t, NULL) == ESRCH, "joining an already joined thread is ESRCH");
+  EXPECT(pthread_detach(t) == ESRCH, "detaching an already joined thread is ESRCH");
   pthread_create(&t, NULL, returns_arg, token);
   settle();
   EXPECT(pthread_tryjoin_np(t, &ret) == 0 && ret == token, "tryjoin of a finished thread");
