@@ -70,6 +70,9 @@ Result<Watched> sample_loop(std::optional<pid_t> child, const WatchOptions& opt,
   timespec next{};
   clock_gettime(CLOCK_MONOTONIC, &next);
   timespec start = next;
+  // A program we just started is still in the dynamic loader: the first sample comes one
+  // interval later, when it runs its own code (and the pin library has placed its main thread).
+  if (child) sleep_until(next, opt.interval_ms);
   for (;;) {
     if (child) {
       auto exited = apply::poll_exit(*child);

@@ -8,6 +8,7 @@
 //   many N             N threads created and joined one after another; prints RSS growth
 //   exec               prints whether TM_PIN_CONFIG is set, then execs itself "pthreads 1"
 //   exit CODE          exits with CODE after reporting the main thread
+//   sleep MS           one thread that reports, then sleeps MS ms (something to watch)
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -55,6 +56,12 @@ void* named_thread(void* arg) {
 }
 
 void* empty_thread(void*) { return nullptr; }
+
+void* sleeping_thread(void* arg) {
+  report("thread-0");
+  usleep(static_cast<useconds_t>(reinterpret_cast<long>(arg)) * 1000);
+  return nullptr;
+}
 
 long rss_kib() {
   FILE* f = std::fopen("/proc/self/status", "r");
@@ -116,5 +123,12 @@ int main(int argc, char** argv) {
     return 4;
   }
   if (mode == "exit") return n;
+  if (mode == "sleep") {
+    pthread_t t;
+    if (pthread_create(&t, nullptr, sleeping_thread, reinterpret_cast<void*>(static_cast<long>(n))) != 0)
+      return 3;
+    pthread_join(t, nullptr);
+    return 0;
+  }
   return 2;
 }
