@@ -35,10 +35,10 @@ Relation relate(const std::vector<CpuSet>& latency, const std::vector<CpuSet>& h
 }
 
 std::string describe(const LevelComparison& c) {
-  std::string latency = "latency level '" + c.latency_level + "' (" +
-                        std::to_string(c.latency_groups) + " groups)";
-  std::string hwloc = "hwloc's " + c.hwloc_level + " (" + std::to_string(c.hwloc_groups) +
-                      " groups)";
+  auto groups = [](std::size_t k) { return std::to_string(k) + (k == 1 ? " group" : " groups"); };
+  std::string latency = "latency level '" + c.latency_level + "' (" + groups(c.latency_groups) +
+                        ")";
+  std::string hwloc = "hwloc's " + c.hwloc_level + " (" + groups(c.hwloc_groups) + ")";
   switch (c.relation) {
     case Relation::same:
       return latency + " matches " + hwloc;

@@ -210,7 +210,11 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
       s.recheck_ci_high_ns = sum2.ci_high;
       s.converged = s.converged && two.converged;
       s.elapsed_ms += two.elapsed_ns / 1e6;
-      s.unstable = intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high);
+      // Unstable: the intervals do not overlap AND the medians differ by more than the
+      // precision asked for; a 1% drift between two tight intervals is not worth a flag.
+      s.unstable = intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high) &&
+                   std::fabs(sum1.median - sum2.median) >
+                       options.precision * std::min(sum1.median, sum2.median);
       Modality modes2 = find_modes(two.one_way_ns);
       if (!modes.multimodal && modes2.multimodal) modes = modes2;
       if (s.unstable) {
@@ -267,7 +271,9 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
   }
   if (unstable) {
     run.notes.push_back(std::to_string(unstable) + " of " + std::to_string(pairs.size()) +
-                        " pairs unstable: the two passes' 95% intervals do not overlap; the "
+                        " pairs unstable: the two passes' 95% intervals do not overlap and their "
+                        "medians differ by more than +-" + format_ns(options.precision * 100) +
+                        "%; the "
                         "matrix keeps the lower median, the JSON has both");
   }
   if (multimodal) {

@@ -68,7 +68,8 @@ struct PairStats {
   double recheck_median_ns = 0;   ///< second pass, measured later in shuffled order
   double recheck_ci_low_ns = 0;
   double recheck_ci_high_ns = 0;
-  bool unstable = false;          ///< the two passes' intervals do not overlap
+  bool unstable = false;          ///< the passes' intervals do not overlap and the medians
+                                  ///< differ by more than the precision
   bool multimodal = false;        ///< samples fall into separated modes (either pass)
   std::vector<double> modes_ns;   ///< centres of the modes when multimodal
   double reported_ns = 0;         ///< what the matrix holds for this pair (see docs/latency.md)

@@ -12,8 +12,9 @@
 namespace threadmap::render {
 namespace {
 
-constexpr const char* kRamp = " .:-=+*#%@";
-constexpr int kRampSize = 10;
+// No blank in the ramp: a blank cell is the diagonal.
+constexpr const char* kRamp = ".:-=+*#%@";
+constexpr int kRampSize = 9;
 
 char ramp_char(double t) {
   int k = static_cast<int>(std::clamp(t, 0.0, 1.0) * (kRampSize - 1) + 0.5);
@@ -95,7 +96,9 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
   }
   // Legend: the ramp with ns at its ends and in the middle (log scale).
   out += "\nlegend (one-way latency, ns, log scale): ";
-  if (options.color) {
+  if (scale.high_ns < scale.low_ns * 1.05) {
+    out += fmt::format("every cell is {:.1f}-{:.1f} ns\n", scale.low_ns, scale.high_ns);
+  } else if (options.color) {
     out += fmt::format("{:.1f} ", scale.low_ns);
     for (int k = 0; k < 24; ++k) {
       Rgb c = ramp(k / 23.0);
@@ -108,7 +111,7 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
       double from = scale.value_at(std::max(0.0, (k - 0.5) / (kRampSize - 1)));
       double to = scale.value_at(std::min(1.0, (k + 0.5) / (kRampSize - 1)));
       out += fmt::format("  '{}{}' {:.1f}-{:.1f}", kRamp[k], kRamp[k], from, to);
-      if (k % 5 == 4) out += '\n';
+      if (k % 5 == 4 || k == kRampSize - 1) out += '\n';
     }
   }
   return out;

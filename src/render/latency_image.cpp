@@ -90,12 +90,48 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
   text_at(cr, 12, 22, labels.title, 0);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 11);
-  text_at(cr, 12, 40, labels.subtitle, 0);
+  // The subtitle wraps at "; " so it fits the image (3 lines fit above the plot).
+  {
+    const double max_width = l.size.width - 24.0;
+    std::string line, rest = labels.subtitle;
+    double y = 40;
+    while (!rest.empty() && y < l.top - 24) {
+      std::size_t cut = rest.size();
+      cairo_text_extents_t ext;
+      for (;;) {
+        cairo_text_extents(cr, rest.substr(0, cut).c_str(), &ext);
+        if (ext.width <= max_width) break;
+        std::size_t sep = rest.rfind("; ", cut - 1);
+        if (sep == std::string::npos || sep == 0) break;
+        cut = sep;
+      }
+      text_at(cr, 12, y, rest.substr(0, cut), 0);
+      rest = cut < rest.size() ? rest.substr(std::min(rest.size(), cut + 2)) : "";
+      y += 14;
+    }
+  }
 
   cairo_surface_t* img = cells_image(m, order, l, scale);
   cairo_set_source_surface(cr, img, l.left, l.top);
   cairo_paint(cr);
   cairo_surface_destroy(img);
+
+  // Large cells (few CPUs) also carry their value, so a 2-CPU picture says more than a color.
+  const std::size_t count = order.size();
+  if (l.cell >= 40) {
+    cairo_set_font_size(cr, std::min(14.0, l.cell / 4.0));
+    for (std::size_t r = 0; r < count; ++r) {
+      for (std::size_t c = 0; c < count; ++c) {
+        double v = m.at(order[r], order[c]);
+        if (r == c || !std::isfinite(v)) continue;
+        double t = scale.position(v);
+        cairo_set_source_rgb(cr, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1);
+        text_at(cr, l.left + (static_cast<double>(c) + 0.5) * l.cell,
+                l.top + (static_cast<double>(r) + 0.5) * l.cell + 4,
+                fmt::format("{:.1f}", v), 0.5);
+      }
+    }
+  }
 
   // Domain outlines: each run of consecutive positions in one domain is a square on the diagonal.
   const std::size_t n = order.size();

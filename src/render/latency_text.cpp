@@ -11,12 +11,19 @@
 namespace threadmap::render {
 namespace {
 
-std::string groups_line(const std::vector<CpuSet>& groups, std::size_t max_shown) {
-  std::string out;
+// Groups as "[0-7,64-71]  [8-15,72-79] ...", wrapped at ~100 columns with `indent`.
+std::string groups_line(const std::vector<CpuSet>& groups, std::size_t max_shown,
+                        std::size_t indent = 11) {
+  std::string out, line;
   for (std::size_t g = 0; g < groups.size() && g < max_shown; ++g) {
-    if (g) out += "  ";
-    out += "[" + groups[g].to_list() + "]";
+    std::string item = "[" + groups[g].to_list() + "]";
+    if (!line.empty() && indent + line.size() + 2 + item.size() > 100) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : "  ") + item;
   }
+  out += line;
   if (groups.size() > max_shown) out += fmt::format("  ... ({} more)", groups.size() - max_shown);
   return out;
 }
@@ -26,7 +33,8 @@ std::string sizes_of(const std::vector<CpuSet>& groups) {
   for (const auto& g : groups) sizes.push_back(g.count());
   std::sort(sizes.begin(), sizes.end());
   if (sizes.empty()) return "";
-  if (sizes.front() == sizes.back()) return fmt::format("{} CPUs each", sizes.front());
+  if (sizes.size() == 1) return fmt::format("{} CPU{}", sizes.front(), sizes.front() == 1 ? "" : "s");
+  if (sizes.front() == sizes.back()) return fmt::format("{} CPU{} each", sizes.front(), sizes.front() == 1 ? "" : "s");
   return fmt::format("{}-{} CPUs", sizes.front(), sizes.back());
 }
 
@@ -94,14 +102,15 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     } else {
       how = "everything";
     }
-    out += fmt::format("  {:<8} {:>4} groups, {} ({})\n", d.level_names[l], d.levels[l].size(),
+    out += fmt::format("  {:<8} {:>4} group{}, {} ({})\n", d.level_names[l], d.levels[l].size(),
+                       d.levels[l].size() == 1 ? "" : "s",
                        sizes_of(d.levels[l]), how);
     if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
       out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
     }
   }
-  out += fmt::format("  domains for placement (CPUs sharing a cache): {}\n",
-                     groups_line(d.domains, 16));
+  out += fmt::format("  domains for placement (CPUs sharing a cache):\n           {}\n",
+                     groups_line(d.domains, 64));
   if (!d.smt_found) out += "  SMT siblings: none found (each CPU alone)\n";
 
   if (in.comparison) {
