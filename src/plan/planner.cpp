@@ -38,6 +38,7 @@ Result<Plan> make_plan(const WorkloadSpec& spec, const PlanInputs& inputs) {
   plan.proven_optimal = solution.proven_optimal;
   plan.stopped_by_time = solution.stopped_by_time;
   plan.search_nodes = solution.nodes;
+  plan.passes = solution.passes;
   plan.model = machine->model;
   plan.source = spec.source;
   plan.kinds_note = machine->kinds_note;

@@ -31,7 +31,8 @@ struct Plan {
   std::string solver;         ///< which solver produced it
   bool proven_optimal = false;
   bool stopped_by_time = false;
-  std::uint64_t search_nodes = 0;
+  std::uint64_t search_nodes = 0;  ///< B&B nodes or local-search moves tried
+  int passes = 0;                  ///< local search passes
   double solve_ms = 0;        ///< wall time of the solve, one run
   std::vector<std::pair<std::string, CostBreakdown>> baselines;  ///< sequential, compact, ...
   std::string source;         ///< spec file or quick form

@@ -147,6 +147,7 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
 CostBreakdown evaluate(const Problem& p, const std::vector<int>& cpu_of) {
   const MachineModel& m = *p.machine;
   CostBreakdown cost;
+  cost.hard = p.penalties.hard;
   const int n = p.size();
   for (int t = 0; t < n; ++t) {
     for (const auto& [v, w] : p.threads[t].neighbours)
@@ -174,8 +175,8 @@ CostBreakdown evaluate(const Problem& p, const std::vector<int>& cpu_of) {
     unit_on_cpu.emplace(cpu_of[t], th.unit);
   }
   for (int c = 0; c < m.core_count; ++c) {
-    cost.compute_smt += p.penalties.hard * compute[c] * (compute[c] - 1) / 2;
-    cost.exclusive += p.penalties.hard * exclusive[c] * (threads[c] - 1);
+    cost.compute_smt_pairs += compute[c] * (compute[c] - 1) / 2;
+    cost.exclusive_conflicts += exclusive[c] * (threads[c] - 1);
     cost.background += p.penalties.background_core * bg_core[c] * lc_core[c];
   }
   for (int d = 0; d < m.domain_count; ++d)
@@ -183,7 +184,7 @@ CostBreakdown evaluate(const Problem& p, const std::vector<int>& cpu_of) {
   std::vector<int> units_on(m.size(), 0);
   for (const auto& [cpu, unit] : unit_on_cpu) ++units_on[cpu];
   for (int count : units_on)
-    if (count > 1) cost.oversubscribed += p.penalties.hard * (count - 1);
+    if (count > 1) cost.oversubscribed_threads += count - 1;
   for (const Unit& u : p.units)
     for (std::size_t k = 1; k < u.threads.size(); ++k)
       if (m.cpus[cpu_of[u.threads[k]]].core != m.cpus[cpu_of[u.threads[0]]].core)

@@ -25,21 +25,26 @@ struct Penalties {
   double not_isolated = 0;    ///< thread off the isolated CPUs when the machine has some
 };
 
-/// Cost of one assignment, split by cause; every term in ns x weight (ns-equivalents).
+/// Cost of one assignment, split by cause. Soft terms are in ns x weight (ns-equivalents); the
+/// hard rules are counted, and the solvers minimise objective() = hard x count + total().
 struct CostBreakdown {
   double communication = 0;  ///< sum over edges of weight x latency
-  double compute_smt = 0;    ///< compute threads sharing a core
-  double exclusive = 0;      ///< threads on an exclusive thread's core
-  double oversubscribed = 0; ///< extra threads on one CPU
   double share_core = 0;     ///< share-core-with pairs not on one core (baselines only)
   double background = 0;     ///< background threads near latency-critical ones
   double kinds = 0;          ///< threads on the wrong kind of core
   double numa = 0;           ///< threads away from their memory
   double isolated = 0;       ///< threads off the isolated CPUs
-  double total() const {
-    return communication + compute_smt + exclusive + oversubscribed + share_core + background +
-           kinds + numa + isolated;
-  }
+  int compute_smt_pairs = 0;      ///< pairs of compute threads sharing a core
+  int exclusive_conflicts = 0;    ///< threads on an exclusive thread's core
+  int oversubscribed_threads = 0; ///< extra threads (units) on a CPU beyond the first
+  double hard = 0;           ///< Penalties::hard of the problem, for objective()
+
+  /// Communication plus soft penalties: the cost printed and compared.
+  double total() const { return communication + share_core + background + kinds + numa + isolated; }
+  /// Hard-rule violations (some are forced: more threads than CPUs, compute threads > cores).
+  int rule_breaks() const { return compute_smt_pairs + exclusive_conflicts + oversubscribed_threads; }
+  /// What the solvers minimise: rule breaks first, then total().
+  double objective() const { return hard * rule_breaks() + total(); }
 };
 
 /// One thread in solver form.

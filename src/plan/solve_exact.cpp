@@ -46,7 +46,7 @@ class BranchAndBound {
     out.proven_optimal = !stopped_;
     out.stopped_by_time = stopped_;
     out.nodes = nodes_;
-    if (!out.cpu_of.empty()) out.cost = evaluate(p_, out.cpu_of).total();
+    if (!out.cpu_of.empty()) out.cost = evaluate(p_, out.cpu_of).objective();
     return out;
   }
 
@@ -132,7 +132,7 @@ class BranchAndBound {
     }
   }
 
-  double tolerance() const { return 1e-9 * (1 + std::abs(best_cost_)); }
+  double tolerance() const { return std::isfinite(best_cost_) ? 1e-9 * (1 + std::abs(best_cost_)) : 0.0; }
 
   const Problem& p_;
   PlacementState state_;

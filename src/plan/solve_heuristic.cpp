@@ -100,16 +100,26 @@ Result<Solution> solve_greedy(const Problem& p) {
   const int cpus = static_cast<int>(m.size());
   PlacementState state(p);
   NearestFree nearest(m);
+  const int total_units = static_cast<int>(p.units.size());
+  // With more threads than CPUs some must share; once that is certain, sharing a CPU with a
+  // partner costs no extra rule break, so the greedy may stack up to the even share per CPU.
+  const int even_share = (total_units + cpus - 1) / cpus;
+  int remaining = total_units;
   for (int u : placement_order(p)) {
     const Unit& unit = p.units[u];
     double best = std::numeric_limits<double>::infinity();
     int best_anchor = -1;
+    int free_cpus = 0;
+    for (int c = 0; c < cpus; ++c) free_cpus += state.units_on(c) == 0;
+    const bool sharing_forced = p.oversubscribe && remaining-- > free_cpus;
     if (!unit.group()) {
       const int t = unit.threads[0];
       const double ahead = unplaced_weight(p, state, t);
       for (int c = 0; c < cpus; ++c) {
         if (!state.can_take(t, c)) continue;
         double score = state.add_cost(t, c);
+        if (sharing_forced && state.units_on(c) > 0 && state.units_on(c) < even_share)
+          score -= p.penalties.hard;
         if (ahead > 0) score += ahead * nearest.latency_from(c, state);
         if (score < best - 1e-9) best = score, best_anchor = c;
       }
@@ -133,7 +143,7 @@ Result<Solution> solve_greedy(const Problem& p) {
   }
   Solution s;
   s.cpu_of = state.assignment();
-  s.cost = evaluate(p, s.cpu_of).total();
+  s.cost = evaluate(p, s.cpu_of).objective();
   s.solver = "greedy";
   return s;
 }
@@ -267,23 +277,12 @@ Solution improve_local(const Problem& p, Solution start, const SolveOptions& opt
     if (!improved || out.stopped_by_time) break;
   }
   std::vector<int> improved_cpus = state.assignment();
-  const double cost = evaluate(p, improved_cpus).total();
+  const double cost = evaluate(p, improved_cpus).objective();
   if (cost < out.cost) {
     out.cpu_of = std::move(improved_cpus);
     out.cost = cost;
   }
   return out;
-}
-
-Result<Solution> solve(const Problem& p, const SolveOptions& options) {
-  auto greedy = solve_greedy(p);
-  if (!greedy) return greedy.error();
-  Solution best = improve_local(p, std::move(*greedy), options);
-  if (p.size() <= options.exact_max_threads) {
-    Solution exact = solve_exact(p, best, options);
-    if (exact.cost <= best.cost + 1e-9 * (1 + std::abs(best.cost))) return exact;
-  }
-  return best;
 }
 
 }  // namespace threadmap::plan

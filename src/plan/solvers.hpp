@@ -17,6 +17,7 @@ struct SolveOptions {
   double local_time_limit_s = 1.5;   ///< stop improving after this long
   int local_max_passes = 60;         ///< passes over all units without the clock running out
   std::uint64_t seed = 1;            ///< local search visiting order (deterministic)
+  int kick_rounds = 0;  ///< iterated local search rounds; 0 = by size (400 small .. 12 large)
 };
 
 /// A solver's answer.
@@ -45,7 +46,12 @@ Solution improve_local(const Problem& problem, Solution start, const SolveOption
 /// best-known cost. proven_optimal is true when the search finished within its time limit.
 Solution solve_exact(const Problem& problem, const Solution& incumbent, const SolveOptions& options);
 
-/// Runs the right solvers for the problem size and returns the best solution.
+/// Iterated local search: up to `kick_rounds` times, swap a few threads at random with threads
+/// near their partners, improve_local() again, keep the result when it is better.
+Solution iterate_local(const Problem& problem, Solution start, const SolveOptions& options);
+
+/// Runs the right solvers for the problem size and returns the best solution: greedy, then
+/// iterated local search, then (up to exact_max_threads) branch and bound seeded with it.
 Result<Solution> solve(const Problem& problem, const SolveOptions& options);
 
 /// The order in which units are placed: strongest connection to those already placed first.

@@ -10,6 +10,16 @@ namespace {
 
 double penalties(const plan::CostBreakdown& c) { return c.total() - c.communication; }
 
+std::string rule_breaks(const plan::CostBreakdown& c) {
+  std::vector<std::string> parts;
+  if (c.compute_smt_pairs) parts.push_back(fmt::format("{} compute pairs on one core", c.compute_smt_pairs));
+  if (c.exclusive_conflicts) parts.push_back(fmt::format("{} on exclusive cores", c.exclusive_conflicts));
+  if (c.oversubscribed_threads) parts.push_back(fmt::format("{} sharing a CPU", c.oversubscribed_threads));
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
+  return out.empty() ? "none" : out;
+}
+
 std::string cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t k = 0; k < cpus.size(); ++k) out += (k ? "," : "") + std::to_string(cpus[k]);
@@ -20,15 +30,22 @@ std::string solver_line(const plan::Plan& p) {
   std::string how = p.proven_optimal ? "proven optimal"
                     : p.stopped_by_time ? "best found before the time limit"
                                         : "heuristic, not proven optimal";
-  return fmt::format("{} ({}; {:.1f} ms wall, one run)", p.solver, how, p.solve_ms);
+  std::string work = p.passes > 0 ? fmt::format("{} passes, {} moves tried", p.passes, p.search_nodes)
+                                  : fmt::format("{} nodes", p.search_nodes);
+  return fmt::format("{} ({}; {}; {:.1f} ms wall, one run)", p.solver, how, work, p.solve_ms);
 }
 
 nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
-  return {{"communication", c.communication}, {"compute_smt", c.compute_smt},
-          {"exclusive", c.exclusive},         {"oversubscribed", c.oversubscribed},
-          {"share_core", c.share_core},       {"background", c.background},
-          {"kinds", c.kinds},                 {"numa", c.numa},
-          {"isolated", c.isolated},           {"total", c.total()}};
+  return {{"communication", c.communication},
+          {"share_core", c.share_core},
+          {"background", c.background},
+          {"kinds", c.kinds},
+          {"numa", c.numa},
+          {"isolated", c.isolated},
+          {"total", c.total()},
+          {"rule_breaks", {{"compute_smt_pairs", c.compute_smt_pairs},
+                           {"exclusive_conflicts", c.exclusive_conflicts},
+                           {"oversubscribed_threads", c.oversubscribed_threads}}}};
 }
 
 }  // namespace
@@ -45,13 +62,15 @@ std::string plan_text(const plan::Plan& p) {
   for (const auto& a : p.assignments) threads.add_row({a.name, cpu_list(a.cpus), a.why});
   out += threads.str();
   out += "\ncost = sum of edge weight x one-way latency (ns) + penalties (ns-equivalents), lower is better\n";
-  TextTable costs({"placement", "communication>", "penalties>", "total>", "vs plan>"});
+  out += "rule breaks = compute threads sharing a core, threads on an exclusive thread's core, threads\n"
+         "sharing a CPU (some are forced when threads outnumber cores or CPUs)\n";
+  TextTable costs({"placement", "communication>", "penalties>", "total>", "vs plan>", "rule breaks"});
   auto row = [&](const std::string& name, const plan::CostBreakdown& c) {
     const double base = p.cost.total();
     std::string ratio = base > 0 ? fmt::format("{:.2f}x", c.total() / base)
                                  : (c.total() > 0 ? "worse" : "same");
     costs.add_row({name, fmt::format("{:.1f}", c.communication), fmt::format("{:.1f}", penalties(c)),
-                   fmt::format("{:.1f}", c.total()), ratio});
+                   fmt::format("{:.1f}", c.total()), ratio, rule_breaks(c)});
   };
   row("plan", p.cost);
   for (const auto& [name, cost] : p.baselines) row(name, cost);
@@ -74,6 +93,7 @@ nlohmann::json plan_json(const plan::Plan& p) {
           {"cpus", p.candidates.to_list()},
           {"assignments", assignments},
           {"cost", p.cost.total()},
+          {"rule_breaks", p.cost.rule_breaks()},
           {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
           {"cost_breakdown", breakdown_json(p.cost)},
           {"model", p.model},

@@ -1,0 +1,63 @@
+// Exporters and recommendations: the strings other tools read, and the library calls the
+// report makes.
+#include <gtest/gtest.h>
+
+#include "src/plan/export.hpp"
+#include "src/plan/recommend.hpp"
+#include "tests/unit/plan/plan_test_util.hpp"
+
+namespace threadmap::plan {
+namespace {
+
+Plan three_thread_plan() {
+  Plan plan;
+  plan.assignments = {{"a", {3}, ""}, {"b", {5}, ""}, {"c", {4}, ""}};
+  return plan;
+}
+
+TEST(Export, EveryFormatListsCpusInThreadOrder) {
+  const Plan plan = three_thread_plan();
+  auto text = [&](const char* name) {
+    auto format = parse_export_format(name);
+    EXPECT_TRUE(format.ok()) << name;
+    return export_plan(plan, *format);
+  };
+  EXPECT_NE(text("taskset").find("taskset -p -c 5 TID_OF_b"), std::string::npos);
+  EXPECT_NE(text("taskset").find("taskset -c 3-5 COMMAND"), std::string::npos);
+  EXPECT_NE(text("omp").find("OMP_PLACES=\"{3},{5},{4}\""), std::string::npos);
+  EXPECT_NE(text("omp").find("OMP_PROC_BIND=close"), std::string::npos);
+  EXPECT_NE(text("gomp").find("GOMP_CPU_AFFINITY=\"3 5 4\""), std::string::npos);
+  EXPECT_NE(text("kmp").find("proclist=[3,5,4]"), std::string::npos);
+  EXPECT_NE(text("likwid").find("likwid-pin -c 3,5,4"), std::string::npos);
+  EXPECT_NE(text("slurm").find("--cpu-bind=map_cpu:3,5,4"), std::string::npos);
+  EXPECT_NE(text("systemd").find("CPUAffinity=3-5"), std::string::npos);
+  EXPECT_FALSE(parse_export_format("numactl").ok());
+}
+
+TEST(Recommend, PairsAndComputeCpus) {
+  latency::Matrix matrix = test::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/AMD_Ryzen_9_5950X_3.40_GHz.csv");
+  RecommendInputs in;
+  in.matrix = &matrix;
+  auto pairs = recommend_pairs(in, 2);
+  ASSERT_TRUE(pairs.ok()) << pairs.error().message;
+  ASSERT_EQ(pairs->size(), 2u);
+  EXPECT_DOUBLE_EQ((*pairs)[0].latency_ns, matrix.between((*pairs)[0].cpu_a, (*pairs)[0].cpu_b));
+  EXPECT_LE((*pairs)[0].latency_ns, (*pairs)[1].latency_ns);
+  EXPECT_LT((*pairs)[0].latency_ns, 8.0);  // an SMT pair of this CPU
+  EXPECT_NE(in.model.find("measured latency"), std::string::npos);
+
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  RecommendInputs on_topo;
+  on_topo.topology = &topo;
+  auto compute = recommend_compute_cpus(on_topo, 6);
+  ASSERT_TRUE(compute.ok()) << compute.error().message;
+  ASSERT_EQ(compute->size(), 6u);
+  for (std::size_t i = 0; i < compute->size(); ++i)
+    for (std::size_t j = i + 1; j < compute->size(); ++j)
+      EXPECT_FALSE(topo.smt_siblings((*compute)[i]).contains((*compute)[j]));
+  // 6 P-cores: the compute threads take them, not the E-cores.
+  for (int cpu : *compute) EXPECT_LT(cpu, 12) << cpu;
+}
+
+}  // namespace
+}  // namespace threadmap::plan

@@ -1,0 +1,69 @@
+// Helpers shared by the planner tests: the shared machine files and planning from JSON text.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/latency/matrix.hpp"
+#include "src/plan/planner.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::plan::test {
+
+inline std::vector<std::string> data_files(const std::string& folder, const std::string& ext) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(THREADMAP_TEST_DATA) + "/" + folder))
+    if (e.path().extension() == ext) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+inline std::vector<std::string> topology_files() { return data_files("topologies", ".xml"); }
+inline std::vector<std::string> matrix_files() { return data_files("latency", ".csv"); }
+
+inline Topology load_topology(const std::string& path) {
+  auto t = Topology::load_xml(path);
+  EXPECT_TRUE(t.ok()) << path << ": " << (t.ok() ? "" : t.error().message);
+  return std::move(*t);
+}
+
+inline latency::Matrix load_matrix(const std::string& path) {
+  auto m = latency::load_matrix(path);
+  EXPECT_TRUE(m.ok()) << path << ": " << (m.ok() ? "" : m.error().message);
+  return std::move(*m);
+}
+
+/// Plans `json` on the given machine; fails the test on error.
+inline Plan plan_json(const std::string& json, const Topology* topo, const latency::Matrix* matrix) {
+  auto spec = parse_spec(json, "test spec");
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message);
+  PlanInputs in;
+  in.topology = topo;
+  in.matrix = matrix;
+  in.solve.local_time_limit_s = 5;  // generous: results must not depend on the CI's speed
+  in.solve.exact_time_limit_s = 20;
+  auto plan = make_plan(*spec, in);
+  EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
+  return plan.ok() ? std::move(*plan) : Plan{};
+}
+
+/// Error message of planning `json` (empty when it unexpectedly succeeds).
+inline std::string plan_error(const std::string& json, const Topology* topo) {
+  auto spec = parse_spec(json, "test spec");
+  if (!spec) return spec.error().message;
+  PlanInputs in;
+  in.topology = topo;
+  auto plan = make_plan(*spec, in);
+  return plan.ok() ? std::string() : plan.error().message;
+}
+
+inline int cpu_of(const Plan& plan, const std::string& thread) {
+  for (const auto& a : plan.assignments)
+    if (a.name == thread) return a.cpus.at(0);
+  ADD_FAILURE() << "no thread " << thread;
+  return -1;
+}
+
+}  // namespace threadmap::plan::test
