@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,6 +78,7 @@ struct Tracked {
   pid_t tid = 0;
   int stat_fd = -1;
   int sched_fd = -1;
+  int comm_fd = -1;
   ThreadCounters counters;
   bool perf = false;
   std::string name;
@@ -89,6 +91,7 @@ struct Tracked {
   ~Tracked() {
     if (stat_fd >= 0) close(stat_fd);
     if (sched_fd >= 0) close(sched_fd);
+    if (comm_fd >= 0) close(comm_fd);
   }
 };
 
@@ -102,6 +105,35 @@ struct ThreadSampler::State {
   bool hardware_seen = false;
   bool want_hardware = false;
   std::string task_dir;
+  // Threads of the process now, or -1 when unknown. procfs gives /proc/PID/task a link count
+  // of 2 + threads: one stat(2), where /proc/PID/stat would walk every thread to sum times.
+  long num_threads() {
+    struct stat st{};
+    if (::stat(task_dir.c_str(), &st) != 0 || st.st_nlink < 2) return -1;
+    return static_cast<long>(st.st_nlink) - 2;
+  }
+
+  // Re-reads /proc/PID/task: opens new threads, marks the ones gone. False when the process
+  // is gone.
+  bool rescan() {
+    DIR* dir = opendir(task_dir.c_str());
+    if (!dir) return false;
+    for (auto& [tid, t] : threads) t->alive = false;
+    while (dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+      pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
+      auto it = threads.find(tid);
+      if (it == threads.end()) {
+        auto t = std::make_unique<Tracked>();
+        t->tid = tid;
+        if (!open_thread(*t)) continue;
+        it = threads.emplace(tid, std::move(t)).first;
+      }
+      it->second->alive = true;
+    }
+    closedir(dir);
+    return true;
+  }
 
   bool open_thread(Tracked& t) {
     std::string dir = task_dir + std::to_string(t.tid);
@@ -131,12 +163,13 @@ struct ThreadSampler::State {
   }
 
   void read_name(Tracked& t) {
-    std::string path = task_dir + std::to_string(t.tid) + "/comm";
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
+    if (t.comm_fd < 0) {
+      std::string path = task_dir + std::to_string(t.tid) + "/comm";
+      t.comm_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (t.comm_fd < 0) return;
+    }
     char buf[64];
-    ssize_t n = pread_all(fd, buf, sizeof buf);
-    close(fd);
+    ssize_t n = pread_all(t.comm_fd, buf, sizeof buf);
     if (n <= 0) return;
     std::string name(buf, static_cast<size_t>(n));
     while (!name.empty() && name.back() == '\n') name.pop_back();
@@ -188,33 +221,34 @@ ThreadSampler::~ThreadSampler() = default;
 
 Result<ProcessSample> ThreadSampler::sample() {
   State& s = *state_;
-  DIR* dir = opendir(s.task_dir.c_str());
-  if (!dir)
-    return Error::from_errno(ESRCH, "process " + std::to_string(s.pid) + " has exited");
   ProcessSample out;
   out.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start).count();
-  for (auto& [tid, t] : s.threads) t->alive = false;
-  while (dirent* entry = readdir(dir)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-    pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
-    auto it = s.threads.find(tid);
-    if (it == s.threads.end()) {
-      auto t = std::make_unique<Tracked>();
-      t->tid = tid;
-      if (!s.open_thread(*t)) continue;
-      it = s.threads.emplace(tid, std::move(t)).first;
-    }
-    it->second->alive = true;
+  // Listing /proc/PID/task costs a dentry lookup per thread; it is only done when the thread
+  // count changed or a known thread could not be read (one exited, maybe another started).
+  long count = s.num_threads();
+  bool scanned = false;
+  if (s.threads.empty() || count < 0 || static_cast<size_t>(count) != s.threads.size()) {
+    if (!s.rescan())
+      return Error::from_errno(ESRCH, "process " + std::to_string(s.pid) + " has exited");
+    scanned = true;
   }
-  closedir(dir);
-  for (auto it = s.threads.begin(); it != s.threads.end();) {
-    Tracked& t = *it->second;
-    if (!t.alive || !s.read_thread(t)) {
-      it = s.threads.erase(it);
-      continue;
+  for (int pass = 0; pass < 2; ++pass) {
+    bool lost = false;
+    out.threads.clear();
+    for (auto it = s.threads.begin(); it != s.threads.end();) {
+      Tracked& t = *it->second;
+      if (!t.alive || !s.read_thread(t)) {
+        it = s.threads.erase(it);
+        lost = true;
+        continue;
+      }
+      out.threads.push_back(ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware});
+      ++it;
     }
-    out.threads.push_back(ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware});
-    ++it;
+    if (!lost || scanned) break;
+    if (!s.rescan())
+      return Error::from_errno(ESRCH, "process " + std::to_string(s.pid) + " has exited");
+    scanned = true;
   }
   if (out.threads.empty())
     return Error::from_errno(ESRCH, "process " + std::to_string(s.pid) + " has no threads left");

@@ -9,9 +9,11 @@ void WatchHistory::add(const ProcessSample& sample) {
   if (samples_ == 0) first_s_ = sample.time_s;
   last_s_ = sample.time_s;
   ++samples_;
+  bool added = false;
   for (const ThreadSample& s : sample.threads) {
     auto [it, inserted] = index_.emplace(s.tid, threads_.size());
     if (inserted) {
+      added = true;
       ThreadTrack track;
       track.tid = s.tid;
       track.main_thread = s.tid == pid_;
@@ -34,8 +36,10 @@ void WatchHistory::add(const ProcessSample& sample) {
     t.last_s = sample.time_s;
     ++t.samples;
   }
+  if (!added) return;
   // The main thread first, then the others in the order they appeared (ties: by tid, which the
-  // kernel hands out in increasing order, i.e. creation order).
+  // kernel hands out in increasing order, i.e. creation order). Only needed when threads were
+  // added: re-sorting 1,000 tracks at every sample would dominate the cost of watching.
   std::stable_sort(threads_.begin(), threads_.end(), [](const ThreadTrack& a, const ThreadTrack& b) {
     if (a.main_thread != b.main_thread) return a.main_thread;
     if (a.first_s != b.first_s) return a.first_s < b.first_s;

@@ -1,0 +1,87 @@
+// Pinning overhead on create+join: the same program (tm_spawn_loop) with no preload, under
+// `threadmap run` (libthreadmap-pin.so) and under likwid-pin, interleaved round by round so
+// all three see the same machine state; prints medians and ratios from this one run.
+//
+// Two placements: every thread on CPU 0 (the plain run under `taskset -c 0`, so all three
+// place threads identically and only the pinning mechanism differs), and threads spread over
+// CPUs 0,1 (the plain run unpinned). Usage: bench_pin_overhead [THREADS] [ROUNDS]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Runs a command and returns the ns per create+join it printed, or -1.
+double run_once(const std::string& command) {
+  FILE* p = popen((command + " 2>/dev/null").c_str(), "r");
+  if (!p) return -1;
+  char buf[128] = {0};
+  bool got = std::fgets(buf, sizeof buf, p) != nullptr;
+  int status = pclose(p);
+  return got && status == 0 ? std::atof(buf) : -1;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? -1 : v[v.size() / 2];
+}
+
+bool have_likwid() { return std::system("command -v likwid-pin >/dev/null 2>&1") == 0; }
+
+struct Config {
+  std::string label;
+  std::string command;
+  std::vector<double> ns;
+};
+
+void measure(const std::string& title, std::vector<Config>& configs, int rounds) {
+  for (int r = 0; r < rounds; ++r)
+    for (auto& c : configs)
+      if (!c.command.empty()) c.ns.push_back(run_once(c.command));
+  double base = median(configs[0].ns);
+  std::printf("\n%s\n", title.c_str());
+  std::printf("  %-34s %16s %14s\n", "configuration", "ns/create+join", "vs no preload");
+  for (auto& c : configs) {
+    if (c.command.empty()) {
+      std::printf("  %-34s %16s\n", c.label.c_str(), "not installed");
+      continue;
+    }
+    bool failed = std::any_of(c.ns.begin(), c.ns.end(), [](double x) { return x < 0; });
+    if (failed) {
+      std::printf("  %-34s %16s\n", c.label.c_str(), "failed");
+      continue;
+    }
+    double m = median(c.ns);
+    std::printf("  %-34s %16.0f %13.3fx\n", c.label.c_str(), m, m / base);
+  }
+  if (!configs[2].command.empty() && !configs[2].ns.empty() && median(configs[2].ns) > 0)
+    std::printf("  threadmap / likwid-pin: %.3fx (below 1 = threadmap faster)\n",
+                median(configs[1].ns) / median(configs[2].ns));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string threads = argc > 1 ? argv[1] : "20000";
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 7;
+  const std::string loop = std::string(SPAWN_LOOP) + " " + threads;
+  const std::string tm = THREADMAP_BIN;
+  const bool likwid = have_likwid();
+  std::printf("pinning overhead: %s create+join per run, median of %d interleaved rounds\n",
+              threads.c_str(), rounds);
+
+  std::vector<Config> same = {
+      {"no preload (taskset -c 0)", "taskset -c 0 " + loop, {}},
+      {"threadmap run --cpus 0", tm + " run --cpus 0 -- " + loop, {}},
+      {"likwid-pin -c 0", likwid ? "likwid-pin -q -c 0 " + loop : "", {}}};
+  measure("every thread on CPU 0 (same placement, only the mechanism differs):", same, rounds);
+
+  std::vector<Config> spread = {
+      {"no preload (unpinned)", loop, {}},
+      {"threadmap run --cpus 0,1 (cycle)", tm + " run --cpus 0,1 --policy round-robin -- " + loop, {}},
+      {"likwid-pin -c 0,1", likwid ? "likwid-pin -q -c 0,1 " + loop : "", {}}};
+  measure("threads spread over CPUs 0,1:", spread, rounds);
+  return 0;
+}
