@@ -155,8 +155,8 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
   const std::int64_t start = now_ns();
   auto spent = [&] { return static_cast<double>(now_ns() - start); };
   // Calibrate: grow the batch until it lasts min_batch_ns (the first batches also warm up).
-  std::size_t round_trips = 8;
-  for (;;) {
+  std::size_t round_trips = config.fixed_round_trips ? config.fixed_round_trips : 8;
+  while (config.fixed_round_trips == 0) {
     // The fastest of three batches decides: a slow first batch (page fault, the responder's
     // wake-up) must not leave the batch too short for the clock.
     double ns = static_cast<double>(initiator.batch(round_trips));
@@ -168,7 +168,14 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
     if (spent() > config.budget_ns) break;
   }
   out->round_trips_per_batch = round_trips;
-  while (out->one_way_ns.size() < config.max_samples) {
+  if (config.fixed_samples) {
+    initiator.batch(round_trips);  // one untimed warm-up batch, as the fixed-iteration tools do
+    for (std::size_t k = 0; k < config.fixed_samples; ++k) {
+      auto ns = static_cast<double>(initiator.batch(round_trips));
+      out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
+    }
+  }
+  while (!config.fixed_samples && out->one_way_ns.size() < config.max_samples) {
     auto ns = static_cast<double>(initiator.batch(round_trips));
     out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
     std::size_t n = out->one_way_ns.size();

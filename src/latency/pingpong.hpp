@@ -19,6 +19,11 @@ struct PassConfig {
   double min_batch_ns = 20000;   ///< every timed batch lasts at least this long
   std::size_t min_samples = 16;  ///< never judge convergence on fewer batches
   std::size_t max_samples = 4096;
+  /// Fixed-iteration mode, the way other tools measure (for comparisons and benchmarks): when
+  /// non-zero, every batch has exactly this many round trips (no calibration) ...
+  std::size_t fixed_round_trips = 0;
+  /// ... and when non-zero, exactly this many batches are timed: no convergence test, no budget.
+  std::size_t fixed_samples = 0;
 };
 
 /// Samples of one pass.

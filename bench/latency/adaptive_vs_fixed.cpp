@@ -1,0 +1,148 @@
+// One pair, measured again and again, by four procedures that share the same ping-pong code and
+// differ only in when they stop and what they report:
+//   adaptive       ours: batches until the median's 95% CI is within +-3% (or 100 ms), median
+//   fixed, equal   fixed-iteration (1000 round trips per batch) for the adaptive mean time, mean
+//   nviennot       core-to-core-latency defaults: 300 batches x 1000 round trips, mean
+//   c2clat         rigtorp/c2clat defaults: 1000 batches x 100 round trips, minimum
+// Runs are interleaved (A, B, C, D, A, B, ...) so machine drift hits all four alike. Reports the
+// time each procedure needs per result and the spread of its results across runs; the ratios
+// are against the adaptive procedure. Then times analyse_domains on the 512-CPU matrix.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <vector>
+
+#include "src/latency/clock.hpp"
+#include "src/latency/domains.hpp"
+#include "src/latency/pingpong.hpp"
+#include "src/latency/stats.hpp"
+#include "threadmap/affinity.hpp"
+
+using namespace threadmap;
+using namespace threadmap::latency;
+
+namespace {
+
+struct Procedure {
+  const char* name;
+  const char* statistic;
+  PassConfig config;
+  enum { median, mean, minimum } reduce;
+  std::vector<double> results_ns;
+  std::vector<double> times_ms;
+};
+
+double reduce(const std::vector<double>& s, int how) {
+  if (how == Procedure::mean) return std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  if (how == Procedure::minimum) return *std::min_element(s.begin(), s.end());
+  return summarize(s).median;
+}
+
+double median_of(std::vector<double> v) { return summarize(std::move(v)).median; }
+
+// Spread across runs: (p90 - p10) / median of the results, in %; robust to one wild run.
+double spread_pct(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto q = [&v](double p) { return v[static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)))]; };
+  return (q(0.9) - q(0.1)) / q(0.5) * 100;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 15;
+  auto allowed = allowed_cpus();
+  if (!allowed || allowed->count() < 2) {
+    std::fprintf(stderr, "bench_latency_adaptive: needs 2 allowed CPUs\n");
+    return 77;
+  }
+  int a = argc > 3 ? std::atoi(argv[2]) : allowed->to_vector()[0];
+  int b = argc > 3 ? std::atoi(argv[3]) : allowed->to_vector()[1];
+  const double min_batch = std::max(1000 * clock_resolution_ns(), 20000.0);
+
+  PassConfig adaptive;
+  adaptive.precision = 0.03;
+  adaptive.budget_ns = 100e6;
+  adaptive.min_batch_ns = min_batch;
+
+  // Calibrate "equal total time" from a few adaptive runs first.
+  std::vector<double> warm;
+  double one_way = 0;
+  for (int k = 0; k < 3; ++k) {
+    auto r = measure_pair_pass(a, b, adaptive);
+    if (!r) {
+      std::fprintf(stderr, "bench_latency_adaptive: %s\n", r.error().message.c_str());
+      return 1;
+    }
+    warm.push_back(r->elapsed_ns);
+    one_way = summarize(r->one_way_ns).median;
+  }
+  const double adaptive_ns = median_of(warm);
+  PassConfig equal;
+  equal.fixed_round_trips = 1000;
+  equal.fixed_samples = std::max<std::size_t>(
+      1, static_cast<std::size_t>(adaptive_ns / (1000 * 2 * one_way)));
+  PassConfig nviennot;
+  nviennot.fixed_round_trips = 1000;
+  nviennot.fixed_samples = 300;
+  PassConfig c2clat;
+  c2clat.fixed_round_trips = 100;
+  c2clat.fixed_samples = 1000;
+
+  std::vector<Procedure> procs = {
+      {"adaptive (ours)", "median", adaptive, Procedure::median, {}, {}},
+      {"fixed, equal time", "mean", equal, Procedure::mean, {}, {}},
+      {"nviennot defaults", "mean", nviennot, Procedure::mean, {}, {}},
+      {"c2clat defaults", "min", c2clat, Procedure::minimum, {}, {}},
+  };
+  for (int run = 0; run < runs; ++run) {
+    for (auto& p : procs) {
+      std::int64_t start = now_ns();
+      auto r = measure_pair_pass(a, b, p.config);
+      double ms = static_cast<double>(now_ns() - start) / 1e6;
+      if (!r) {
+        std::fprintf(stderr, "bench_latency_adaptive: %s\n", r.error().message.c_str());
+        return 1;
+      }
+      p.results_ns.push_back(reduce(r->one_way_ns, p.reduce));
+      p.times_ms.push_back(ms);
+    }
+  }
+
+  std::printf("one pair, CPUs %d <-> %d, %d interleaved runs per procedure; one-way ns; time = "
+              "wall time per result incl. thread start (median of runs)\n\n", a, b, runs);
+  std::printf("%-20s %-6s %12s %14s %12s %12s %12s\n", "procedure", "stat", "time ms",
+              "result ns", "spread %", "time ratio", "spread ratio");
+  const double base_time = median_of(procs[0].times_ms);
+  const double base_spread = spread_pct(procs[0].results_ns);
+  for (auto& p : procs) {
+    double t = median_of(p.times_ms), s = spread_pct(p.results_ns);
+    std::printf("%-20s %-6s %12.2f %14.2f %12.2f %11.2fx %11.2fx\n", p.name, p.statistic, t,
+                median_of(p.results_ns), s, t / base_time,
+                base_spread > 0 ? s / base_spread : 0.0);
+  }
+  std::printf("\nspread = (p90 - p10) / median of the %d results; ratios = procedure / adaptive "
+              "(spread ratio > 1: less repeatable than ours)\n", runs);
+  std::printf("pairs per hour at these times: adaptive %.0f, nviennot %.0f, c2clat %.0f; a "
+              "512-CPU machine has %d pairs\n", 3.6e6 / base_time,
+              3.6e6 / median_of(procs[2].times_ms), 3.6e6 / median_of(procs[3].times_ms),
+              512 * 511 / 2);
+
+  auto m = load_matrix(THREADMAP_TEST_DATA "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
+  if (m) {
+    std::vector<double> ms;
+    for (int k = 0; k < 5; ++k) {
+      std::int64_t start = now_ns();
+      auto d = analyse_domains(*m);
+      ms.push_back(static_cast<double>(now_ns() - start) / 1e6);
+      if (d.domains.empty()) return 1;
+    }
+    std::printf("analyse_domains on 512 CPUs: %.1f ms (median of 5)\n", median_of(ms));
+  }
+  return 0;
+}
