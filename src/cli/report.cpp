@@ -1,14 +1,95 @@
-// threadmap report — placeholder until its issue lands: says so and exits non-zero.
+// threadmap report [--out DIR] [--quick] [--runs N] [--latency FILE]
+// Characterizes this machine into DIR/report.html (one self-contained page) and
+// DIR/report.json, with progress on stderr.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
 #include "src/cli/command.hpp"
+#include "src/experiments/report_data.hpp"
+#include "src/render/report_html.hpp"
+#include "src/render/report_json.hpp"
 
 namespace threadmap::cli {
+namespace {
+
+struct ReportCliOptions {
+  std::string out_dir = "threadmap-report";
+  bool quick = false;
+  int runs = 0;
+  std::string latency_file;
+};
+
+Status make_directory(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) {
+    struct stat st{};
+    if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return {};
+    return Error::from_errno(ENOTDIR, "cannot write the report to '" + dir + "': not a directory");
+  }
+  return Error::from_errno(errno, "cannot create '" + dir + "': " + std::strerror(errno));
+}
+
+void show_latency_progress(const latency::Progress& p) {
+  std::fprintf(stderr, "\r\x1b[K      latency pair %zu/%zu (CPUs %d-%d), ETA %.0f s", p.pairs_done,
+               p.pairs_total, p.cpu_a, p.cpu_b, p.eta_s);
+  if (p.pairs_done == p.pairs_total) std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+}
+
+int run_report(const ReportCliOptions& opt) {
+  if (Status made = make_directory(opt.out_dir); !made) return fail(made.error());
+  experiments::ReportOptions ro;
+  ro.quick = opt.quick;
+  ro.runs = opt.runs;
+  ro.latency_file = opt.latency_file;
+  ro.version = "threadmap 0.1.0";
+  ro.spawn_tools = experiments::locate_spawn_tools();
+  ro.latency_seconds = opt.quick ? 10 : 45;
+  ro.progress = [](const std::string& line) {
+    std::fprintf(stderr, "threadmap report: %s\n", line.c_str());
+    std::fflush(stderr);
+  };
+  if (stderr_is_tty()) ro.latency_progress = show_latency_progress;
+  auto report = experiments::collect_report(ro);
+  if (!report) return fail(report.error());
+
+  const std::string png = opt.out_dir + "/latency-heatmap.png";
+  render::ReportImages images = render::draw_report_images(*report, png);
+  const std::string html_path = opt.out_dir + "/report.html";
+  const std::string json_path = opt.out_dir + "/report.json";
+  if (Status st = write_file(html_path, render::report_html(*report, images)); !st)
+    return fail(st.error());
+  const std::string png_name = images.heatmap_png.empty() ? "" : "latency-heatmap.png";
+  if (Status st = write_file(json_path, render::report_json(*report, png_name).dump(1) + "\n");
+      !st)
+    return fail(st.error());
+  std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
+  print("report: " + html_path + " (open it in a browser; self-contained)\n" +
+        "data:   " + json_path + "\n");
+  return 0;
+}
+
+}  // namespace
 
 void add_report_command(CLI::App& app, Runner& selected) {
-  auto* sub = app.add_subcommand("report", "(not built yet)");
-  sub->allow_extras();
-  sub->callback([&selected] {
-    selected = [] { return fail(std::string("'report' is not built yet in this version")); };
-  });
+  auto opt = std::make_shared<ReportCliOptions>();
+  auto* sub = app.add_subcommand(
+      "report", "Characterize this machine into one self-contained HTML page plus JSON");
+  sub->add_option("--out", opt->out_dir,
+                  "Directory for report.html, report.json and latency-heatmap.png "
+                  "(default ./threadmap-report)");
+  sub->add_flag("--quick", opt->quick,
+                "Quick: one latency pair per topology class, short benchmarks");
+  sub->add_option("--runs", opt->runs,
+                  "Runs per benchmark variant (default 5, 3 with --quick)")
+      ->check(CLI::Range(1, 100));
+  sub->add_option("--latency", opt->latency_file,
+                  "Use this saved latency matrix (threadmap latency --json/--csv) instead of "
+                  "measuring");
+  sub->callback([&selected, opt] { selected = [opt] { return run_report(*opt); }; });
 }
 
 }  // namespace threadmap::cli

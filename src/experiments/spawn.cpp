@@ -80,13 +80,14 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
                 (cache ? "thread cache" : "no cache");
       v.baseline = cache ? "no-cache-" + suffix : "";
       v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
-                    ", not pinned" + (cache ? "; LD_PRELOAD=" + options.cache_library : "");
+                    ", not pinned" + (cache ? "; thread cache preloaded" : "");
       for (int c = 0; c < creators; ++c) v.threads.push_back({"creator " + std::to_string(c + 1), {}});
       r.variants.push_back(v);
       setups.push_back({creators, cache});
     }
   }
 
+  r.notes.push_back("the thread cache is " + options.cache_library + ", preloaded with LD_PRELOAD");
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
     const Setup& s = setups[index];
     std::vector<std::string> argv{options.spawn_binary, "--creators", std::to_string(s.creators),

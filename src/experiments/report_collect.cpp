@@ -1,0 +1,169 @@
+// Collecting the machine report: each part is produced in turn, timed, and on failure kept as
+// unavailable with the library's own error message, so one missing piece never hides the rest.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+
+#include "src/experiments/latency_pairs.hpp"
+#include "src/experiments/report_data.hpp"
+#include "src/experiments/report_advice.hpp"
+#include "src/latency/ordering.hpp"
+
+namespace threadmap::experiments {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buffer;
+}
+
+// Measures (or loads) the matrix and analyses it. Only an unreadable --latency file is an error.
+Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet& usable) {
+  LatencyPart& part = rep.latency;
+  const Topology* topo = rep.topology ? &*rep.topology : nullptr;
+  if (!o.latency_file.empty()) {
+    auto loaded = latency::load_matrix(o.latency_file);
+    if (!loaded) return loaded.error();
+    part.matrix = std::move(*loaded);
+    part.how = "loaded from " + o.latency_file + " (not measured by this report)";
+    if (topo) {
+      part.notes = matrix_mismatch_notes(part.matrix, *topo);
+      part.describes_this_machine = part.notes.empty();
+    }
+  } else if (!topo) {
+    part.status = {false, "the topology of this machine could not be read", 0};
+    return {};
+  } else if (usable.count() < 2) {
+    part.status = {false, "needs two usable CPUs; this process may use only " + usable.to_list(),
+                   0};
+    return {};
+  } else {
+    latency::MeasureOptions mo;
+    mo.cpus = usable;
+    mo.quick = o.quick;
+    // Budget per pair and pass so that the whole matrix (two passes) fits latency_seconds.
+    const double n = static_cast<double>(usable.count());
+    const double pair_passes = o.quick ? 2 * std::max(1.0, n) : n * (n - 1);
+    mo.budget_ms = std::clamp(o.latency_seconds * 1000 / pair_passes, 2.0, o.quick ? 50.0 : 100.0);
+    mo.progress = o.latency_progress;
+    auto run = latency::measure(mo, *topo);
+    if (!run) {
+      part.status = {false, run.error().message, 0};
+      return {};
+    }
+    part.measurement = std::move(*run);
+    part.matrix = part.measurement->matrix;
+    part.how = std::string("measured on this machine: method ") +
+               latency::method_name(part.measurement->method) +
+               ", one-way ns = per pair the median of timed batches of round trips / 2, " +
+               "at most " + std::to_string(static_cast<int>(mo.budget_ms)) + " ms per pair and pass";
+    part.notes = part.measurement->notes;
+  }
+  part.domains = latency::analyse_domains(part.matrix);
+  part.numbering = latency::analyse_numbering(part.matrix);
+  if (topo && part.describes_this_machine)
+    part.comparison = latency::compare_with_topology(part.domains, *topo);
+  part.order = latency::topology_order(part.matrix, part.domains,
+                                       part.describes_this_machine ? topo : nullptr);
+  return {};
+}
+
+BenchResult run_one_bench(const std::string& name, const Topology& topo, const ReportOptions& o,
+                          const BenchOptions& base, const LatencyPart& lat, PartStatus& status) {
+  Result<BenchResult> r = Error::invalid("unknown bench " + name);
+  if (name == "contention") r = run_contention(topo, base);
+  if (name == "smt") r = run_smt(topo, base);
+  if (name == "migrate") r = run_migrate(topo, base);
+  if (name == "pingpong") {
+    PingpongOptions ping;
+    static_cast<BenchOptions&>(ping) = base;
+    if (lat.status.available && lat.describes_this_machine) {
+      ping.latencies = latencies_from_matrix(lat.matrix);
+      ping.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
+    }
+    r = run_pingpong(topo, ping);
+  }
+  if (name == "spawn") {
+    SpawnOptions spawn = o.spawn_tools;
+    static_cast<BenchOptions&>(spawn) = base;
+    r = run_spawn(topo, spawn);
+  }
+  if (!r) {
+    status = {false, r.error().message, 0};
+    return unavailable_bench(name, "", r.error().message);
+  }
+  if (!r->available) status = {false, r->unavailable_reason, 0};
+  return *r;
+}
+
+}  // namespace
+
+Result<MachineReport> collect_report(const ReportOptions& o) {
+  const Clock::time_point start = Clock::now();
+  MachineReport rep;
+  rep.generated_utc = utc_now();
+  rep.threadmap_version = o.version;
+  rep.quick = o.quick;
+  const std::size_t steps = 3 + bench_names().size();
+  std::size_t step = 0;
+  auto say = [&](const std::string& what) {
+    ++step;
+    if (o.progress)
+      o.progress("[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + what);
+  };
+
+  say("reading the topology (hwloc)");
+  Clock::time_point t = Clock::now();
+  CpuSet usable;
+  if (auto topo = Topology::load_this_machine(); topo) {
+    rep.topology = *topo;
+    if (auto u = usable_cpus(*topo); u) usable = *u;
+    else rep.topology_status = {false, u.error().message, 0};
+  } else {
+    rep.topology_status = {false, topo.error().message, 0};
+  }
+  rep.usable_cpus = usable.to_list();
+  rep.topology_status.seconds = seconds_since(t);
+
+  say(o.latency_file.empty() ? "measuring core-to-core latency" : "loading " + o.latency_file);
+  t = Clock::now();
+  if (Status st = collect_latency(rep, o, usable); !st) return st.error();
+  rep.latency.status.seconds = seconds_since(t);
+
+  BenchOptions base;
+  base.quick = o.quick;
+  base.runs = o.runs > 0 ? o.runs : (o.quick ? 3 : 5);
+  for (const std::string& name : bench_names()) {
+    say("bench " + name);
+    t = Clock::now();
+    PartStatus status;
+    if (!rep.topology || usable.empty()) {
+      status = {false, "the topology of this machine could not be read", 0};
+      rep.benches.push_back(unavailable_bench(name, "", status.reason));
+    } else {
+      rep.benches.push_back(run_one_bench(name, *rep.topology, o, base, rep.latency, status));
+    }
+    status.seconds = seconds_since(t);
+    rep.bench_status.push_back(status);
+  }
+
+  say("recommending placements");
+  t = Clock::now();
+  rep.advice = make_advice(rep, usable);
+  rep.advice.status.seconds = seconds_since(t);
+  rep.total_seconds = seconds_since(start);
+  return rep;
+}
+
+}  // namespace threadmap::experiments

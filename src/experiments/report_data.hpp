@@ -1,0 +1,107 @@
+// `threadmap report`: everything the machine report shows, collected in one pass: topology,
+// the latency matrix and what it says (domains, agreement with hwloc, numbering lies), the
+// placement recommendations with the commands that apply them, and the seed benchmarks. A part
+// that cannot be produced here is marked unavailable with the reason; its numbers are never
+// made up. Rendered by src/render/report_* (HTML page and JSON, "threadmap.report/1").
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/experiments/bench_result.hpp"
+#include "src/experiments/experiments.hpp"
+#include "src/latency/compare.hpp"
+#include "src/latency/domains.hpp"
+#include "src/latency/matrix.hpp"
+#include "src/latency/measurement.hpp"
+#include "src/latency/numbering.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::experiments {
+
+/// Whether a part of the report could be produced, and if not, why.
+struct PartStatus {
+  bool available = true;
+  std::string reason;  ///< why not (the library's error message); empty when available
+  double seconds = 0;  ///< wall time spent producing it
+};
+
+/// One command that applies a recommendation with a given tool.
+struct ApplyCommand {
+  std::string tool;     ///< "threadmap run", "taskset", "OMP_PLACES"
+  std::string command;  ///< ready to paste; ./app stands for the user's program
+};
+
+/// A recommendation and the ways to apply it.
+struct Recommendation {
+  std::string title;  ///< "2 communicating threads"
+  std::string cpus;   ///< kernel list of the recommended CPUs, in thread order ("0,1")
+  std::string why;    ///< one sentence: what it is based on ("measured latency: 28 ns, same L3")
+  std::vector<ApplyCommand> commands;
+};
+
+/// The latency part.
+struct LatencyPart {
+  PartStatus status;
+  std::string how;  ///< "measured on this machine (method cas, ...)" or "loaded from FILE"
+  std::optional<latency::Measurement> measurement;  ///< when measured here
+  latency::Matrix matrix;
+  latency::DomainAnalysis domains;
+  latency::NumberingLies numbering;
+  std::optional<latency::TopologyComparison> comparison;  ///< vs this machine's hwloc topology
+  std::vector<std::size_t> order;                         ///< heatmap row order (topology)
+  bool describes_this_machine = true;  ///< false when a loaded matrix looks like another machine
+  std::vector<std::string> notes;      ///< caveats (quick mode, another machine's matrix...)
+};
+
+/// What placement to use on this machine.
+struct AdvicePart {
+  PartStatus status;
+  std::string model;  ///< the cost model the planner used (measured latency or topology)
+  std::vector<Recommendation> recommendations;
+  bool has_smt = false;
+  std::string smt_layout;  ///< e.g. "2 hardware threads per core: 0,64 1,65 ..."; or "no SMT"
+  std::vector<std::string> smt_guidance;  ///< sentences, each backed by what was measured
+};
+
+/// The whole report.
+struct MachineReport {
+  std::string generated_utc;  ///< ISO 8601 UTC time the report was started
+  std::string threadmap_version;
+  bool quick = false;
+  std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
+  PartStatus topology_status;
+  std::string usable_cpus;
+  LatencyPart latency;
+  AdvicePart advice;
+  std::vector<BenchResult> benches;       ///< in bench_names() order
+  std::vector<PartStatus> bench_status;   ///< one per bench: failures are kept, not fatal
+  double total_seconds = 0;
+};
+
+/// What to put in the report and how hard to measure.
+struct ReportOptions {
+  bool quick = false;         ///< latency of one pair per topology class, short benches
+  int runs = 0;               ///< bench runs; 0 = 5 (3 with quick)
+  std::string latency_file;   ///< use this saved matrix instead of measuring
+  std::string version = "threadmap";
+  SpawnOptions spawn_tools;   ///< where bin/threadmap-spawn and the cache library are
+  /// Progress lines ("[3/8] measuring core-to-core latency"); may be empty.
+  std::function<void(const std::string&)> progress;
+  /// Latency measurement progress (pairs done), for a live display; may be empty.
+  std::function<void(const latency::Progress&)> latency_progress;
+  /// Seconds the latency measurement should take at most (the budget per pair is derived).
+  double latency_seconds = 45;
+};
+
+/// Collects the report. Fails only when `options` are invalid (an unreadable --latency file is
+/// a failure too: the user asked for it); every other problem becomes an unavailable part.
+Result<MachineReport> collect_report(const ReportOptions& options);
+
+/// The commands applying a CPU list: `threadmap run`, taskset and OMP_PLACES (one place per
+/// CPU, in thread order, with OMP_PROC_BIND=close). `thread_cache` adds --thread-cache.
+std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache);
+
+}  // namespace threadmap::experiments

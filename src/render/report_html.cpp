@@ -1,0 +1,293 @@
+// The report page: skeleton, style, at-a-glance, topology and the latency sections. The advice
+// and benchmark sections are in report_html_advice.cpp.
+#include "src/render/report_html.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "src/latency/compare.hpp"
+#include "src/render/bench_view.hpp"
+#include "src/render/latency_image.hpp"
+#include "src/render/latency_text.hpp"
+#include "src/render/report_html_util.hpp"
+#include "src/render/topology_view.hpp"
+
+namespace threadmap::render {
+namespace {
+
+using experiments::MachineReport;
+
+const char* kStyle = R"(
+:root { color-scheme: light; }
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
+       color: #1d2330; background: #f6f7f9; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+header { background: #1d2330; color: #fff; padding: 1.2rem 1rem; }
+header h1 { margin: 0 auto; max-width: 60rem; font-size: 1.5rem; }
+header p { margin: .3rem auto 0; max-width: 60rem; color: #c9cfdb; font-size: .9rem; }
+section { background: #fff; border-radius: 8px; padding: .6rem 1rem 1rem; margin: 1rem 0;
+          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+h2 { font-size: 1.2rem; border-bottom: 2px solid #e3e6eb; padding-bottom: .3rem; }
+h3 { font-size: 1rem; margin-bottom: .2rem; }
+nav ul { columns: 2 12rem; padding-left: 1.2rem; margin: 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: .5rem 0; font-size: .9rem; }
+th, td { border-bottom: 1px solid #e3e6eb; padding: .25rem .6rem; text-align: left;
+         vertical-align: top; }
+th { background: #f0f2f5; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+pre { background: #f0f2f5; padding: .6rem; overflow-x: auto; font-size: .85rem; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+img, svg { max-width: 100%; height: auto; }
+svg.bars text { font: 13px system-ui, sans-serif; fill: #1d2330; }
+.unavailable { background: #fff4e5; border-left: 4px solid #e69a28; padding: .4rem .6rem; }
+.note { color: #5a6270; font-size: .9rem; }
+.glance li { margin: .2rem 0; }
+.cmd { margin: .2rem 0 .6rem; }
+.cmd span { font-size: .8rem; color: #5a6270; }
+)";
+
+std::string ns_text(double v) { return std::isfinite(v) ? fmt::format("{:.1f} ns", v) : "-"; }
+
+std::string notes_html(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += "<p class=\"note\">" + html::escape(n) + "</p>\n";
+  return out;
+}
+
+// Finite off-diagonal latencies: min, median, max.
+struct MatrixStats {
+  double min = NAN, median = NAN, max = NAN;
+  std::size_t cells = 0;
+};
+
+MatrixStats matrix_stats(const latency::Matrix& m) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = 0; j < m.size(); ++j)
+      if (i != j && std::isfinite(m.at(i, j))) v.push_back(m.at(i, j));
+  MatrixStats s;
+  s.cells = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return s;
+}
+
+std::string glance_section(const MachineReport& r) {
+  std::vector<std::string> items;
+  if (r.topology) items.push_back(topology_summary(*r.topology));
+  if (r.latency.status.available) {
+    MatrixStats s = matrix_stats(r.latency.matrix);
+    items.push_back(fmt::format("Core-to-core latency (one way): {} to {}, median {} over {} "
+                                "measured CPU pairs.",
+                                ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+    if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
+      const auto& w = r.latency.numbering.worst[0];
+      items.push_back(fmt::format("Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x "
+                                  "farther than its nearest partner.",
+                                  w.cpu, w.next_cpu, w.cost_ratio));
+    }
+  } else {
+    items.push_back("Latency: unavailable (" + r.latency.status.reason + ").");
+  }
+  for (const auto& rec : r.advice.recommendations)
+    items.push_back("For " + rec.title + ": CPUs " + rec.cpus + " (" + rec.why + ").");
+  items.push_back(r.advice.smt_layout.empty() ? "SMT: unknown." : "SMT: " + r.advice.smt_layout + ".");
+  std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n<ul class=\"glance\">\n";
+  for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
+  return out + "</ul>\n</section>\n";
+}
+
+std::string topology_section(const MachineReport& r) {
+  std::string out = "<section id=\"topology\"><h2>Topology</h2>\n";
+  if (!r.topology) return out + html::unavailable("Topology", r.topology_status.reason) + "</section>\n";
+  const Topology& t = *r.topology;
+  const TopologyCounts c = t.counts();
+  out += "<p>" + html::escape(topology_summary(t)) + "</p>\n";
+  out += html::table({"packages", "NUMA nodes", "dies", "L3 caches", "L2 caches", "cores", "CPUs (PUs)"},
+                     {{std::to_string(c.packages), std::to_string(c.numa_nodes),
+                       std::to_string(c.dies), std::to_string(c.l3_caches),
+                       std::to_string(c.l2_caches), std::to_string(c.cores),
+                       std::to_string(c.pus)}},
+                     {0, 1, 2, 3, 4, 5, 6});
+  out += "<p>CPUs this process may use: <code>" + html::escape(r.usable_cpus) +
+         "</code> (cgroup cpuset and affinity). Source: hwloc, this machine.</p>\n";
+  out += "<details><summary>Topology tree (as <code>threadmap topo</code> prints it)</summary>\n<pre>" +
+         html::escape(topology_tree(t)) + "</pre></details>\n";
+  return out + "</section>\n";
+}
+
+std::string latency_section(const MachineReport& r, const ReportImages& images) {
+  const auto& lat = r.latency;
+  std::string out = "<section id=\"latency\"><h2>Core-to-core latency</h2>\n";
+  if (!lat.status.available)
+    return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
+  out += "<p>" + html::escape(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement
+                                                                             : nullptr)) +
+         "</p>\n<p class=\"note\">" + html::escape(lat.how) + "</p>\n";
+  if (!images.heatmap_png.empty()) {
+    out += "<img alt=\"latency heatmap: one-way ns between CPU pairs, rows and columns in "
+           "topology order\" src=\"" +
+           html::data_uri("image/png", images.heatmap_png) + "\"/>\n";
+  } else {
+    out += html::unavailable("The heatmap image", images.heatmap_reason);
+  }
+  const MatrixStats s = matrix_stats(lat.matrix);
+  out += html::table({"measured pairs (both directions)", "min", "median", "max"},
+                     {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median),
+                       ns_text(s.max)}},
+                     {0, 1, 2, 3});
+  if (lat.matrix.size() <= 32) {
+    std::vector<std::string> headers{"ns"};
+    for (int c : lat.matrix.cpus) headers.push_back("CPU " + std::to_string(c));
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::size_t> numeric;
+    for (std::size_t i = 0; i < lat.matrix.size(); ++i) {
+      std::vector<std::string> row{"CPU " + std::to_string(lat.matrix.cpus[i])};
+      for (std::size_t j = 0; j < lat.matrix.size(); ++j)
+        row.push_back(i == j ? "-" : std::isfinite(lat.matrix.at(i, j))
+                                         ? fmt::format("{:.1f}", lat.matrix.at(i, j))
+                                         : "n/m");
+      rows.push_back(row);
+      numeric.push_back(i + 1);
+    }
+    out += "<details open=\"open\"><summary>The matrix (one-way ns; n/m = not measured)</summary>\n" +
+           html::table(headers, rows, numeric) + "</details>\n";
+  } else {
+    out += "<p class=\"note\">The full matrix (" + std::to_string(lat.matrix.size()) +
+           " CPUs) is in report.json.</p>\n";
+  }
+  out += notes_html(lat.notes);
+  return out + "</section>\n";
+}
+
+std::string groups_text(const std::vector<CpuSet>& groups) {
+  std::string out;
+  for (std::size_t g = 0; g < groups.size() && g < 12; ++g) out += (g ? " " : "") + ("[" + groups[g].to_list() + "]");
+  if (groups.size() > 12) out += fmt::format(" ... ({} more)", groups.size() - 12);
+  return out;
+}
+
+std::string domains_section(const MachineReport& r) {
+  const auto& lat = r.latency;
+  std::string out = "<section id=\"domains\"><h2>Latency domains vs hwloc</h2>\n";
+  if (!lat.status.available)
+    return out + html::unavailable("Latency domains", lat.status.reason) + "</section>\n";
+  out += "<p>CPUs grouped by measured latency alone (hierarchical clustering, levels cut where "
+         "the latency jumps), next to what hwloc reports.</p>\n";
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t l = 0; l < lat.domains.levels.size(); ++l) {
+    const double cut = l < lat.domains.level_cut_ns.size() ? lat.domains.level_cut_ns[l] : 0;
+    rows.push_back({lat.domains.level_names[l], std::to_string(lat.domains.levels[l].size()),
+                    std::isfinite(cut) && cut > 0 ? fmt::format("{:.1f} ns", cut) : "-",
+                    groups_text(lat.domains.levels[l])});
+  }
+  out += html::table({"latency level", "groups", "joined below", "groups (CPUs)"}, rows, {1, 2});
+  if (lat.comparison) {
+    std::vector<std::vector<std::string>> cmp;
+    for (const auto& c : lat.comparison->lines)
+      cmp.push_back({c.latency_level, c.hwloc_level, latency::relation_name(c.relation),
+                     c.sentence});
+    out += "<h3>Agreement with hwloc</h3>\n" +
+           html::table({"latency level", "hwloc level", "relation", "finding"}, cmp);
+  } else {
+    out += "<p class=\"note\">Not compared with hwloc: the matrix does not describe this "
+           "machine.</p>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string numbering_section(const MachineReport& r) {
+  const auto& lat = r.latency;
+  std::string out = "<section id=\"numbering\"><h2>The numbering lies</h2>\n";
+  if (!lat.status.available)
+    return out + html::unavailable("The numbering table", lat.status.reason) + "</section>\n";
+  out += "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
+         "partners and what its numeric neighbour costs instead (worst first).</p>\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& w : lat.numbering.worst) {
+    std::string nearest;
+    for (std::size_t i = 0; i < w.nearest.size() && i < 6; ++i) nearest += (i ? "," : "") + std::to_string(w.nearest[i]);
+    if (w.nearest.size() > 6) nearest += fmt::format(" +{}", w.nearest.size() - 6);
+    rows.push_back({std::to_string(w.cpu), nearest, ns_text(w.nearest_ns),
+                    w.next_cpu >= 0 ? std::to_string(w.next_cpu) : "-", ns_text(w.next_ns),
+                    fmt::format("{:.2f}x", w.cost_ratio)});
+  }
+  out += html::table({"CPU", "nearest partners", "nearest", "next by number", "latency to it",
+                      "cost of numbering"},
+                     rows, {0, 2, 3, 4, 5});
+  if (lat.matrix.size() <= 2)
+    out += "<p class=\"note\">With two CPUs there is only one possible partner: numbering "
+           "cannot mislead here.</p>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+ReportImages draw_report_images(const MachineReport& report, const std::string& png_path) {
+  ReportImages images;
+  const auto& lat = report.latency;
+  if (!lat.status.available) {
+    images.heatmap_reason = lat.status.reason;
+    return images;
+  }
+  HeatmapLabels labels;
+  labels.title = (lat.matrix.cpu_model.empty() ? lat.matrix.source : lat.matrix.cpu_model) +
+                 ": one-way core-to-core latency (" + std::to_string(lat.matrix.size()) + " CPUs)";
+  labels.subtitle = "ns; rows/columns in topology order; latency domains outlined";
+  labels.domains = lat.domains.domains;
+  Status drawn = write_heatmap_png(png_path, lat.matrix, lat.order, labels);
+  if (!drawn) {
+    images.heatmap_reason = drawn.error().message;
+    return images;
+  }
+  std::ifstream in(png_path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  images.heatmap_png = bytes.str();
+  if (images.heatmap_png.empty()) images.heatmap_reason = "cannot read back " + png_path;
+  return images;
+}
+
+std::string report_html(const MachineReport& r, const ReportImages& images) {
+  const std::string model = r.topology && !r.topology->cpu_model().empty()
+                                ? r.topology->cpu_model()
+                                : std::string("this machine");
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+                    "<title>threadmap report: " + html::escape(model) + "</title>\n<style>" +
+                    kStyle + "</style>\n</head>\n<body>\n<header>\n<h1>threadmap report: " +
+                    html::escape(model) + "</h1>\n";
+  out += "<p>" + html::escape(fmt::format(
+                     "generated {} by {} in {:.0f} s{}", r.generated_utc, r.threadmap_version,
+                     r.total_seconds,
+                     r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : "")) +
+         "</p>\n</header>\n<main>\n";
+  out += "<nav><ul>"
+         "<li><a href=\"#glance\">At a glance</a></li>"
+         "<li><a href=\"#topology\">Topology</a></li>"
+         "<li><a href=\"#latency\">Core-to-core latency</a></li>"
+         "<li><a href=\"#domains\">Domains vs hwloc</a></li>"
+         "<li><a href=\"#numbering\">The numbering lies</a></li>"
+         "<li><a href=\"#recommendations\">Recommendations</a></li>"
+         "<li><a href=\"#smt\">SMT guidance</a></li>"
+         "<li><a href=\"#thread-cache\">Thread cache</a></li>"
+         "<li><a href=\"#benchmarks\">Key benchmarks</a></li>"
+         "<li><a href=\"#method\">How this was measured</a></li>"
+         "</ul></nav>\n";
+  out += glance_section(r);
+  out += topology_section(r);
+  out += latency_section(r, images);
+  out += domains_section(r);
+  out += numbering_section(r);
+  out += detail::advice_and_bench_sections(r);
+  return out + "</main>\n</body>\n</html>\n";
+}
+
+}  // namespace threadmap::render

@@ -1,0 +1,34 @@
+// The machine report as ONE self-contained HTML page: inline CSS, images embedded as data:
+// URIs, no script, no URL outside the page, readable on a phone (fluid width, scrollable
+// tables). Sections: at a glance, topology, latency heatmap and matrix, domains vs hwloc,
+// numbering lies, recommendations with the commands to apply them, SMT guidance, thread cache,
+// key benchmarks, how it was measured.
+#pragma once
+
+#include <string>
+
+#include "src/experiments/report_data.hpp"
+
+namespace threadmap::render {
+
+/// Images the page embeds; an empty PNG means "not drawn", with the reason.
+struct ReportImages {
+  std::string heatmap_png;     ///< PNG bytes of the latency heatmap
+  std::string heatmap_reason;  ///< why there is no heatmap (when heatmap_png is empty)
+};
+
+/// Draws the latency heatmap of `report` to `png_path` (topology order, domains outlined) and
+/// returns it as bytes in ReportImages; when the latency part is unavailable or drawing fails,
+/// the reason instead.
+ReportImages draw_report_images(const experiments::MachineReport& report,
+                                const std::string& png_path);
+
+/// The page.
+std::string report_html(const experiments::MachineReport& report, const ReportImages& images);
+
+namespace detail {
+/// The sections after the latency ones (recommendations, SMT, thread cache, benchmarks).
+std::string advice_and_bench_sections(const experiments::MachineReport& report);
+}  // namespace detail
+
+}  // namespace threadmap::render

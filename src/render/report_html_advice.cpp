@@ -1,0 +1,133 @@
+// The report's advice and benchmark sections: recommendations with the commands that apply
+// them, SMT guidance, the thread cache, the key benchmarks, and how everything was measured.
+#include <fmt/format.h>
+
+#include "src/render/bench_view.hpp"
+#include "src/render/report_html.hpp"
+#include "src/render/report_html_util.hpp"
+
+namespace threadmap::render::detail {
+namespace {
+
+using experiments::BenchResult;
+using experiments::MachineReport;
+
+std::string bench_block(const BenchResult& b, const experiments::PartStatus& status,
+                        const std::string& heading) {
+  std::string out = "<h3>" + html::escape(heading) + "</h3>\n";
+  if (!b.available || !status.available)
+    return out + html::unavailable("This benchmark",
+                                   b.unavailable_reason.empty() ? status.reason
+                                                                : b.unavailable_reason);
+  out += "<p>" + html::escape(b.title) + ". " +
+         html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
+                                  b.quick ? " (quick mode)" : "")) +
+         "</p>\n";
+  out += html::bench_bars_svg(b);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& v : b.variants) {
+    if (!v.available) {
+      rows.push_back({v.label, "-", "-", "-", "-", "not run: " + v.unavailable_reason});
+      continue;
+    }
+    rows.push_back({v.label, v.placement, bench_value_text(v.value.median, b.unit),
+                    bench_value_text(v.value.min, b.unit) + " .. " +
+                        bench_value_text(v.value.max, b.unit),
+                    fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
+  }
+  out += html::table({"variant", "placement", "median", "min .. max", "spread", "vs baseline"},
+                     rows, {2, 3, 4});
+  bool counters = false;
+  for (const auto& v : b.variants) counters = counters || !v.counters.empty();
+  if (counters) {
+    std::vector<std::string> headers{"counters, median per run"};
+    std::vector<std::vector<std::string>> crow;
+    std::vector<std::string> how;
+    for (const auto& v : b.variants) {
+      if (v.counters.empty()) continue;
+      if (headers.size() == 1) {
+        for (const auto& c : v.counters) {
+          headers.push_back(c.name);
+          how.push_back(c.name + ": " + (c.supported ? c.how : c.reason));
+        }
+      }
+      std::vector<std::string> row{v.label};
+      for (const auto& c : v.counters)
+        row.push_back(c.supported ? fmt::format("{:.0f}", c.median) : "not supported");
+      crow.push_back(row);
+    }
+    out += html::table(headers, crow, {1, 2, 3, 4});
+    for (const auto& h : how) out += "<p class=\"note\">" + html::escape(h) + "</p>\n";
+  }
+  for (const auto& n : b.notes) out += "<p class=\"note\">" + html::escape(n) + "</p>\n";
+  out += "<p class=\"note\">Published: " + html::escape(b.published) + "</p>\n";
+  return out;
+}
+
+std::string recommendations_section(const MachineReport& r) {
+  std::string out = "<section id=\"recommendations\"><h2>Recommendations</h2>\n";
+  const auto& a = r.advice;
+  if (!a.status.available) return out + html::unavailable("Recommendations", a.status.reason) + "</section>\n";
+  if (!a.model.empty())
+    out += "<p class=\"note\">From the planner (the same one <code>threadmap plan</code> uses); "
+           "cost model: " + html::escape(a.model) + ". <code>./app</code> stands for your "
+           "program.</p>\n";
+  for (const auto& rec : a.recommendations) {
+    out += "<h3>" + html::escape(rec.title) + ": CPUs <code>" + html::escape(rec.cpus) +
+           "</code></h3>\n<p>" + html::escape(rec.why) + "</p>\n";
+    for (const auto& c : rec.commands)
+      out += "<div class=\"cmd\"><span>" + html::escape(c.tool) + "</span><pre><code>" +
+             html::escape(c.command) + "</code></pre></div>\n";
+  }
+  if (a.recommendations.empty()) out += "<p>No recommendation: fewer than two usable CPUs.</p>\n";
+  out += "<p class=\"note\">taskset restricts the whole process to the CPUs; "
+         "<code>threadmap run</code> pins each thread to its own CPU in creation order; "
+         "OMP_PLACES gives each OpenMP thread one place, in order.</p>\n";
+  return out + "</section>\n";
+}
+
+std::string smt_section(const MachineReport& r) {
+  std::string out = "<section id=\"smt\"><h2>SMT guidance</h2>\n";
+  if (!r.advice.status.available && r.advice.smt_layout.empty())
+    return out + html::unavailable("SMT guidance", r.advice.status.reason) + "</section>\n";
+  out += "<p>" + html::escape(r.advice.smt_layout) + ".</p>\n<ul>\n";
+  for (const auto& g : r.advice.smt_guidance) out += "<li>" + html::escape(g) + "</li>\n";
+  return out + "</ul>\n</section>\n";
+}
+
+}  // namespace
+
+std::string advice_and_bench_sections(const MachineReport& r) {
+  std::string out = recommendations_section(r);
+  out += smt_section(r);
+  out += "<section id=\"thread-cache\"><h2>Thread cache: spawn with and without it</h2>\n";
+  for (std::size_t i = 0; i < r.benches.size(); ++i)
+    if (r.benches[i].name == "spawn")
+      out += bench_block(r.benches[i], r.bench_status[i], "create + join rate");
+  out += "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
+         "<p>The published placement experiments, rerun here side by side. Bars: median; "
+         "whiskers: min to max; grey = baseline, blue = within 3% of it, green = faster, red = slower.</p>\n";
+  for (std::size_t i = 0; i < r.benches.size(); ++i)
+    if (r.benches[i].name != "spawn")
+      out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);
+  out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
+  std::vector<std::vector<std::string>> rows{
+      {"topology", r.topology_status.available ? "ok" : r.topology_status.reason,
+       fmt::format("{:.1f} s", r.topology_status.seconds)},
+      {"latency", r.latency.status.available ? r.latency.how : r.latency.status.reason,
+       fmt::format("{:.1f} s", r.latency.status.seconds)}};
+  for (std::size_t i = 0; i < r.benches.size(); ++i)
+    rows.push_back({"bench " + r.benches[i].name,
+                    r.bench_status[i].available ? r.benches[i].how_measured
+                                                : r.bench_status[i].reason,
+                    fmt::format("{:.1f} s", r.bench_status[i].seconds)});
+  rows.push_back({"recommendations", r.advice.status.available ? r.advice.model : r.advice.status.reason,
+                  fmt::format("{:.1f} s", r.advice.status.seconds)});
+  out += html::table({"part", "how / why unavailable", "wall time"}, rows, {2});
+  out += "<p class=\"note\">Everything on this page was measured on this machine by this run, "
+         "except where a part says it was loaded from a file. The same data is in report.json "
+         "(schema threadmap.report/1).</p>\n</section>\n";
+  return out;
+}
+
+}  // namespace threadmap::render::detail

@@ -1,0 +1,86 @@
+#include "src/render/report_json.hpp"
+
+#include "src/latency/compare.hpp"
+#include "src/render/bench_view.hpp"
+#include "src/render/latency_files.hpp"
+#include "src/render/topology_view.hpp"
+
+namespace threadmap::render {
+namespace {
+
+using nlohmann::json;
+
+json status_json(const experiments::PartStatus& s) {
+  return {{"available", s.available},
+          {"unavailable_reason", s.available ? json(nullptr) : json(s.reason)},
+          {"seconds", s.seconds}};
+}
+
+json latency_part_json(const experiments::LatencyPart& lat, const std::string& heatmap_file) {
+  json j = status_json(lat.status);
+  if (!lat.status.available) return j;
+  j["how"] = lat.how;
+  j["describes_this_machine"] = lat.describes_this_machine;
+  j["notes"] = lat.notes;
+  j["heatmap_png"] = heatmap_file.empty() ? json(nullptr) : json(heatmap_file);
+  j["matrix"] = latency_json(lat.matrix, lat.domains,
+                             lat.measurement ? &*lat.measurement : nullptr);
+  json lines = json::array();
+  if (lat.comparison)
+    for (const auto& c : lat.comparison->lines)
+      lines.push_back({{"latency_level", c.latency_level},
+                       {"hwloc_level", c.hwloc_level},
+                       {"relation", latency::relation_name(c.relation)},
+                       {"sentence", c.sentence}});
+  j["hwloc_comparison"] = lat.comparison ? json(lines) : json(nullptr);
+  json lies = json::array();
+  for (const auto& w : lat.numbering.worst)
+    lies.push_back({{"cpu", w.cpu},
+                    {"nearest", w.nearest},
+                    {"nearest_ns", w.nearest_ns},
+                    {"next_cpu", w.next_cpu},
+                    {"next_ns", w.next_ns},
+                    {"cost_ratio", w.cost_ratio}});
+  j["numbering_lies"] = lies;
+  return j;
+}
+
+json advice_json(const experiments::AdvicePart& a) {
+  json j = status_json(a.status);
+  j["model"] = a.model;
+  json recs = json::array();
+  for (const auto& r : a.recommendations) {
+    json cmds = json::array();
+    for (const auto& c : r.commands) cmds.push_back({{"tool", c.tool}, {"command", c.command}});
+    recs.push_back({{"title", r.title}, {"cpus", r.cpus}, {"why", r.why}, {"commands", cmds}});
+  }
+  j["recommendations"] = recs;
+  j["smt"] = {{"has_smt", a.has_smt}, {"layout", a.smt_layout}, {"guidance", a.smt_guidance}};
+  return j;
+}
+
+}  // namespace
+
+json report_json(const experiments::MachineReport& r, const std::string& heatmap_file) {
+  json j{{"schema", "threadmap.report/1"},
+         {"generated_utc", r.generated_utc},
+         {"threadmap_version", r.threadmap_version},
+         {"quick", r.quick},
+         {"total_seconds", r.total_seconds},
+         {"usable_cpus", r.usable_cpus}};
+  json topo = status_json(r.topology_status);
+  if (r.topology) topo["topology"] = topology_json(*r.topology);
+  j["topology"] = topo;
+  j["latency"] = latency_part_json(r.latency, heatmap_file);
+  j["advice"] = advice_json(r.advice);
+  json benches = json::array();
+  for (std::size_t i = 0; i < r.benches.size(); ++i) {
+    json b = bench_json(r.benches[i]);
+    b["seconds"] = r.bench_status[i].seconds;
+    benches.push_back(b);
+  }
+  j["benches"] = benches;
+  return j;
+}
+
+}  // namespace threadmap::render

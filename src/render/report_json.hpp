@@ -1,0 +1,15 @@
+// The machine report as JSON (schema "threadmap.report/1", fields in docs/bench-and-report.md):
+// the same data as the HTML page, with the full latency document and every bench document.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "src/experiments/report_data.hpp"
+
+namespace threadmap::render {
+
+/// The whole report; `heatmap_file` names the PNG written next to it ("" when none).
+nlohmann::json report_json(const experiments::MachineReport& report,
+                           const std::string& heatmap_file);
+
+}  // namespace threadmap::render

@@ -1,0 +1,190 @@
+// `threadmap report --quick --out DIR`: finishes in time, writes report.html (well-formed, one
+// self-contained page: images as data: URIs, no external URL or file reference) and
+// report.json (schema threadmap.report/1) with every part present or marked unavailable.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "html_check.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  int status = -1;
+  std::string out;
+  double seconds = 0;
+};
+
+Ran run(const std::string& args) {
+  Ran r;
+  const auto start = std::chrono::steady_clock::now();
+  FILE* p = popen((std::string(THREADMAP_BIN) + " " + args + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One quick report shared by the tests (it takes seconds, not milliseconds).
+class Report : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("threadmap-report-" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    ran_ = new Ran(run("report --quick --out " + dir_->string()));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete ran_;
+  }
+  static fs::path* dir_;
+  static Ran* ran_;
+};
+fs::path* Report::dir_ = nullptr;
+Ran* Report::ran_ = nullptr;
+
+TEST_F(Report, QuickFinishesWellUnderTwoMinutesAndSaysWhereThePageIs) {
+  ASSERT_EQ(ran_->status, 0) << ran_->out;
+  EXPECT_LT(ran_->seconds, 120);
+  EXPECT_NE(ran_->out.find((*dir_ / "report.html").string()), std::string::npos) << ran_->out;
+  EXPECT_NE(ran_->out.find("[1/"), std::string::npos) << "progress is shown: " << ran_->out;
+  EXPECT_TRUE(fs::exists(*dir_ / "report.html"));
+  EXPECT_TRUE(fs::exists(*dir_ / "report.json"));
+}
+
+TEST_F(Report, PageIsWellFormed) {
+  const std::string html = slurp(*dir_ / "report.html");
+  ASSERT_FALSE(html.empty());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  report_test::HtmlCheck check = report_test::check_html(html);
+  for (const auto& e : check.errors) ADD_FAILURE() << e;
+  EXPECT_NE(std::find(check.tags.begin(), check.tags.end(), "main"), check.tags.end());
+  bool viewport = false;
+  for (const auto& a : check.attributes)
+    viewport = viewport || (a.tag == "meta" && a.name == "name" && a.value == "viewport");
+  EXPECT_TRUE(viewport) << "readable on a phone needs the viewport meta tag";
+}
+
+TEST_F(Report, PageEmbedsItsImagesAndReferencesNothingOutside) {
+  const std::string html = slurp(*dir_ / "report.html");
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos) << "no CSS fetches";
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  report_test::HtmlCheck check = report_test::check_html(html);
+  int images = 0;
+  for (const auto& a : check.attributes) {
+    if (a.name == "src" || a.name == "srcset" || a.name == "poster" || a.name == "data") {
+      EXPECT_EQ(a.value.rfind("data:", 0), 0u) << a.tag << " " << a.name << "=" << a.value.substr(0, 80);
+      if (a.tag == "img") ++images;
+    }
+    if (a.name == "href") {
+      EXPECT_EQ(a.value.rfind("#", 0), 0u) << "href=" << a.value;
+    }
+    EXPECT_NE(a.tag, "link") << "no external stylesheets";
+    EXPECT_NE(a.tag, "script");
+    EXPECT_NE(a.tag, "iframe");
+  }
+  // The heatmap is embedded whenever the latency part is available.
+  nlohmann::json j = nlohmann::json::parse(slurp(*dir_ / "report.json"), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  if (j["latency"]["available"].get<bool>()) {
+    EXPECT_GE(images, 1);
+    EXPECT_NE(html.find("data:image/png;base64,iVBORw0KGgo"), std::string::npos)
+        << "a real PNG (its signature, base64) is embedded";
+  }
+}
+
+TEST_F(Report, JsonHasEveryPartAndSaysWhyOneIsMissing) {
+  nlohmann::json j = nlohmann::json::parse(slurp(*dir_ / "report.json"), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["schema"], "threadmap.report/1");
+  EXPECT_EQ(j["quick"], true);
+  for (const char* key : {"generated_utc", "threadmap_version", "total_seconds", "usable_cpus",
+                          "topology", "latency", "advice", "benches"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* part : {"topology", "latency", "advice"}) {
+    EXPECT_TRUE(j[part]["available"].is_boolean()) << part;
+    if (!j[part]["available"].get<bool>()) {
+      EXPECT_TRUE(j[part]["unavailable_reason"].is_string()) << part;
+    }
+  }
+  ASSERT_EQ(j["benches"].size(), 5u);
+  for (const auto& b : j["benches"]) {
+    EXPECT_EQ(b["schema"], "threadmap.bench/1");
+    if (!b["available"].get<bool>()) {
+      EXPECT_TRUE(b["unavailable_reason"].is_string()) << b.dump();
+    }
+  }
+  if (j["advice"]["available"].get<bool>()) {
+    for (const auto& r : j["advice"]["recommendations"]) {
+      EXPECT_FALSE(r["cpus"].get<std::string>().empty());
+      EXPECT_FALSE(r["commands"].empty());
+    }
+  }
+}
+
+TEST_F(Report, PageShowsEverySection) {
+  const std::string html = slurp(*dir_ / "report.html");
+  for (const char* id : {"glance", "topology", "latency", "domains", "numbering",
+                         "recommendations", "smt", "thread-cache", "benchmarks", "method"})
+    EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_NE(html.find("taskset -c"), std::string::npos);
+  EXPECT_NE(html.find("OMP_PLACES="), std::string::npos);
+  EXPECT_NE(html.find("threadmap run"), std::string::npos);
+}
+
+TEST(ReportCli, AnUnwritableDirectoryIsOneErrorLine) {
+  Ran r = run("report --quick --out /proc/threadmap-cannot-write-here");
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.out.rfind("threadmap: ", 0), 0u) << r.out;
+}
+
+TEST(ReportCli, AMissingLatencyFileIsOneErrorLine) {
+  Ran r = run("report --quick --latency /nonexistent/matrix.csv --out " +
+              (fs::temp_directory_path() / "threadmap-report-missing").string());
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("threadmap: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/matrix.csv"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// The checker itself must reject what it is there to catch.
+TEST(HtmlCheck, RejectsBrokenPagesAndAcceptsAGoodOne) {
+  using report_test::check_html;
+  EXPECT_TRUE(check_html("<!DOCTYPE html><html><head><meta charset=\"utf-8\"/><style>a>b{}</style>"
+                         "</head><body><p>x &amp; y<br><img src=\"data:,\" alt=\"\"/></p></body>"
+                         "</html>")
+                  .errors.empty());
+  EXPECT_FALSE(check_html("<html><body><div></body></html>").errors.empty());
+  EXPECT_FALSE(check_html("<html><body><p>a < b</p></body></html>").errors.empty());
+  EXPECT_FALSE(check_html("<html><body><p></div></p></body></html>").errors.empty());
+  EXPECT_FALSE(check_html("<html><body><p title=\"x></p></body></html>").errors.empty());
+}
+
+}  // namespace
