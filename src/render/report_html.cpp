@@ -42,7 +42,8 @@ th { background: #f0f2f5; }
 pre { background: #f0f2f5; padding: .6rem; overflow-x: auto; font-size: .85rem; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 img, svg { max-width: 100%; height: auto; }
-svg.bars text { font: 13px system-ui, sans-serif; fill: #1d2330; }
+svg.bars text { font: 14px system-ui, sans-serif; fill: #1d2330; }
+svg.bars { display: block; margin: .4rem 0; }
 .unavailable { background: #fff4e5; border-left: 4px solid #e69a28; padding: .4rem .6rem; }
 .note { color: #5a6270; font-size: .9rem; }
 .glance li { margin: .2rem 0; }

@@ -85,15 +85,17 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     top = std::max(top, v.value.max);
   }
   if (shown.empty() || top <= 0) return "";
-  const int row = 34, label_w = 250, bar_w = 330, width = label_w + bar_w + 130;
-  const int height = static_cast<int>(shown.size()) * row + 8;
+  // Label above each bar (not beside it), so the chart stays legible when a phone scales the
+  // 480-unit-wide drawing down to its screen.
+  const int row = 46, bar_w = 330, width = 480;
+  const int height = static_cast<int>(shown.size()) * row + 4;
   std::string svg = fmt::format(
-      "<svg class=\"bars\" viewBox=\"0 0 {} {}\" "
+      "<svg class=\"bars\" viewBox=\"0 0 {} {}\" width=\"{}\" "
       "role=\"img\" aria-label=\"{}: median per variant\">\n",
-      width, height, escape(bench.name));
+      width, height, width, escape(bench.name));
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const auto& v = *shown[i];
-    const int y = static_cast<int>(i) * row + 4;
+    const int y = static_cast<int>(i) * row;
     const double w = v.value.median / top * bar_w;
     const double lo = v.value.min / top * bar_w, hi = v.value.max / top * bar_w;
     // Grey: baseline; blue: within 3% of it (no real difference); green faster; red slower.
@@ -101,14 +103,12 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
                         : std::abs(v.ratio_to_baseline - 1) <= 0.03 ? "#5b84b1"
                         : v.ratio_to_baseline > 1                   ? "#2a9d5b"
                                                                     : "#d1603d";
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", label_w - 8,
-                       y + 19, escape(v.label));
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"22\" fill=\"{}\"/>\n",
-                       label_w, y + 4, std::max(w, 1.0), color);
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 15, escape(v.label));
+    svg += fmt::format("<rect x=\"0\" y=\"{}\" width=\"{:.1f}\" height=\"18\" fill=\"{}\"/>\n",
+                       y + 21, std::max(w, 1.0), color);
     svg += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
-                       label_w + lo, label_w + hi, y + 15, y + 15);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n",
-                       label_w + std::max(w, hi) + 6, y + 19,
+                       lo, hi, y + 30, y + 30);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", std::max(w, hi) + 6, y + 35,
                        escape(bench_value_text(v.value.median, bench.unit)));
   }
   return svg + "</svg>\n";
