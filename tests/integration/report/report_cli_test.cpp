@@ -156,6 +156,26 @@ TEST_F(Report, PageShowsEverySection) {
   EXPECT_NE(html.find("threadmap run"), std::string::npos);
 }
 
+TEST(ReportCli, ASavedMatrixOfAnotherMachineIsShownButNotUsedForAdvice) {
+  const fs::path dir = fs::temp_directory_path() / ("threadmap-report-file-" + std::to_string(getpid()));
+  Ran r = run("report --quick --runs 1 --latency " THREADMAP_TEST_DATA
+              "/latency/AMD_Ryzen_9_7950X.csv --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(slurp(dir / "report.json"), nullptr, false);
+  const std::string html = slurp(dir / "report.html");
+  fs::remove_all(dir);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_TRUE(j["latency"]["available"].get<bool>());
+  EXPECT_NE(j["latency"]["how"].get<std::string>().find("loaded from"), std::string::npos);
+  if (sysconf(_SC_NPROCESSORS_CONF) < 32) {
+    EXPECT_FALSE(j["latency"]["describes_this_machine"].get<bool>());
+    EXPECT_TRUE(j["latency"]["hwloc_comparison"].is_null());
+    EXPECT_FALSE(j["latency"]["notes"].empty());
+  }
+  EXPECT_TRUE(report_test::check_html(html).errors.empty());
+  EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+}
+
 TEST(ReportCli, AnUnwritableDirectoryIsOneErrorLine) {
   Ran r = run("report --quick --out /proc/threadmap-cannot-write-here");
   EXPECT_NE(r.status, 0);
