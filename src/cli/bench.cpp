@@ -54,6 +54,14 @@ Result<experiments::BenchResult> run_named(const BenchCliOptions& opt, const Top
     ping.latencies = experiments::latencies_from_matrix(*matrix);
     ping.latency_source = opt.latency_file;
     ping.latency_notes = experiments::matrix_mismatch_notes(*matrix, topo);
+  } else if (!ping.pair) {
+    // No matrix given: measure a quick one so best and worst are chosen by measurement. A
+    // machine where that cannot run (one CPU) falls back to topology inside run_pingpong.
+    auto measured = experiments::measure_quick_latencies(topo);
+    if (measured) {
+      ping.latencies = std::move(*measured);
+      ping.latency_source = "quick measurement (threadmap latency --quick)";
+    }
   }
   return experiments::run_pingpong(topo, ping);
 }

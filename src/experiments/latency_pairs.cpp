@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "src/latency/measurement.hpp"
+
 namespace threadmap::experiments {
 
 std::vector<PingpongOptions::Latency> latencies_from_matrix(const latency::Matrix& matrix) {
@@ -15,6 +17,18 @@ std::vector<PingpongOptions::Latency> latencies_from_matrix(const latency::Matri
     }
   }
   return out;
+}
+
+Result<std::vector<PingpongOptions::Latency>> measure_quick_latencies(const Topology& topo) {
+  Result<CpuSet> usable = usable_cpus(topo);
+  if (!usable) return usable.error();
+  latency::MeasureOptions options;
+  options.cpus = *usable;
+  options.quick = true;
+  options.budget_ms = 50;
+  Result<latency::Measurement> run = latency::measure(options, topo);
+  if (!run) return run.error();
+  return latencies_from_matrix(run->matrix);
 }
 
 std::vector<std::string> matrix_mismatch_notes(const latency::Matrix& matrix,

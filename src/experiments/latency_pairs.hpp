@@ -12,6 +12,11 @@ namespace threadmap::experiments {
 /// The latency is the mean of both directions when the matrix is not symmetric.
 std::vector<PingpongOptions::Latency> latencies_from_matrix(const latency::Matrix& matrix);
 
+/// Measures the latencies ping-pong chooses from when the user gave no matrix: a quick
+/// measurement (one pair per topology class, the class's value copied to its other pairs) of
+/// the usable CPUs. Fails with the latency engine's message (e.g. fewer than two CPUs).
+Result<std::vector<PingpongOptions::Latency>> measure_quick_latencies(const Topology& topo);
+
 /// Why `matrix` may not describe the machine of `topo` (its CPUs differ from the machine's, or
 /// it names another CPU model); empty when nothing suggests so. Pairs chosen from a matrix of
 /// another machine are chosen by someone else's numbers.
