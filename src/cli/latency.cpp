@@ -38,7 +38,7 @@ struct LatencyOptions {
 
 // Progress on stderr, overwritten in place; only called when stderr is a terminal.
 void show_progress(const latency::Progress& p) {
-  std::fprintf(stderr, "\r\x1b[Kmeasuring pair %zu/%zu (CPUs %d-%d), %.1f s elapsed, ETA %.0f s",
+  std::fprintf(stderr, "\r\x1b[Kmeasured %zu/%zu pair passes (last: CPUs %d-%d), %.1f s elapsed, ETA %.0f s",
                p.pairs_done, p.pairs_total, p.cpu_a, p.cpu_b, p.elapsed_s, p.eta_s);
   if (p.pairs_done == p.pairs_total) std::fprintf(stderr, "\r\x1b[K");
   std::fflush(stderr);

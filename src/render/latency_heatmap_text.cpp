@@ -29,6 +29,18 @@ std::string cell(double ns, bool diagonal, const ColorScale& scale, bool color) 
   return fmt::format("\x1b[48;2;{};{};{}m  ", c.r, c.g, c.b);
 }
 
+// A numeric cell: the value (4 characters) on its color, black or white text for contrast.
+std::string numeric_cell(double ns, bool diagonal, const ColorScale& scale, bool color) {
+  std::string text = diagonal              ? "   -"
+                     : !std::isfinite(ns)  ? "   ?"
+                     : ns < 99.95          ? fmt::format("{:>4.1f}", ns)
+                                           : fmt::format("{:>4.0f}", ns);
+  if (!color || diagonal || !std::isfinite(ns)) return (color ? "\x1b[0m " : " ") + text;
+  Rgb c = scale.color(ns);
+  int fg = scale.position(ns) > 0.6 ? 0 : 255;
+  return fmt::format("\x1b[48;2;{};{};{}m\x1b[38;2;{};{};{}m {}", c.r, c.g, c.b, fg, fg, fg, text);
+}
+
 std::string label_of(const latency::Matrix& m, const std::vector<std::size_t>& order,
                      std::size_t first, std::size_t last) {
   if (last - first == 1) return std::to_string(m.cpus[order[first]]);
@@ -71,12 +83,28 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
   }
 
   std::string out;
+  const bool numeric = block == 1 && n <= options.max_numeric;
+  if (numeric) {
+    std::size_t w = 1;
+    for (std::size_t i = 0; i < n; ++i) w = std::max(w, std::to_string(matrix.cpus[order[i]]).size());
+    out += std::string(w + 1, ' ');
+    for (std::size_t c = 0; c < n; ++c) out += fmt::format(" {:>4}", matrix.cpus[order[c]]);
+    out += '\n';
+    for (std::size_t r = 0; r < n; ++r) {
+      out += fmt::format("{:>{}} ", matrix.cpus[order[r]], w);
+      for (std::size_t c = 0; c < n; ++c) {
+        out += numeric_cell(matrix.at(order[r], order[c]), r == c, scale, options.color);
+      }
+      if (options.color) out += "\x1b[0m";
+      out += '\n';
+    }
+  }
   if (block > 1) {
     out += fmt::format("(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
                        "block)\n", block);
   }
   // Column labels, written vertically.
-  for (std::size_t d = 0; d < width; ++d) {
+  for (std::size_t d = 0; d < width && !numeric; ++d) {
     out += std::string(width + 1, ' ');
     for (std::size_t c = 0; c < cells; ++c) {
       const std::string& l = labels[c];
@@ -86,7 +114,7 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
     }
     out += '\n';
   }
-  for (std::size_t r = 0; r < cells; ++r) {
+  for (std::size_t r = 0; r < cells && !numeric; ++r) {
     out += fmt::format("{:>{}} ", labels[r], width);
     for (std::size_t c = 0; c < cells; ++c) {
       out += cell(value[r * cells + c], block == 1 && r == c, scale, options.color);
@@ -95,6 +123,7 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
     out += '\n';
   }
   // Legend: the ramp with ns at its ends and in the middle (log scale).
+  if (numeric && !options.color) return out + "\n(cells: one-way latency, ns)\n";
   out += "\nlegend (one-way latency, ns, log scale): ";
   if (scale.high_ns < scale.low_ns * 1.05) {
     out += fmt::format("every cell is {:.1f}-{:.1f} ns\n", scale.low_ns, scale.high_ns);

@@ -15,6 +15,7 @@ namespace threadmap::render {
 struct TextHeatmapOptions {
   bool color = true;           ///< ANSI 24-bit background colors (else a character ramp)
   std::size_t max_cells = 64;  ///< most cells per axis; larger matrices are shown in blocks
+  std::size_t max_numeric = 16;  ///< up to this many CPUs, cells show their value in ns
 };
 
 /// Draws `matrix` with rows/columns in `order` (matrix row indexes). Each line ends in '\n'.

@@ -65,9 +65,10 @@ std::string latency_provenance(const latency::Matrix& matrix,
   return fmt::format(
       "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
       "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
-      "{} pairs, {} batches in the first passes, {:.1f} s in total\n",
+      "{} pair{}, {} batches in the first passes, {:.1f} s in total\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
-      matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(), samples,
+      matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
+      m.pairs.size() == 1 ? "" : "s", samples,
       m.total_s);
 }
 
@@ -85,7 +86,7 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
   }
   std::sort(values.begin(), values.end());
   if (!values.empty()) {
-    out += fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pairs ({:.1f}x spread)\n",
+    out += fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
                        ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
                        values.size(), values.back() / std::max(values.front(), 1e-9));
   }

@@ -161,3 +161,24 @@ TEST(AnalysisText, NamesDomainsAndNumbering) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TextHeatmap, SmallMatricesShowValuesOnAPipe) {
+  latency::Matrix m = latency::make_matrix({0, 1, 2});
+  m.at(0, 1) = m.at(1, 0) = 12.25;
+  m.at(0, 2) = m.at(2, 0) = 130;
+  m.at(1, 2) = m.at(2, 1) = 131;
+  render::TextHeatmapOptions opt;
+  opt.color = false;
+  std::string text = render::latency_heatmap_text(m, latency::numeric_order(m), opt);
+  EXPECT_NE(text.find("12.2"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 130"), std::string::npos) << text;
+  EXPECT_NE(text.find("one-way latency, ns"), std::string::npos);
+  opt.max_numeric = 0;  // force color blocks / ramp
+  std::string ramp = render::latency_heatmap_text(m, latency::numeric_order(m), opt);
+  EXPECT_EQ(ramp.find("12.2"), std::string::npos);
+  EXPECT_NE(ramp.find(".."), std::string::npos);  // the lowest ramp character for 12.25 ns
+}
+
+}  // namespace
