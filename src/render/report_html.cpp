@@ -85,9 +85,15 @@ std::string glance_section(const MachineReport& r) {
   if (r.topology) items.push_back(topology_summary(*r.topology));
   if (r.latency.status.available) {
     MatrixStats s = matrix_stats(r.latency.matrix);
-    items.push_back(fmt::format("Core-to-core latency (one way): {} to {}, median {} over {} "
-                                "measured CPU pairs.",
-                                ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+    const std::string from = r.latency.measurement ? "measured here"
+                             : r.latency.describes_this_machine
+                                 ? "loaded from " + r.latency.matrix.source
+                                 : "loaded from " + r.latency.matrix.source +
+                                       ", which looks like another machine";
+    items.push_back(fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over "
+                                "{} CPU pairs.",
+                                from, ns_text(s.min), ns_text(s.max), ns_text(s.median),
+                                s.cells / 2));
     if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
       const auto& w = r.latency.numbering.worst[0];
       items.push_back(fmt::format("Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x "
@@ -140,17 +146,17 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
     out += html::unavailable("The heatmap image", images.heatmap_reason);
   }
   const MatrixStats s = matrix_stats(lat.matrix);
-  out += html::table({"measured pairs (both directions)", "min", "median", "max"},
+  out += html::table({"cells with a value (both directions)", "min", "median", "max"},
                      {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median),
                        ns_text(s.max)}},
                      {0, 1, 2, 3});
   if (lat.matrix.size() <= 32) {
-    std::vector<std::string> headers{"ns"};
-    for (int c : lat.matrix.cpus) headers.push_back("CPU " + std::to_string(c));
+    std::vector<std::string> headers{"CPU"};
+    for (int c : lat.matrix.cpus) headers.push_back(std::to_string(c));
     std::vector<std::vector<std::string>> rows;
     std::vector<std::size_t> numeric;
     for (std::size_t i = 0; i < lat.matrix.size(); ++i) {
-      std::vector<std::string> row{"CPU " + std::to_string(lat.matrix.cpus[i])};
+      std::vector<std::string> row{std::to_string(lat.matrix.cpus[i])};
       for (std::size_t j = 0; j < lat.matrix.size(); ++j)
         row.push_back(i == j ? "-" : std::isfinite(lat.matrix.at(i, j))
                                          ? fmt::format("{:.1f}", lat.matrix.at(i, j))
@@ -158,7 +164,9 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
       rows.push_back(row);
       numeric.push_back(i + 1);
     }
-    out += "<details open=\"open\"><summary>The matrix (one-way ns; n/m = not measured)</summary>\n" +
+    // Small matrices are shown open; larger ones are one click away (the heatmap says it all).
+    out += std::string(lat.matrix.size() <= 8 ? "<details open=\"open\">" : "<details>") +
+           "<summary>The matrix (one-way ns, row CPU to column CPU; n/m = no value)</summary>\n" +
            html::table(headers, rows, numeric) + "</details>\n";
   } else {
     out += "<p class=\"note\">The full matrix (" + std::to_string(lat.matrix.size()) +
