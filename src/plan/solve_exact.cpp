@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "src/plan/placement_state.hpp"
@@ -25,6 +26,24 @@ class BranchAndBound {
     nearest_.assign(cpus, std::numeric_limits<double>::infinity());
     for (int a = 0; a < cpus; ++a)
       for (int b = 0; b < cpus; ++b) nearest_[a] = std::min(nearest_[a], m.latency(a, b));
+    // The strong bound assumes partners in other units sit on distinct CPUs: true unless
+    // threads may share CPUs (oversubscription, or a group larger than a core stacks).
+    strong_ = !p.oversubscribe && cpus > 1;
+    std::size_t smallest_core = static_cast<std::size_t>(cpus);
+    for (const auto& core : p.core_cpus) smallest_core = std::min(smallest_core, core.size());
+    for (const Unit& u : p.units) strong_ = strong_ && u.threads.size() <= smallest_core;
+    if (strong_) {
+      const std::size_t keep = std::min<std::size_t>(16, static_cast<std::size_t>(cpus - 1));
+      sorted_.resize(cpus);
+      std::vector<double> row;
+      for (int a = 0; a < cpus; ++a) {
+        row.clear();
+        for (int b = 0; b < cpus; ++b)
+          if (b != a) row.push_back(m.latency(a, b));
+        std::partial_sort(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(keep), row.end());
+        sorted_[a].assign(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(keep));
+      }
+    }
     min_unary_.assign(p.size(), std::numeric_limits<double>::infinity());
     for (int t = 0; t < p.size(); ++t)
       for (int c = 0; c < cpus; ++c)
@@ -43,6 +62,7 @@ class BranchAndBound {
     search(0);
     Solution out = best_;
     out.solver = "branch and bound";
+    out.passes = 0;
     out.proven_optimal = !stopped_;
     out.stopped_by_time = stopped_;
     out.nodes = nodes_;
@@ -77,15 +97,57 @@ class BranchAndBound {
   double bound(std::size_t depth) const {
     double lb = 0;
     for (std::size_t k = depth; k < order_.size(); ++k)
-      for (int t : p_.units[order_[k]].threads) {
-        lb += min_unary_[t];
-        for (const auto& [v, w] : p_.threads[t].neighbours) {
-          const int at = state_.cpu_of(v);
-          if (at >= 0) lb += w * nearest_[at];
-          else if (v > t) lb += w * p_.min_latency;
-        }
-      }
+      for (int t : p_.units[order_[k]].threads) lb += strong_ ? strong_bound(t) : weak_bound(t);
     return lb;
+  }
+
+  // Every term at its cheapest: edges to placed threads at their CPU's nearest latency, edges
+  // between unplaced threads at the machine's smallest latency.
+  double weak_bound(int t) const {
+    double lb = min_unary_[t];
+    for (const auto& [v, w] : p_.threads[t].neighbours) {
+      const int at = state_.cpu_of(v);
+      if (at >= 0) lb += w * nearest_[at];
+      else if (v > t) lb += w * p_.min_latency;
+    }
+    return lb;
+  }
+
+  // The thread's cheapest free CPU c, counting placed partners exactly and unplaced partners
+  // (which need distinct CPUs other than c) at c's smallest latencies, heaviest partner on the
+  // smallest (rearrangement inequality), half of each such edge per end.
+  double strong_bound(int t) const {
+    const ProblemThread& th = p_.threads[t];
+    double own_unit = 0;
+    double weights[16];
+    int count = 0;
+    for (const auto& [v, w] : th.neighbours) {
+      if (state_.cpu_of(v) >= 0) continue;
+      if (p_.threads[v].unit == th.unit) {
+        if (v > t) own_unit += w * p_.min_latency;
+      } else if (count < 16) {
+        weights[count++] = w;
+      }
+    }
+    std::sort(weights, weights + count, std::greater<double>());
+    double best = std::numeric_limits<double>::infinity();
+    const int cpus = static_cast<int>(p_.machine->size());
+    for (int c = 0; c < cpus; ++c) {
+      if (state_.units_on(c) > 0 || !p_.allowed(t, c)) continue;
+      // An interchangeable twin of an earlier CPU has the same value (the swap fixes every
+      // placed thread).
+      if (symmetric_duplicate(c)) continue;
+      double value = p_.unary(t, c);
+      for (const auto& [v, w] : th.neighbours) {
+        const int at = state_.cpu_of(v);
+        if (at >= 0) value += w * p_.machine->latency(c, at);
+      }
+      const auto& near = sorted_[c];
+      for (int i = 0; i < count && value < best; ++i)
+        value += 0.5 * weights[i] * near[std::min<std::size_t>(i, near.size() - 1)];
+      best = std::min(best, value);
+    }
+    return (std::isfinite(best) ? best : weak_bound(t) - own_unit) + own_unit;
   }
 
   bool out_of_time() {
@@ -122,11 +184,9 @@ class BranchAndBound {
     for (const auto& [added, anchor] : children) {
       if (state_.total() + added >= best_cost_ - tolerance()) break;  // sorted: the rest cost more
       state_.place_unit(unit, anchor);
-      if (state_.total() + bound(depth + 1) < best_cost_ - tolerance()) {
-        mark(unit, +1);
-        search(depth + 1);
-        mark(unit, -1);
-      }
+      mark(unit, +1);  // before the bound: it skips CPUs by the occupancy of the objects
+      if (state_.total() + bound(depth + 1) < best_cost_ - tolerance()) search(depth + 1);
+      mark(unit, -1);
       state_.lift_unit(unit);
       if (stopped_) return;
     }
@@ -140,6 +200,8 @@ class BranchAndBound {
   SolveOptions options_;
   std::vector<int> order_;
   std::vector<double> nearest_, min_unary_;
+  std::vector<std::vector<double>> sorted_;  ///< per CPU: smallest latencies to other CPUs
+  bool strong_ = false;
   std::vector<std::vector<int>> occupied_;
   Solution best_;
   double best_cost_ = std::numeric_limits<double>::infinity();

@@ -54,20 +54,22 @@ std::vector<Machine> small_machines() {
   return out;
 }
 
-TEST(Solvers, BranchAndBoundMatchesBruteForce) {
-  // Small enough to enumerate every placement: 4 threads on a 12-CPU machine (9900K matrix
-  // restricted to 12 CPUs) -> 11,880 placements.
-  latency::Matrix matrix = test::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv");
+// Every placement of 4 threads on 12 CPUs (11,880), against branch and bound; on a measured
+// matrix (no symmetry) and on a hybrid topology whose interchangeable cores the solver prunes.
+void expect_exact_matches_brute_force(const Topology* topo, const latency::Matrix* matrix,
+                                      const std::string& allowed) {
   std::mt19937 rng(7);
   for (int round = 0; round < 20; ++round) {
     WorkloadSpec spec = random_spec(rng, 4);
-    spec.allowed = "0-11";
+    spec.allowed = allowed;
     MachineInputs in;
-    in.matrix = &matrix;
+    in.topology = topo;
+    in.matrix = matrix;
     in.allowed = spec.allowed;
     auto m = build_machine(in);
     ASSERT_TRUE(m.ok()) << m.error().message;
-    auto p = build_problem(spec, *m, nullptr);
+    const int cpus = static_cast<int>(m->size());
+    auto p = build_problem(spec, *m, topo);
     ASSERT_TRUE(p.ok()) << p.error().message;
     double best = std::numeric_limits<double>::infinity();
     std::vector<int> cpu(4);
@@ -76,7 +78,7 @@ TEST(Solvers, BranchAndBoundMatchesBruteForce) {
         best = std::min(best, evaluate(*p, cpu).objective());
         return;
       }
-      for (int c = 0; c < 12; ++c) {
+      for (int c = 0; c < cpus; ++c) {
         bool used = false;
         for (int k = 0; k < t; ++k) used = used || cpu[k] == c;
         if (used) continue;
@@ -89,6 +91,16 @@ TEST(Solvers, BranchAndBoundMatchesBruteForce) {
     ASSERT_TRUE(exact.proven_optimal);
     EXPECT_NEAR(exact.cost, best, 1e-9 * (1 + best)) << "round " << round;
   }
+}
+
+TEST(Solvers, BranchAndBoundMatchesBruteForce) {
+  const std::string data = THREADMAP_TEST_DATA;
+  latency::Matrix matrix = test::load_matrix(data + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv");
+  expect_exact_matches_brute_force(nullptr, &matrix, "0-11");
+  Topology hybrid = test::load_topology(data + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  expect_exact_matches_brute_force(&hybrid, nullptr, "4-15");  // 4 P-cores (SMT) + 4 E-cores
+  Topology epyc = test::load_topology(data + "/topologies/amd-2x-epyc7763-zen3.xml");
+  expect_exact_matches_brute_force(&epyc, nullptr, "0-5,8-13");  // two L3s of one package
 }
 
 TEST(Solvers, HeuristicWithinOnePercentOfExactOnRandomSmallInstances) {
