@@ -126,6 +126,7 @@ void tm__idle_push(struct tm_thread *t) {
     return;
   }
   tm__stats_peak_idle(n);
+  atomic_store_explicit(&t->parked, 1, memory_order_release);
   t->bucket = tm__bucket_of(t->stack_size);
   uint32_t ended = atomic_load_explicit(&t->lstate, memory_order_relaxed);
   atomic_store_explicit(&t->lstate, TM_L_IDLE | ((ended & TM_L_DETACHED) ? 0 : TM_L_REAPED),
@@ -135,10 +136,12 @@ void tm__idle_push(struct tm_thread *t) {
 
 /* Called by a parked worker whose idle timeout expired and who won the race to mark itself
  * dead: its record stays on the stack as a tombstone that the next pop frees. */
-void tm__idle_forget(struct tm_thread *t) {
+void tm__idle_forget_size(size_t stack_size) {
   atomic_fetch_sub_explicit(&tm__idle_count, 1, memory_order_relaxed);
-  atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)stack_size, memory_order_relaxed);
 }
+
+void tm__idle_forget(struct tm_thread *t) { tm__idle_forget_size(t->stack_size); }
 
 static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t guard_size,
                           const struct tm_sched *want) {

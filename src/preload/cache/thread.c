@@ -29,6 +29,7 @@ struct tm_real tm__real;
 _Atomic int tm__enabled;
 static _Atomic int tm__init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic int tm__main_exited;
+#define TM_MIN_CACHED_STACK (64u << 10)
 static size_t tm__default_stack_size;
 static int (*tm__getstackaddr)(const pthread_attr_t *, void **);
 int tm__sanitized;
@@ -154,6 +155,14 @@ void tm__init(void) {
   while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) sched_yield();
 }
 
+/* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
+ * written this thread's pthread_t slot; only then may the thread really exit, since glibc
+ * may reuse its descriptor for another thread once it is detached and gone. */
+static void tm__wait_creator(struct tm_thread *t) {
+  while (atomic_load_explicit(&t->creator_done, memory_order_acquire) == 0)
+    tm__futex_wait(&t->creator_done, 0, NULL, 0, 0);
+}
+
 /* Waits until a creator hands this parked worker a logical thread (TM_W_GO) or tells it to
  * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). */
 static uint32_t tm__wait_assignment(struct tm_thread *t) {
@@ -171,9 +180,16 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
     struct timespec rel, *relp = NULL;
     if (deadline) {
       uint64_t now = tm__now_ns();
+      if (now >= deadline && !atomic_load_explicit(&t->parked, memory_order_acquire)) {
+        /* Still waiting for its joiner (not parked): the idle timeout starts at parking. */
+        deadline = now + (uint64_t)timeout_ms * 1000000ULL;
+        continue;
+      }
       if (now >= deadline) {
+        tm__wait_creator(t);               /* we are about to really exit */
+        size_t stack_size = t->stack_size; /* the record may be reused once we are DEAD */
         if (atomic_compare_exchange_strong(&t->wake, &w, TM_W_DEAD)) {
-          tm__idle_forget(t);
+          tm__idle_forget_size(stack_size);
           tm__stats_retired(TM_RETIRE_IDLE_TIMEOUT);
           return TM_W_DEAD;
         }
@@ -185,14 +201,6 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
     }
     tm__futex_wait(&t->wake, w, relp, 0, 1);
   }
-}
-
-/* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
- * written this thread's pthread_t slot; only then may the thread really exit, since glibc
- * may reuse its descriptor for another thread once it is detached and gone. */
-static void tm__wait_creator(struct tm_thread *t) {
-  while (atomic_load_explicit(&t->creator_done, memory_order_acquire) == 0)
-    tm__futex_wait(&t->creator_done, 0, NULL, 0, 0);
 }
 
 /* Publishes the end of the logical thread (EXITED) and returns the lstate seen before. */
@@ -289,7 +297,6 @@ static void *tm__worker(void *arg) {
       return NULL;
     }
     if (w == TM_W_DEAD) { /* idle timeout: the record stays a tombstone for the next pop */
-      tm__wait_creator(t);
       tm__set_self(NULL);
       tm__physical(detach, pthread_self());
       return NULL;
@@ -322,6 +329,9 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
         pthread_attr_getdetachstate(attr, &detach_state) != 0)
       return tm__create_plain(thread, attr, start, arg);
   }
+  /* Our exit path (unwinder, destructors, dl_iterate_phdr) needs stack headroom that a
+   * minimal stack, possibly without a guard page, cannot promise: such threads stay glibc's. */
+  if (stack_size < TM_MIN_CACHED_STACK) return tm__create_plain(thread, attr, start, arg);
   uint32_t initial = detach_state == PTHREAD_CREATE_DETACHED ? TM_L_DETACHED : 0;
 
   struct tm_sched want;
@@ -337,6 +347,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
       atomic_store_explicit(&t->joining, NULL, memory_order_relaxed);
       atomic_store_explicit(&t->release, 0, memory_order_relaxed);
       atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
+      atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
       if (tm__idle_claim(t)) { /* publishes the fields above to the worker */
         *thread = t->handle;
         tm__stats_count(TM_COUNT_FROM_CACHE);

@@ -97,6 +97,7 @@ struct tm_thread {
 
   /* --- hand-off --- */
   _Alignas(64) _Atomic uint32_t wake;
+  _Atomic int parked; /* on an idle stack (counted): only then may the idle timeout end it */
   void *(*start)(void *);
   void *arg;
   struct tm_inherit want;
@@ -143,6 +144,7 @@ TM_HIDDEN void tm__records_after_fork(void);
 TM_HIDDEN int tm__idle_claim(struct tm_thread *t);
 /* A parked worker that timed out takes itself out of the idle counts. */
 TM_HIDDEN void tm__idle_forget(struct tm_thread *t);
+TM_HIDDEN void tm__idle_forget_size(size_t stack_size);
 /* The record of the logical thread running on THREAD, or NULL for threads we do not manage. */
 TM_HIDDEN struct tm_thread *tm__lookup(pthread_t thread);
 /* The calling thread's record, or NULL. */
