@@ -5,7 +5,11 @@
 // writes the requested files. Parsing, calling the library and printing only.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -44,6 +48,22 @@ void show_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
+// Output paths are checked before measuring, so a typo in --png does not throw away minutes of
+// measurement (and no file is written when another cannot be).
+Status check_output_path(const std::string& option, const std::string& path) {
+  if (path.empty() || path == "-") return {};
+  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos
+                                       ? 0
+                                       : path.find_last_of('/'));
+  if (path.find('/') == std::string::npos) dir = ".";
+  if (dir.empty()) dir = "/";
+  if (access(dir.c_str(), W_OK) != 0) {
+    return Error::from_errno(errno, option + " " + path + ": cannot write in '" + dir + "': " +
+                                        std::strerror(errno));
+  }
+  return {};
+}
+
 std::string title_of(const latency::Matrix& m) {
   std::string who = m.cpu_model.empty() ? m.source : m.cpu_model;
   return who + ": one-way core-to-core latency (" + std::to_string(m.size()) + " CPUs)";
@@ -53,6 +73,10 @@ int run_latency(const LatencyOptions& opt) {
   auto method = latency::parse_method(opt.method);
   if (!method) return fail(method.error());
   const bool measuring = opt.load.empty();
+  for (auto [option, path] : {std::pair<const char*, const std::string*>{"--csv", &opt.csv},
+                              {"--json", &opt.json}, {"--png", &opt.png}, {"--svg", &opt.svg}}) {
+    if (auto st = check_output_path(option, *path); !st) return fail(st.error());
+  }
   if (!measuring && (!opt.cpus.empty() || opt.quick)) {
     return fail(std::string("--cpus and --quick apply to a measurement, not to --load"));
   }

@@ -196,3 +196,17 @@ TEST(CliLatency, NumericOrderFlag) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliLatency, UnwritableOutputFailsBeforeAnythingIsDone) {
+  std::string json = temp("never.json");
+  CommandResult r = run(latency("--budget-ms 5 --json " + json + " --png /nonexistent-dir/x.png"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--png /nonexistent-dir/x.png"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::ifstream(json).good());  // nothing half-written
+}
+
+}  // namespace
