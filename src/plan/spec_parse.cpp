@@ -17,6 +17,10 @@ namespace {
 
 using nlohmann::json;
 
+// Groups and shorthand edges multiply: 3,000 threads all-to-all is 4.5 M edges. Past this the
+// planner's memory and time grow without a better plan; the spec should name fewer edges.
+constexpr std::size_t kMaxEdges = 2'000'000;
+
 class SpecParser {
  public:
   explicit SpecParser(std::string source) : source_(std::move(source)) {}
@@ -41,6 +45,9 @@ class SpecParser {
       if (!doc["oversubscribe"].is_boolean()) return fail("\"oversubscribe\" must be true or false");
       spec_.oversubscribe = doc["oversubscribe"].get<bool>();
     }
+    if (spec_.edges.size() > kMaxEdges)
+      return fail(std::to_string(spec_.edges.size()) + " edges (after expanding groups and shorthand) is more than " +
+                  std::to_string(kMaxEdges) + "; use smaller groups");
     if (auto st = resolve_share_core(); !st) return st.error();
     return std::move(spec_);
   }
@@ -154,6 +161,8 @@ class SpecParser {
       if (!right) return right.error();
       auto weight = weight_of(e, where);
       if (!weight) return weight.error();
+      if (spec_.edges.size() + left->size() * right->size() > kMaxEdges)
+        return fail(where + ": more than " + std::to_string(kMaxEdges) + " edges in all; use fewer");
       const std::string origin = "edge " + e["between"][0].get<std::string>() + " <-> " +
                                  e["between"][1].get<std::string>();
       for (int a : *left)
@@ -187,6 +196,9 @@ class SpecParser {
         }
       }
       if (members.size() < 2) return fail(where + " needs at least two threads");
+      if (spec_.edges.size() + members.size() * (members.size() - 1) / 2 > kMaxEdges)
+        return fail(where + ": " + std::to_string(members.size()) + " threads all-to-all makes more than " +
+                    std::to_string(kMaxEdges) + " edges in all; use smaller groups");
       auto weight = weight_of(g, where);
       if (!weight) return weight.error();
       std::string label = g.contains("name") && g["name"].is_string()

@@ -40,6 +40,9 @@ Result<WorkloadSpec> threads_spec(int threads, QuickPolicy policy) {
   if (threads < 1 || threads > kMaxQuickThreads)
     return Error::invalid("--threads " + std::to_string(threads) + ": must be between 1 and " +
                           std::to_string(kMaxQuickThreads));
+  if (policy == QuickPolicy::compact && threads > 2048)
+    return Error::invalid("--threads " + std::to_string(threads) +
+                          " --policy compact: every pair talks, at most 2048 threads");
   WorkloadSpec spec;
   const char* policy_name = policy == QuickPolicy::compact   ? "compact"
                             : policy == QuickPolicy::scatter ? "scatter"

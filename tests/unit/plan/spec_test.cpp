@@ -78,6 +78,11 @@ TEST(Spec, EveryMistakeIsOneErrorNamingTheInput) {
       {"{\"threads\": [{\"name\": \"a\"}], \"oversubscribe\": 1}", "true or false"},
       {"{\"threads\": [{\"name\": \"a\"}], \"groups\": [{\"threads\": [\"a\"]}]}", "at least two threads"},
       {"{\"threads\": [{\"name\": \"a\"}", "not valid JSON"},
+      {"{\"threads\": [{\"name\": \"w[0-9999]\"}], \"groups\": [{\"threads\": [\"w[0-9999]\"]}]}",
+       "use smaller groups"},
+      {"{\"threads\": [{\"name\": \"a[0-9999]\"}, {\"name\": \"b[0-9999]\"}], "
+       "\"edges\": [{\"between\": [\"a[0-9999]\", \"b[0-9999]\"]}]}",
+       "edges in all"},
   };
   for (const Case& c : cases) {
     std::string message = error_of(c.json);
