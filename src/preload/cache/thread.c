@@ -460,6 +460,9 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
   struct tm_thread *me = tm__self();
   uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   if (mode == TM_JOIN_TRY && !(s & TM_L_EXITED)) return EBUSY;
+  /* A join that will block is a cancellation point; act on a pending cancel before claiming
+   * the join, so that a cancelled joiner never leaves the target claimed. */
+  if (mode != TM_JOIN_TRY && !(s & TM_L_EXITED)) pthread_testcancel();
   for (;;) {
     /* glibc's order: already joined, detached, deadlock, "someone else joins it". */
     if (s & TM_L_REAPED) return ESRCH;
@@ -478,7 +481,6 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
       return EINVAL;
     }
     if (me) atomic_store(&me->joining, t);
-    pthread_testcancel();
     if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN)) {
       int r = tm__join_sleep(t, clock, mode == TM_JOIN_TIMED ? abstime : NULL);
       if (r == ETIMEDOUT) {

@@ -74,6 +74,17 @@ static void *disabled_then_cancelled(void *arg) {
   return arg;
 }
 
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static void *waits_at_gate(void *arg) {
+  pthread_mutex_lock(&gate);
+  pthread_mutex_unlock(&gate);
+  return arg;
+}
+static void *joins(void *arg) {
+  pthread_join(*(pthread_t *)arg, NULL);
+  return (void *)1; /* not reached: the joiner is cancelled */
+}
+
 int main(void) {
   warm_cache();
   pthread_t t;
@@ -120,6 +131,17 @@ int main(void) {
     pthread_cancel(t);
     EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)8,
            "a cancel that arrives with cancellation disabled is never acted on");
+    pthread_mutex_lock(&gate);
+    pthread_t target, joiner;
+    pthread_create(&target, NULL, waits_at_gate, (void *)4);
+    pthread_create(&joiner, NULL, joins, &target);
+    settle();
+    pthread_cancel(joiner);
+    EXPECT(pthread_join(joiner, &ret) == 0 && ret == PTHREAD_CANCELED,
+           "a joiner blocked in pthread_join is cancelled");
+    pthread_mutex_unlock(&gate);
+    EXPECT(pthread_join(target, &ret) == 0 && ret == (void *)4,
+           "its target stays joinable");
     pthread_create(&t, NULL, semantics_nothing, (void *)6);
     EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)6, "threads still work after cancels");
     settle();
