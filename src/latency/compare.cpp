@@ -79,18 +79,19 @@ TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
                             {cache_level, cache_level == Level::l3 ? "L3 domains" : "L2 domains"},
                             {Level::die, "dies"},
                             {Level::package, "packages"}};
+  if (!cpus.is_subset_of(topology.complete_cpus())) {
+    // CPUs the topology does not know: nothing can line up; say so once.
+    LevelComparison c{analysis.level_names[0], targets[0].name, Relation::crossing,
+                      analysis.levels[0].size(), topology.groups(Level::core).size(), {}};
+    c.sentence = "the matrix has CPUs " + (cpus - topology.complete_cpus()).to_list() +
+                 " that the topology does not have: it describes another machine";
+    out.lines.push_back(c);
+    out.smt_agrees = out.domains_agree = false;
+    return out;
+  }
   auto add = [&](std::size_t level_index, const Target& target) {
     auto hw = restrict_to(topology.groups(target.level), cpus);
     if (hw.empty()) return Relation::same;
-    if (!refines(std::vector<CpuSet>{cpus}, std::vector<CpuSet>{topology.complete_cpus()})) {
-      // CPUs the topology does not know: nothing lines up.
-      LevelComparison c{analysis.level_names[level_index], target.name, Relation::crossing,
-                        analysis.levels[level_index].size(), hw.size(), {}};
-      c.sentence = "the matrix has CPUs " + (cpus - topology.complete_cpus()).to_list() +
-                   " that the topology does not have: it describes another machine";
-      out.lines.push_back(c);
-      return Relation::crossing;
-    }
     LevelComparison c{analysis.level_names[level_index], target.name,
                       relate(analysis.levels[level_index], hw),
                       analysis.levels[level_index].size(), hw.size(), {}};

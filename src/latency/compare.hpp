@@ -39,7 +39,8 @@ struct TopologyComparison {
 };
 
 /// Compares `analysis` (made from a matrix over `cpus`) with `topology`, restricted to those
-/// CPUs. CPUs the topology does not know make every comparison "crossing".
+/// CPUs. When the matrix has CPUs the topology does not know, the result is one "crossing" line
+/// saying the topology describes another machine, and nothing agrees.
 TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
                                          const Topology& topology);
 

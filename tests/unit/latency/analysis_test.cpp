@@ -43,9 +43,9 @@ TEST(Numbering, AdjacentSiblingsMakeNumberingHonest) {
   EXPECT_DOUBLE_EQ(lies.cpus[0].cost_ratio, 1.0);
 }
 
-TEST(Compare, MatrixAgreesWithMatchingTopologyAndDisagreesWithAWrongOne) {
-  // A 2-package, 2-L3 machine of 8 CPUs built from the recorded 2x EPYC 7763 topology would
-  // need its CPUs; instead compare a synthetic matrix with this repo's VM topology (2 CPUs).
+TEST(Compare, TwoCpuGuestAgreesWithItsTopology) {
+  // Our development VM: 2 cores (no SMT) under one L3. A flat 2-CPU matrix shows no SMT and one
+  // domain: both agree with what hwloc reports.
   auto topo = Topology::load_xml(kData + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   ASSERT_TRUE(topo) << topo.error().message;
   latency::Matrix m = latency::make_matrix(topo->complete_cpus().to_vector());
@@ -55,8 +55,22 @@ TEST(Compare, MatrixAgreesWithMatchingTopologyAndDisagreesWithAWrongOne) {
   auto cmp = latency::compare_with_topology(d, *topo);
   ASSERT_GE(cmp.lines.size(), 2u);
   EXPECT_EQ(cmp.lines[0].hwloc_level, "cores");
-  // Whatever the VM reports, the sentences name both sides and a relation.
-  for (const auto& line : cmp.lines) EXPECT_FALSE(line.sentence.empty());
+  EXPECT_EQ(cmp.lines[0].relation, latency::Relation::same);
+  EXPECT_EQ(cmp.lines[1].hwloc_level, "L3 domains");
+  EXPECT_TRUE(cmp.smt_agrees);
+  EXPECT_TRUE(cmp.domains_agree);
+  EXPECT_NE(cmp.lines[1].sentence.find("matches"), std::string::npos) << cmp.lines[1].sentence;
+}
+
+TEST(Compare, MatrixOfAnotherMachineIsSaidToBeSo) {
+  auto topo = Topology::load_xml(kData + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  ASSERT_TRUE(topo) << topo.error().message;
+  auto m = load("Apple_M1_Pro.csv");  // 8 CPUs, the VM has 2
+  auto cmp = latency::compare_with_topology(latency::analyse_domains(m), *topo);
+  EXPECT_FALSE(cmp.smt_agrees);
+  ASSERT_FALSE(cmp.lines.empty());
+  EXPECT_NE(cmp.lines[0].sentence.find("describes another machine"), std::string::npos)
+      << cmp.lines[0].sentence;
 }
 
 TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
