@@ -233,6 +233,9 @@ Result<MachineModel> build_machine(const MachineInputs& in) {
   MachineModel m;
   CpuSet universe = in.topology ? in.topology->allowed_cpus() : in.matrix->cpu_set();
   CpuSet machine = in.topology ? in.topology->complete_cpus() : universe;
+  // The kernel keeps isolated CPUs out of default affinity masks, so this shell may not be
+  // allowed on them; they are exactly where pinned threads are meant to go.
+  universe |= in.isolated & machine;
   CpuSet candidates = universe;
   if (!in.allowed.empty()) {
     auto allowed = resolve_expression(in, in.allowed, "allowed", machine);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "src/plan/spec.hpp"
 
@@ -94,7 +95,8 @@ class SpecParser {
       auto names = expand_name(t["name"].get<std::string>());
       if (!names) return fail(where + ": " + names.error().message);
       for (const std::string& name : *names) {
-        if (spec_.find(name) >= 0) return fail("duplicate thread name '" + name + "'");
+        if (!index_.emplace(name, static_cast<int>(spec_.threads.size())).second)
+          return fail("duplicate thread name '" + name + "'");
         ThreadSpec thread = proto;
         thread.name = name;
         spec_.threads.push_back(std::move(thread));
@@ -130,9 +132,9 @@ class SpecParser {
     if (!names) return fail(where + ": " + names.error().message);
     std::vector<int> out;
     for (const std::string& n : *names) {
-      int index = spec_.find(n);
-      if (index < 0) return fail(where + ": unknown thread '" + n + "'");
-      out.push_back(index);
+      auto found = index_.find(n);
+      if (found == index_.end()) return fail(where + ": unknown thread '" + n + "'");
+      out.push_back(found->second);
     }
     return out;
   }
@@ -233,7 +235,8 @@ class SpecParser {
     const int n = static_cast<int>(spec_.threads.size());
     for (int i = 0; i < n; ++i) {
       if (partners_[i].empty()) continue;
-      int p = spec_.find(partners_[i]);
+      auto found = index_.find(partners_[i]);
+      const int p = found == index_.end() ? -1 : found->second;
       if (p < 0)
         return fail("thread '" + spec_.threads[i].name + "': share-core-with names unknown thread '" +
                     partners_[i] + "'");
@@ -254,6 +257,7 @@ class SpecParser {
   std::string source_;
   WorkloadSpec spec_;
   std::vector<std::string> partners_;  // raw share-core-with names, per expanded thread
+  std::unordered_map<std::string, int> index_;  // thread name -> index (specs may be large)
 };
 
 }  // namespace

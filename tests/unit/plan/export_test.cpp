@@ -1,8 +1,13 @@
-// Exporters and recommendations: the strings other tools read, and the library calls the
+// Exporters, recommendations and isolated CPUs: the strings other tools read, and the library calls the
 // report makes.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "src/plan/export.hpp"
+#include "src/plan/isolated.hpp"
 #include "src/plan/recommend.hpp"
 #include "tests/unit/plan/plan_test_util.hpp"
 
@@ -57,6 +62,47 @@ TEST(Recommend, PairsAndComputeCpus) {
       EXPECT_FALSE(topo.smt_siblings((*compute)[i]).contains((*compute)[j]));
   // 6 P-cores: the compute threads take them, not the E-cores.
   for (int cpu : *compute) EXPECT_LT(cpu, 12) << cpu;
+}
+
+}  // namespace
+}  // namespace threadmap::plan
+
+namespace threadmap::plan {
+namespace {
+
+TEST(Isolated, ReadsTheKernelListAndPrefersIt) {
+  const std::string path = testing::TempDir() + "tm_isolated_" + std::to_string(getpid());
+  auto read_text = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return read_isolated_cpus(path);
+  };
+  auto some = read_text("8-11\n");
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some->to_list(), "8-11");
+  auto none = read_text("\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  auto bad = read_text("eight\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find(path), std::string::npos);
+  std::remove(path.c_str());
+  auto missing = read_isolated_cpus("/nonexistent/isolated");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_TRUE(missing->empty());
+
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
+  auto spec = parse_spec(R"({"threads": [{"name": "t[0-2]", "traits": ["compute"]}]})", "iso");
+  ASSERT_TRUE(spec.ok());
+  PlanInputs in;
+  in.topology = &topo;
+  in.isolated = *some;
+  auto plan = make_plan(*spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  for (const auto& a : plan->assignments) EXPECT_TRUE(some->contains(a.cpus[0])) << a.name << " " << a.cpus[0];
+  spec->prefer_isolated = false;  // "prefer-isolated": false turns it off
+  auto plain = make_plan(*spec, in);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->cost.isolated, 0);
 }
 
 }  // namespace
