@@ -13,9 +13,13 @@
 
 namespace {
 
-// Runs a command and returns the ns per create+join it printed, or -1.
+constexpr int kTimeoutS = 60;
+
+// Runs a command (killed after kTimeoutS) and returns the ns per create+join it printed, or
+// -1 when it failed or did not finish.
 double run_once(const std::string& command) {
-  FILE* p = popen((command + " 2>/dev/null").c_str(), "r");
+  std::string limited = "timeout " + std::to_string(kTimeoutS) + " " + command;
+  FILE* p = popen((limited + " 2>/dev/null").c_str(), "r");
   if (!p) return -1;
   char buf[128] = {0};
   bool got = std::fgets(buf, sizeof buf, p) != nullptr;
@@ -37,9 +41,13 @@ struct Config {
 };
 
 void measure(const std::string& title, std::vector<Config>& configs, int rounds) {
-  for (int r = 0; r < rounds; ++r)
-    for (auto& c : configs)
-      if (!c.command.empty()) c.ns.push_back(run_once(c.command));
+  for (int r = 0; r < rounds; ++r) {
+    for (auto& c : configs) {
+      // A configuration that failed or hung once is not run again.
+      if (c.command.empty() || (!c.ns.empty() && c.ns.back() < 0)) continue;
+      c.ns.push_back(run_once(c.command));
+    }
+  }
   double base = median(configs[0].ns);
   std::printf("\n%s\n", title.c_str());
   std::printf("  %-34s %16s %14s\n", "configuration", "ns/create+join", "vs no preload");
@@ -50,13 +58,17 @@ void measure(const std::string& title, std::vector<Config>& configs, int rounds)
     }
     bool failed = std::any_of(c.ns.begin(), c.ns.end(), [](double x) { return x < 0; });
     if (failed) {
-      std::printf("  %-34s %16s\n", c.label.c_str(), "failed");
+      std::printf("  %-34s %16s  (failed or did not finish within %d s)\n", c.label.c_str(),
+                  "-", kTimeoutS);
       continue;
     }
     double m = median(c.ns);
     std::printf("  %-34s %16.0f %13.3fx\n", c.label.c_str(), m, m / base);
   }
-  if (!configs[2].command.empty() && !configs[2].ns.empty() && median(configs[2].ns) > 0)
+  bool likwid_ok = !configs[2].command.empty() && !configs[2].ns.empty() &&
+                   std::none_of(configs[2].ns.begin(), configs[2].ns.end(),
+                                [](double x) { return x < 0; });
+  if (likwid_ok)
     std::printf("  threadmap / likwid-pin: %.3fx (below 1 = threadmap faster)\n",
                 median(configs[1].ns) / median(configs[2].ns));
 }
@@ -69,6 +81,7 @@ int main(int argc, char** argv) {
   const std::string loop = std::string(SPAWN_LOOP) + " " + threads;
   const std::string tm = THREADMAP_BIN;
   const bool likwid = have_likwid();
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   std::printf("pinning overhead: %s create+join per run, median of %d interleaved rounds\n",
               threads.c_str(), rounds);
 

@@ -3,6 +3,7 @@
 //   <label> cpu=<N> affinity=<list>
 // Modes:
 //   pthreads N         N threads created with pthread_create, creation order = index
+//   serial N           N threads created and joined one at a time (reused by a thread cache)
 //   named N            N threads that name themselves worker-<k>, then report
 //   async N            N std::async(std::launch::async) tasks
 //   many N             N threads created and joined one after another; prints RSS growth
@@ -92,6 +93,14 @@ int main(int argc, char** argv) {
   int n = argc > 2 ? std::atoi(argv[2]) : 1;
   if (mode == "pthreads") return create_all(n, plain_thread);
   if (mode == "named") return create_all(n, named_thread);
+  if (mode == "serial") {
+    for (long k = 0; k < n; ++k) {
+      pthread_t t;
+      if (pthread_create(&t, nullptr, plain_thread, reinterpret_cast<void*>(k)) != 0) return 3;
+      pthread_join(t, nullptr);
+    }
+    return 0;
+  }
   if (mode == "async") {
     std::vector<std::future<void>> tasks;
     for (int k = 0; k < n; ++k)

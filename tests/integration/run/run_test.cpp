@@ -163,6 +163,21 @@ TEST_F(Run, InvalidConfigurationRunsTheProgramUnpinned) {
   EXPECT_EQ(tm_test::count_lines(version.err), 1) << version.err;
 }
 
+TEST_F(Run, ThreadsReusedByTheThreadCacheArePinnedToo) {
+#ifndef CACHE_LIB
+  GTEST_SKIP() << "the thread cache library is not part of this build";
+#else
+  // Serial create+join: with the cache, later "threads" are parked threads reused; the pin
+  // wrapper runs on top of the cache, so each start routine still runs on its slot's CPU.
+  auto o = run("TM_VERBOSE=0 " + kTm + " run --thread-cache --cpus 0-1 --policy round-robin -- " +
+               kProbe + " serial 6");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  for (int k = 0; k < 6; ++k)
+    EXPECT_EQ(p["thread-" + std::to_string(k)].affinity, std::to_string((k + 1) % 2)) << k;
+#endif
+}
+
 TEST_F(Run, ExitStatusAndStartFailuresPassThrough) {
   EXPECT_EQ(run(kTm + " run --cpus 0 -- " + kProbe + " exit 7").status, 7);
   EXPECT_EQ(run(kTm + " run --cpus 0 -- sh -c 'kill -TERM $$'").status, 128 + 15);
