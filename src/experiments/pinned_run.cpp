@@ -13,6 +13,11 @@ namespace threadmap::experiments {
 
 Result<double> run_pinned(const std::vector<CpuSet>& cpus,
                           const std::function<void(std::size_t)>& body) {
+  return run_pinned(cpus, body, ThreadHooks{});
+}
+
+Result<double> run_pinned(const std::vector<CpuSet>& cpus,
+                          const std::function<void(std::size_t)>& body, const ThreadHooks& hooks) {
   using Clock = std::chrono::steady_clock;
   const std::size_t n = cpus.size();
   std::atomic<std::size_t> ready{0};
@@ -28,11 +33,14 @@ Result<double> run_pinned(const std::vector<CpuSet>& cpus,
         Status pinned = pin_current_thread(cpus[i]);
         if (!pinned) errors[i] = pinned.error();
       }
+      if (!errors[i] && hooks.before) hooks.before(i);
       ready.fetch_add(1, std::memory_order_acq_rel);
       // Yielding, not pure spinning: threads pinned to one CPU must let each other get ready.
       while (go.load(std::memory_order_acquire) == 0) sched_yield();
-      if (go.load(std::memory_order_acquire) == 1) body(i);
+      const bool run = go.load(std::memory_order_acquire) == 1;
+      if (run) body(i);
       finished[i] = Clock::now();
+      if (run && hooks.after) hooks.after(i);
     });
   }
   while (ready.load(std::memory_order_acquire) < n) sched_yield();

@@ -29,4 +29,16 @@ inline void cpu_relax() {
 Result<double> run_pinned(const std::vector<CpuSet>& cpus,
                           const std::function<void(std::size_t)>& body);
 
+/// Per-thread hooks that run on the worker thread but outside the timed part: `before(i)` after
+/// pinning and before the release (open counters), `after(i)` once body(i) has finished and its
+/// end time is taken (read counters). Either may be empty.
+struct ThreadHooks {
+  std::function<void(std::size_t)> before;
+  std::function<void(std::size_t)> after;
+};
+
+/// run_pinned with hooks; `before` and `after` run only for threads whose body runs.
+Result<double> run_pinned(const std::vector<CpuSet>& cpus,
+                          const std::function<void(std::size_t)>& body, const ThreadHooks& hooks);
+
 }  // namespace threadmap::experiments

@@ -3,6 +3,7 @@
 // latency of one long chain of dependent adds, leaving execution units idle for a sibling;
 // sum-of-sin saturates the FP units, so a sibling halves its throughput. Published: accumulate
 // unaffected by a sibling, sin >75% slower.
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -14,8 +15,8 @@
 namespace threadmap::experiments {
 namespace {
 
-// Results go here so the compiler cannot drop the work.
-volatile float g_sink = 0;
+// Results go here so the compiler cannot drop the work (atomic: several threads store at once).
+std::atomic<float> g_sink{0};
 
 // In-L1 data (16 KiB), summed `passes` times: a dependent float-add chain, never vectorized
 // (float addition is not associative, and we do not build with -ffast-math).
@@ -24,13 +25,13 @@ void accumulate_workload(long passes) {
   std::iota(data.begin(), data.end(), 0.5f);
   float total = 0;
   for (long p = 0; p < passes; ++p) total = std::accumulate(data.begin(), data.end(), total);
-  g_sink = total;
+  g_sink.store(total, std::memory_order_relaxed);
 }
 
 void sin_workload(long terms) {
   double total = 0;
   for (long i = 0; i < terms; ++i) total += std::sin(static_cast<double>(i) * 1e-3);
-  g_sink = static_cast<float>(total);
+  g_sink.store(static_cast<float>(total), std::memory_order_relaxed);
 }
 
 struct Workload {
