@@ -25,135 +25,19 @@
 #include "stats.h"
 #include "tm_cache.h"
 
-struct tm_real tm__real;
-_Atomic int tm__enabled;
-static _Atomic int tm__init_state; /* 0 not started, 1 running, 2 done */
 static _Atomic int tm__main_exited;
 #define TM_MIN_CACHED_STACK (64u << 10)
-static size_t tm__default_stack_size;
-static int (*tm__getstackaddr)(const pthread_attr_t *, void **);
-int tm__sanitized;
-/* How physical threads are made: glibc's pthread_create, or under a sanitizer the runtime's
- * interceptor (global pthread_create), so that the runtime knows every physical thread. The
- * interceptor calls back into our pthread_create, which sees a caller inside the runtime and
- * goes straight to glibc (interpose.c). */
-static int (*tm__physical_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 /* Calls tm__physical_<op> with our wrappers in pass-through mode (they go straight to glibc
- * when the interceptor calls them back). */
-#define tm__physical(op, ...)                          \
-  __extension__({                                      \
-    tm__passthrough++;                                 \
-    int physical_result = tm__physical_##op(__VA_ARGS__); \
-    tm__passthrough--;                                 \
-    physical_result;                                   \
+ * when a sanitizer's interceptor calls them back). */
+#define tm__physical(op, ...)                                 \
+  __extension__({                                             \
+    tm__passthrough++;                                        \
+    int physical_result = tm__physical_##op(__VA_ARGS__);     \
+    tm__passthrough--;                                        \
+    physical_result;                                          \
   })
 
-/* Joins and detaches of physical threads take the same road, so the runtime's bookkeeping of
- * its threads stays complete (no false "thread leak" reports). */
-static int (*tm__physical_join)(pthread_t, void **);
-static int (*tm__physical_detach)(pthread_t);
-static size_t tm__default_guard_size;
-
 int tm__process_retiring(void) { return atomic_load_explicit(&tm__main_exited, memory_order_relaxed); }
-
-static void tm__after_fork_child(void) {
-  tm__records_after_fork();
-  tm__wait_after_fork();
-  struct tm_thread *t = tm__self();
-  if (t) {
-    t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
-    atomic_store(&t->creator_done, 1);         /* nor is there a creator to wait for */
-  }
-}
-
-/* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
- * intercept it (the global definition is then our own). */
-static void *tm__interceptor(const char *name, void *fallback) {
-  void *global = dlsym(RTLD_DEFAULT, name);
-  Dl_info where, ours;
-  if (global == NULL || !dladdr(global, &where) || !dladdr((void *)&tm__interceptor, &ours) ||
-      where.dli_fbase == ours.dli_fbase)
-    return fallback;
-  return global;
-}
-
-#define TM_RESOLVE(field, name) \
-  (*(void **)&tm__real.field = dlsym(RTLD_NEXT, name), tm__real.field != NULL)
-
-static void tm__init_once(void) {
-  extern char **environ;
-  tm__options_load(environ);
-  tm__stats_on = (int)tm__option(TM_OPT_STATS);
-  int ok = TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
-           TM_RESOLVE(tryjoin, "pthread_tryjoin_np") &
-           TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &
-           TM_RESOLVE(clockjoin, "pthread_clockjoin_np") & TM_RESOLVE(detach, "pthread_detach") &
-           TM_RESOLVE(exit, "pthread_exit") & TM_RESOLVE(cancel, "pthread_cancel") &
-           TM_RESOLVE(kill, "pthread_kill") & TM_RESOLVE(key_create, "pthread_key_create") &
-           TM_RESOLVE(key_delete, "pthread_key_delete") &
-           TM_RESOLVE(getattr_np, "pthread_getattr_np") &
-           TM_RESOLVE(register_cancel, "__pthread_register_cancel") &
-           TM_RESOLVE(unregister_cancel, "__pthread_unregister_cancel") &
-           TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
-           TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
-           TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
-           TM_RESOLVE(setns, "setns");
-  /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
-   * logical thread the way glibc ends a thread, so the cache stays off. */
-  int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
-  *(void **)&tm__getstackaddr = dlsym(RTLD_NEXT, "pthread_attr_getstackaddr");
-  tm__sanitized = dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__tsan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
-  if (tm__sanitized) tm__runtime_ranges_init();
-  tm__physical_create = tm__real.create;
-  tm__physical_join = tm__real.join;
-  tm__physical_detach = tm__real.detach;
-  if (tm__sanitized) {
-    *(void **)&tm__physical_create = tm__interceptor("pthread_create", (void *)tm__real.create);
-    *(void **)&tm__physical_join = tm__interceptor("pthread_join", (void *)tm__real.join);
-    *(void **)&tm__physical_detach = tm__interceptor("pthread_detach", (void *)tm__real.detach);
-  }
-  pthread_attr_t defaults;
-  tm__default_stack_size = 8u << 20;
-  tm__default_guard_size = (size_t)sysconf(_SC_PAGESIZE);
-  if (pthread_getattr_default_np(&defaults) == 0) {
-    pthread_attr_getstacksize(&defaults, &tm__default_stack_size);
-    pthread_attr_getguardsize(&defaults, &tm__default_guard_size);
-    pthread_attr_destroy(&defaults);
-  }
-  tm__wait_init();
-  tm__reset_init();
-  int enable = tm__option(TM_OPT_ENABLE) != 0;
-  if (!ok || !have_tls_dtors) {
-    struct tm_line line = {.len = 0};
-    tm__line_str(&line, !ok ? "thread cache: cannot find glibc's pthread functions; cache disabled"
-                            : "thread cache: glibc has no __call_tls_dtors; cache disabled");
-    tm__line_emit(&line);
-    enable = 0;
-  }
-  if (ok && enable && pthread_atfork(NULL, NULL, tm__after_fork_child) != 0) enable = 0;
-  if (tm__option(TM_OPT_VERBOSE)) {
-    tm__options_print();
-    struct tm_line line = {.len = 0};
-    tm__line_str(&line, enable ? "thread cache: enabled" : "thread cache: disabled");
-    tm__line_emit(&line);
-  }
-  atomic_store(&tm__enabled, enable);
-}
-
-int tm__ready(void) { return __atomic_load_n((int *)&tm__init_state, __ATOMIC_ACQUIRE) == 2; }
-
-void tm__init(void) {
-  if (atomic_load_explicit(&tm__init_state, memory_order_acquire) == 2) return;
-  int expected = 0;
-  if (atomic_compare_exchange_strong(&tm__init_state, &expected, 1)) {
-    tm__init_once();
-    atomic_store_explicit(&tm__init_state, 2, memory_order_release);
-    return;
-  }
-  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) sched_yield();
-}
 
 /* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
  * written this thread's pthread_t slot; only then may the thread really exit, since glibc

@@ -232,6 +232,17 @@ TM_HIDDEN extern struct tm_real tm__real;
 TM_HIDDEN extern _Atomic int tm__enabled;
 /* 1 when a sanitizer runtime (ASan, TSan, MSan) is loaded: see tm__physical_create. */
 TM_HIDDEN extern int tm__sanitized;
+/* Defaults of a NULL attr (pthread_getattr_default_np at start-up), bytes. */
+TM_HIDDEN extern size_t tm__default_stack_size, tm__default_guard_size;
+/* glibc's deprecated pthread_attr_getstackaddr, looked up at run time: the only way to tell
+ * "no stack set" from a user stack (pthread_attr_getstack returns address - size). */
+TM_HIDDEN extern int (*tm__getstackaddr)(const pthread_attr_t *, void **);
+/* How physical threads are made, joined and detached: glibc's functions, or a sanitizer's
+ * interceptors (init.c). */
+TM_HIDDEN extern int (*tm__physical_create)(pthread_t *, const pthread_attr_t *,
+                                            void *(*)(void *), void *);
+TM_HIDDEN extern int (*tm__physical_join)(pthread_t, void **);
+TM_HIDDEN extern int (*tm__physical_detach)(pthread_t);
 /* Non-zero while we call a sanitizer interceptor that will call our wrapper back. */
 TM_HIDDEN extern __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
 
