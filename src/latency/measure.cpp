@@ -13,69 +13,13 @@
 
 #include "src/latency/clock.hpp"
 #include "src/latency/measurement.hpp"
+#include "src/latency/pair_plan.hpp"
 #include "src/latency/pingpong.hpp"
 #include "src/latency/stats.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::latency {
 namespace {
-
-struct Task {
-  std::size_t pair = 0;
-  int pass = 0;  // 0 first, 1 re-check
-};
-
-// First passes in shuffled order; each pair's re-check is inserted at a random later point, so
-// re-checks are spread over the run instead of forming one block at the end.
-std::vector<Task> schedule(std::size_t pairs, bool recheck, std::mt19937_64& rng) {
-  std::vector<std::size_t> order(pairs);
-  for (std::size_t i = 0; i < pairs; ++i) order[i] = i;
-  std::shuffle(order.begin(), order.end(), rng);
-  std::vector<Task> tasks;
-  std::vector<std::size_t> pending;
-  std::bernoulli_distribution take_recheck(0.5);
-  for (std::size_t p : order) {
-    while (!pending.empty() && take_recheck(rng)) {
-      std::uniform_int_distribution<std::size_t> pick(0, pending.size() - 1);
-      std::size_t k = pick(rng);
-      tasks.push_back({pending[k], 1});
-      pending.erase(pending.begin() + static_cast<long>(k));
-    }
-    tasks.push_back({p, 0});
-    if (recheck) pending.push_back(p);
-  }
-  std::shuffle(pending.begin(), pending.end(), rng);
-  for (std::size_t p : pending) tasks.push_back({p, 1});
-  return tasks;
-}
-
-// What two CPUs share, in words: the class --quick measures one pair of.
-std::string pair_class(const Topology& topo, int a, int b) {
-  Level shared = topo.shared_level(a, b);
-  std::string name;
-  switch (shared) {
-    case Level::core:
-    case Level::pu:
-      name = "same core (SMT siblings)";
-      break;
-    case Level::machine:
-      name = "different packages";
-      break;
-    default:
-      name = std::string("share ") + level_name(shared);
-      break;
-  }
-  if (!topo.same_numa(a, b)) name += ", different NUMA nodes";
-  const PuPlace* pa = topo.pu(a);
-  const PuPlace* pb = topo.pu(b);
-  if (pa && pb && pa->kind != pb->kind) {
-    name += ", CPU kinds " + std::to_string(std::min(pa->kind, pb->kind)) + "/" +
-            std::to_string(std::max(pa->kind, pb->kind));
-  } else if (pa && pa->kind >= 0 && topo.cpu_kinds().size() > 1) {
-    name += ", CPU kind " + std::to_string(pa->kind);
-  }
-  return name;
-}
 
 std::string format_ns(double v) {
   char buf[32];
@@ -155,14 +99,14 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
   config.min_samples = options.min_samples;
   config.max_samples = options.max_samples;
 
-  std::vector<Task> tasks = schedule(pairs.size(), options.recheck, rng);
+  std::vector<PassTask> tasks = schedule_passes(pairs.size(), options.recheck, rng);
   std::vector<PassResult> first(pairs.size()), second(pairs.size());
   std::vector<bool> has_second(pairs.size(), false);
   std::map<int, int> line_nodes;  // initiator CPU -> NUMA node of its lines
   const std::int64_t start = now_ns();
   Progress progress;
   progress.pairs_total = tasks.size();
-  for (const Task& task : tasks) {
+  for (const PassTask& task : tasks) {
     auto [a, b] = pairs[task.pair];
     auto pass = measure_pair_pass(a, b, config);
     if (!pass) return pass.error();

@@ -74,7 +74,7 @@ TEST(Compare, MatrixOfAnotherMachineIsSaidToBeSo) {
 }
 
 TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
-  auto topo = Topology::load_xml(kData + "/topologies/amd-2x-epyc7763-zen3.xml");
+  auto topo = Topology::load_xml(kData + "/topologies/amd-2x-epyc9654-zen4.xml");
   ASSERT_TRUE(topo) << topo.error().message;
   // Build a matrix from the topology's own structure: 5 ns SMT, 20 ns L3, 100 ns package, 200 ns
   // across; analysis must then agree with hwloc on cores and L3.
@@ -90,8 +90,10 @@ TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
   }
   auto d = latency::analyse_domains(m);
   auto cmp = latency::compare_with_topology(d, *topo);
+  EXPECT_TRUE(d.smt_found);
   EXPECT_TRUE(cmp.smt_agrees);
   EXPECT_TRUE(cmp.domains_agree);
+  EXPECT_EQ(d.domains.size(), topo->groups(Level::l3).size());
   bool packages = false;
   for (const auto& line : cmp.lines) {
     packages = packages || (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
