@@ -141,13 +141,7 @@ int run_latency(const LatencyOptions& opt) {
   if (!opt.json.empty()) {
     auto doc = render::latency_json(matrix, domains, m);
     if (comparison) {
-      nlohmann::json lines = nlohmann::json::array();
-      for (const auto& c : comparison->lines) {
-        lines.push_back({{"latency_level", c.latency_level}, {"hwloc_level", c.hwloc_level},
-                         {"relation", latency::relation_name(c.relation)},
-                         {"sentence", c.sentence}});
-      }
-      doc["topology_comparison"] = {{"topology", topology_source}, {"levels", lines}};
+      doc["topology_comparison"] = render::topology_comparison_json(*comparison, topology_source);
     }
     if (auto st = write_file(opt.json, doc.dump(1) + "\n"); !st) return fail(st.error());
   }

@@ -51,6 +51,18 @@ nlohmann::json pair_json(const latency::PairStats& p) {
 
 }  // namespace
 
+nlohmann::json topology_comparison_json(const latency::TopologyComparison& comparison,
+                                        const std::string& topology_source) {
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto& c : comparison.lines) {
+    lines.push_back({{"latency_level", c.latency_level}, {"hwloc_level", c.hwloc_level},
+                     {"relation", latency::relation_name(c.relation)},
+                     {"sentence", c.sentence}});
+  }
+  return {{"topology", topology_source}, {"levels", lines},
+          {"smt_agrees", comparison.smt_agrees}, {"domains_agree", comparison.domains_agree}};
+}
+
 nlohmann::json cpu_array(const CpuSet& cpus) {
   nlohmann::json out = nlohmann::json::array();
   for (int c : cpus.to_vector()) out.push_back(c);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "src/latency/compare.hpp"
 #include "src/latency/domains.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/latency/measurement.hpp"
@@ -19,6 +20,11 @@ std::string latency_csv(const latency::Matrix& matrix);
 /// per-pair statistics, flags, method, clock resolution and machine metadata.
 nlohmann::json latency_json(const latency::Matrix& matrix, const latency::DomainAnalysis& domains,
                             const latency::Measurement* measurement);
+
+/// The comparison with a topology as the JSON document's "topology_comparison" value:
+/// {"topology": source, "levels": [{latency_level, hwloc_level, relation, sentence}, ...]}.
+nlohmann::json topology_comparison_json(const latency::TopologyComparison& comparison,
+                                        const std::string& topology_source);
 
 /// A CpuSet as a JSON array of CPU numbers.
 nlohmann::json cpu_array(const CpuSet& cpus);
