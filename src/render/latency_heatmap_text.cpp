@@ -41,10 +41,10 @@ std::string numeric_cell(double ns, bool diagonal, const ColorScale& scale, bool
   return fmt::format("\x1b[48;2;{};{};{}m\x1b[38;2;{};{};{}m {}", c.r, c.g, c.b, fg, fg, fg, text);
 }
 
+// A row/column label: the first CPU of the cell's block (the header says blocks are in use).
 std::string label_of(const latency::Matrix& m, const std::vector<std::size_t>& order,
-                     std::size_t first, std::size_t last) {
-  if (last - first == 1) return std::to_string(m.cpus[order[first]]);
-  return std::to_string(m.cpus[order[first]]) + "+";
+                     std::size_t first) {
+  return std::to_string(m.cpus[order[first]]);
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
   std::vector<std::string> labels(cells);
   std::size_t width = 1;
   for (std::size_t r = 0; r < cells; ++r) {
-    labels[r] = label_of(matrix, order, r * block, std::min(n, (r + 1) * block));
+    labels[r] = label_of(matrix, order, r * block);
     width = std::max(width, labels[r].size());
   }
 
