@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -81,43 +82,64 @@ void responder_main(int cpu, Method method, Control* control) {
   control->responder_done.store(true, std::memory_order_release);
 }
 
-// Times `round_trips` round trips; returns the batch's duration in ns.
+// Times `round_trips` round trips; returns the batch's duration in ns, or -1 when the responder
+// stopped answering (see stalled()).
 class Initiator {
  public:
-  Initiator(Method method, unsigned char* page) : method_(method), page_(page) {}
+  Initiator(Method method, unsigned char* page, double stall_ns)
+      : method_(method), page_(page), stall_ns_(static_cast<std::int64_t>(stall_ns)) {}
 
   std::int64_t batch(std::size_t round_trips) {
     auto* line = reinterpret_cast<Counter*>(page_);
     auto* pong = reinterpret_cast<Counter*>(page_ + kSecondLineOffset);
     std::int64_t start = now_ns();
+    batch_start_ = start;
     if (method_ == Method::cas) {
       for (std::size_t r = 0; r < round_trips; ++r) {
         std::uint64_t expected = counter_;
         while (!line->compare_exchange_strong(expected, counter_ + 1, std::memory_order_acq_rel,
                                               std::memory_order_relaxed)) {
           expected = counter_;
+          if (check_stall()) return -1;
         }
         counter_ += 2;
       }
       while (line->load(std::memory_order_acquire) != counter_) {
+        if (check_stall()) return -1;
       }
     } else {
       for (std::size_t r = 0; r < round_trips; ++r) {
         ++counter_;
         line->store(counter_, std::memory_order_release);
         while (pong->load(std::memory_order_acquire) != counter_) {
+          if (check_stall()) return -1;
         }
       }
     }
     return now_ns() - start;
   }
 
+  /// True once a batch waited longer than the stall limit for the responder.
+  bool stalled() const { return stalled_; }
+
   void stop() { reinterpret_cast<Counter*>(page_)->store(kStop, std::memory_order_release); }
 
  private:
+  // Only while waiting: reads the clock every 2^18 spins (tens of ms), so the round trips that
+  // are being timed pay nothing but a counter increment.
+  bool check_stall() {
+    if ((++spins_ & 0x3FFFF) != 0) return false;
+    if (now_ns() - batch_start_ > stall_ns_) stalled_ = true;
+    return stalled_;
+  }
+
   Method method_;
   unsigned char* page_;
+  std::int64_t stall_ns_;
   std::uint64_t counter_ = 0;
+  std::uint64_t spins_ = 0;
+  std::int64_t batch_start_ = 0;
+  bool stalled_ = false;
 };
 
 int numa_node_of(void* address) {
@@ -128,8 +150,8 @@ int numa_node_of(void* address) {
 }
 
 // The initiator thread's whole job. Errors go to `error`; samples to `out`.
-void initiator_main(int cpu, const PassConfig& config, Control* control, PassResult* out,
-                    Error* error, bool* failed) {
+void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Control* control,
+                    PassResult* out, Error* error, bool* failed) {
   auto fail = [&](Error e) {
     *error = std::move(e);
     *failed = true;
@@ -151,7 +173,7 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
   out->line_numa_node = numa_node_of(page);
   control->page.store(page, std::memory_order_release);
 
-  Initiator initiator(config.method, static_cast<unsigned char*>(page));
+  Initiator initiator(config.method, static_cast<unsigned char*>(page), config.stall_ns);
   const std::int64_t start = now_ns();
   auto spent = [&] { return static_cast<double>(now_ns() - start); };
   // Calibrate: grow the batch until it lasts min_batch_ns (the first batches also warm up).
@@ -161,6 +183,7 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
     // wake-up) must not leave the batch too short for the clock.
     double ns = static_cast<double>(initiator.batch(round_trips));
     for (int k = 0; k < 2; ++k) ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
+    if (initiator.stalled()) break;
     if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
     double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;
     round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
@@ -170,13 +193,16 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
   out->round_trips_per_batch = round_trips;
   if (config.fixed_samples) {
     initiator.batch(round_trips);  // one untimed warm-up batch, as the fixed-iteration tools do
-    for (std::size_t k = 0; k < config.fixed_samples; ++k) {
+    for (std::size_t k = 0; k < config.fixed_samples && !initiator.stalled(); ++k) {
       auto ns = static_cast<double>(initiator.batch(round_trips));
+      if (initiator.stalled()) break;
       out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
     }
   }
-  while (!config.fixed_samples && out->one_way_ns.size() < config.max_samples) {
+  while (!config.fixed_samples && !initiator.stalled() &&
+         out->one_way_ns.size() < config.max_samples) {
     auto ns = static_cast<double>(initiator.batch(round_trips));
+    if (initiator.stalled()) break;
     out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
     std::size_t n = out->one_way_ns.size();
     if (n >= config.min_samples && n % 4 == 0 &&
@@ -191,6 +217,13 @@ void initiator_main(int cpu, const PassConfig& config, Control* control, PassRes
   while (!control->responder_done.load(std::memory_order_acquire)) {
   }
   munmap(page, kPageBytes);
+  if (initiator.stalled()) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.3g s", config.stall_ns / 1e9);
+    fail(Error::from_errno(ETIMEDOUT, "the thread on CPU " + std::to_string(responder_cpu) +
+                                          " did not answer for " + limit +
+                                          ": is the CPU owned by another (higher-priority) task?"));
+  }
 }
 
 }  // namespace
@@ -202,8 +235,8 @@ Result<PassResult> measure_pair_pass(int initiator_cpu, int responder_cpu,
   Error error;
   bool failed = false;
   std::thread responder(responder_main, responder_cpu, config.method, &control);
-  std::thread initiator(initiator_main, initiator_cpu, std::cref(config), &control, &result,
-                        &error, &failed);
+  std::thread initiator(initiator_main, initiator_cpu, responder_cpu, std::cref(config),
+                        &control, &result, &error, &failed);
   initiator.join();
   responder.join();
   if (failed) {

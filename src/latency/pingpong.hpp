@@ -24,6 +24,9 @@ struct PassConfig {
   std::size_t fixed_round_trips = 0;
   /// ... and when non-zero, exactly this many batches are timed: no convergence test, no budget.
   std::size_t fixed_samples = 0;
+  /// A batch that waits this long for the responder ends the pass with ETIMEDOUT (its CPU is not
+  /// running our thread) instead of hanging.
+  double stall_ns = 10e9;
 };
 
 /// Samples of one pass.

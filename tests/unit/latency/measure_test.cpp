@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/latency/measurement.hpp"
+#include "src/latency/pingpong.hpp"
 #include "threadmap/affinity.hpp"
 
 using namespace threadmap;
@@ -88,6 +89,43 @@ TEST(Measure, MethodNamesRoundTrip) {
   EXPECT_EQ(latency::parse_method("two-lines").value(), latency::Method::two_lines);
   EXPECT_STREQ(latency::method_name(latency::Method::two_lines), "two-lines");
   EXPECT_FALSE(latency::parse_method("mfence"));
+}
+
+}  // namespace
+
+
+namespace {
+
+TEST(PairPass, ResponderThatCannotRunIsAnErrorNotAHang) {
+  // Both threads on one CPU: the responder only runs when the scheduler preempts the spinning
+  // initiator, milliseconds per round trip, so with a 1 ms stall limit the first batch stalls.
+  auto allowed = allowed_cpus();
+  ASSERT_TRUE(allowed);
+  int cpu = allowed->first();
+  latency::PassConfig config;
+  config.stall_ns = 1e6;
+  config.fixed_round_trips = 1000;
+  config.fixed_samples = 1;
+  auto pass = latency::measure_pair_pass(cpu, cpu, config);
+  ASSERT_FALSE(pass);
+  EXPECT_EQ(pass.error().code, std::make_error_code(std::errc::timed_out));
+  EXPECT_NE(pass.error().message.find("did not answer"), std::string::npos)
+      << pass.error().message;
+}
+
+TEST(PairPass, FixedIterationModeTimesExactlyThatMany) {
+  auto allowed = allowed_cpus();
+  ASSERT_TRUE(allowed);
+  if (allowed->count() < 2) GTEST_SKIP() << "needs 2 allowed CPUs";
+  auto v = allowed->to_vector();
+  latency::PassConfig config;
+  config.fixed_round_trips = 100;
+  config.fixed_samples = 7;
+  auto pass = latency::measure_pair_pass(v[0], v[1], config);
+  ASSERT_TRUE(pass) << pass.error().message;
+  EXPECT_EQ(pass->one_way_ns.size(), 7u);
+  EXPECT_EQ(pass->round_trips_per_batch, 100u);
+  for (double ns : pass->one_way_ns) EXPECT_GT(ns, 0);
 }
 
 }  // namespace
