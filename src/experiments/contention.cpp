@@ -9,6 +9,7 @@
 #include "src/experiments/experiments.hpp"
 #include "src/experiments/pinned_run.hpp"
 #include "src/experiments/run_interleaved.hpp"
+#include "src/experiments/variant_plans.hpp"
 
 namespace threadmap::experiments {
 namespace {
@@ -42,6 +43,55 @@ Variant make_variant(std::string name, std::string label, const std::vector<CpuS
 
 }  // namespace
 
+VariantPlan plan_contention(const Topology& topo, const CpuSet& usable) {
+  VariantPlan plan;
+  // One core per pair: the pair's two SMT siblings, else both threads on one CPU. Each pair
+  // takes the first core with two usable siblings when there is one (a hybrid may start with
+  // single-threaded cores), else the first usable CPU; pair B on another core than pair A.
+  auto first_core_cpu = [&](const CpuSet& from) {
+    const std::optional<CpuPair> siblings = smt_sibling_pair(topo, from);
+    return siblings ? siblings->first : from.first();
+  };
+  const int a_cpu = first_core_cpu(usable);
+  std::vector<int> a_slots = core_slots(topo, usable, a_cpu);
+  CpuSet rest = usable - topo.smt_siblings(a_cpu);
+  const bool shared_core = rest.empty();
+  std::vector<int> b_slots = shared_core ? a_slots : core_slots(topo, usable, first_core_cpu(rest));
+  auto slot = [](const std::vector<int>& s, std::size_t i) { return CpuSet{s[i % s.size()]}; };
+  const bool smt = a_slots.size() == 2;
+
+  // Far apart: pair A on the farthest pair of CPUs, pair B on the farthest pair of the rest.
+  std::optional<CpuPair> far_a = farthest_pair(topo, usable);
+  std::optional<CpuPair> far_b;
+  if (far_a) {
+    CpuSet others = usable - CpuSet{far_a->first, far_a->second};
+    far_b = others.count() >= 2 ? farthest_pair(topo, others) : far_a;
+  }
+
+  plan.variants.push_back(make_variant("os", "OS placement", {{}, {}, {}, {}}));
+  plan.variants.push_back(make_variant(
+      "one-core", smt ? "each pair on one core's SMT siblings" : "each pair on one CPU",
+      {slot(a_slots, 0), slot(a_slots, 1), slot(b_slots, 0), slot(b_slots, 1)}));
+  if (far_a) {
+    plan.variants.push_back(make_variant("far-apart", "each pair split far apart",
+                                         {CpuSet{far_a->first}, CpuSet{far_a->second},
+                                          CpuSet{far_b->first}, CpuSet{far_b->second}}));
+  } else {
+    Variant v = make_variant("far-apart", "each pair split far apart", {{}, {}, {}, {}});
+    v.placement = "-";
+    v.available = false;
+    v.unavailable_reason = "only one usable CPU (" + usable.to_list() + "): nothing to split";
+    plan.variants.push_back(v);
+  }
+  if (!smt)
+    plan.notes.push_back("no usable core has two SMT siblings, so 'one core' means both "
+                         "threads of a pair time-share one CPU");
+  if (shared_core)
+    plan.notes.push_back("all usable CPUs are on one core: both pairs share it");
+
+  return plan;
+}
+
 Result<BenchResult> run_contention(const Topology& topo, const BenchOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
@@ -55,44 +105,9 @@ Result<BenchResult> run_contention(const Topology& topo, const BenchOptions& opt
                 "(thread affinity blog, Google Benchmark)";
   r.allowed_cpus = usable->to_list();
 
-  // One core per pair: the pair's two SMT siblings, else both threads on one CPU. Pair B goes
-  // to the first usable CPU on another core, so the pairs do not share a core.
-  const int a_cpu = usable->first();
-  std::vector<int> a_slots = core_slots(topo, *usable, a_cpu);
-  CpuSet rest = *usable - topo.smt_siblings(a_cpu);
-  const bool shared_core = rest.empty();
-  std::vector<int> b_slots = shared_core ? a_slots : core_slots(topo, *usable, rest.first());
-  auto slot = [](const std::vector<int>& s, std::size_t i) { return CpuSet{s[i % s.size()]}; };
-  const bool smt = a_slots.size() == 2;
-
-  // Far apart: pair A on the farthest pair of CPUs, pair B on the farthest pair of the rest.
-  std::optional<CpuPair> far_a = farthest_pair(topo, *usable);
-  std::optional<CpuPair> far_b;
-  if (far_a) {
-    CpuSet others = *usable - CpuSet{far_a->first, far_a->second};
-    far_b = others.count() >= 2 ? farthest_pair(topo, others) : far_a;
-  }
-
-  r.variants.push_back(make_variant("os", "OS placement", {{}, {}, {}, {}}));
-  r.variants.push_back(make_variant(
-      "one-core", smt ? "each pair on one core's SMT siblings" : "each pair on one CPU",
-      {slot(a_slots, 0), slot(a_slots, 1), slot(b_slots, 0), slot(b_slots, 1)}));
-  if (far_a) {
-    r.variants.push_back(make_variant("far-apart", "each pair split far apart",
-                                      {CpuSet{far_a->first}, CpuSet{far_a->second},
-                                       CpuSet{far_b->first}, CpuSet{far_b->second}}));
-  } else {
-    Variant v = make_variant("far-apart", "each pair split far apart", {{}, {}, {}, {}});
-    v.placement = "-";
-    v.available = false;
-    v.unavailable_reason = "only one usable CPU (" + usable->to_list() + "): nothing to split";
-    r.variants.push_back(v);
-  }
-  if (!smt)
-    r.notes.push_back("no usable core has two SMT siblings, so 'one core' means both threads "
-                      "of a pair time-share one CPU");
-  if (shared_core)
-    r.notes.push_back("all usable CPUs are on one core: both pairs share it");
+  VariantPlan plan = plan_contention(topo, *usable);
+  r.variants = std::move(plan.variants);
+  r.notes = std::move(plan.notes);
 
   // The published result also reports the L1 miss rate (51% -> 3%): count L1d misses (and
   // switches, migrations) per run where the machine has the counters.

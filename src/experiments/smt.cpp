@@ -11,6 +11,7 @@
 #include "src/experiments/experiments.hpp"
 #include "src/experiments/pinned_run.hpp"
 #include "src/experiments/run_interleaved.hpp"
+#include "src/experiments/variant_plans.hpp"
 
 namespace threadmap::experiments {
 namespace {
@@ -41,7 +42,63 @@ struct Workload {
   long full_size;
 };
 
+// {name, label} of the two workloads, in variant order.
+const char* const kAccumulate[] = {"accumulate", "accumulate"};
+const char* const kSin[] = {"sin", "sum of sin"};
+
 }  // namespace
+
+VariantPlan plan_smt(const Topology& topo, const CpuSet& usable) {
+  VariantPlan plan;
+  const std::optional<CpuPair> siblings = smt_sibling_pair(topo, usable);
+  const std::optional<CpuPair> two_cores = nearest_pair_on_two_cores(topo, usable);
+  const int alone_cpu = siblings ? siblings->first : two_cores ? two_cores->first
+                                                               : usable.first();
+  for (const char* const* w : {kAccumulate, kSin}) {
+    const std::string alone_name = std::string(w[0]) + "-alone";
+    Variant alone;
+    alone.name = alone_name;
+    alone.label = std::string(w[1]) + ", alone";
+    alone.threads = {{"worker", CpuSet{alone_cpu}}};
+    alone.placement = "CPU " + std::to_string(alone_cpu);
+    plan.variants.push_back(alone);
+
+    Variant cores;
+    cores.name = std::string(w[0]) + "-two-cores";
+    cores.label = std::string(w[1]) + ", two cores";
+    cores.baseline = alone_name;
+    if (two_cores) {
+      cores.threads = {{"worker 1", CpuSet{two_cores->first}},
+                       {"worker 2", CpuSet{two_cores->second}}};
+      cores.placement = "CPU " + std::to_string(two_cores->first) + " + CPU " +
+                        std::to_string(two_cores->second) + " (different cores)";
+    } else {
+      cores.available = false;
+      cores.unavailable_reason = "the usable CPUs " + usable.to_list() + " are on one core";
+    }
+    plan.variants.push_back(cores);
+
+    Variant smt;
+    smt.name = std::string(w[0]) + "-smt-siblings";
+    smt.label = std::string(w[1]) + ", SMT siblings";
+    smt.baseline = alone_name;
+    if (siblings) {
+      smt.threads = {{"worker 1", CpuSet{siblings->first}},
+                     {"worker 2", CpuSet{siblings->second}}};
+      smt.placement = "CPU " + std::to_string(siblings->first) + " + CPU " +
+                      std::to_string(siblings->second) + " (one core)";
+    } else {
+      smt.available = false;
+      smt.unavailable_reason = "no usable core has two hardware threads (no SMT here, or it "
+                               "is disabled or outside the usable CPUs " + usable.to_list() + ")";
+    }
+    plan.variants.push_back(smt);
+  }
+  if (!siblings)
+    plan.notes.push_back("this machine shows no SMT siblings: the sibling rows cannot run here");
+
+  return plan;
+}
 
 Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
@@ -56,60 +113,17 @@ Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
                 "(\"C++11 threads, affinity and hyperthreading\")";
   r.allowed_cpus = usable->to_list();
 
-  const std::optional<CpuPair> siblings = smt_sibling_pair(topo, *usable);
-  const std::optional<CpuPair> two_cores = nearest_pair_on_two_cores(topo, *usable);
-  const int alone_cpu = siblings ? siblings->first : two_cores ? two_cores->first
-                                                               : usable->first();
+  VariantPlan plan = plan_smt(topo, *usable);
+  r.variants = std::move(plan.variants);
+  r.notes = std::move(plan.notes);
+  // Variants come in threes per workload: accumulate's, then sin's.
   const Workload workloads[] = {
       {"accumulate", "accumulate", accumulate_workload, 25'000},
       {"sin", "sum of sin", sin_workload, 8'000'000},
   };
   std::vector<const Workload*> workload_of;
-  for (const Workload& w : workloads) {
-    const std::string alone_name = std::string(w.name) + "-alone";
-    Variant alone;
-    alone.name = alone_name;
-    alone.label = std::string(w.label) + ", alone";
-    alone.threads = {{"worker", CpuSet{alone_cpu}}};
-    alone.placement = "CPU " + std::to_string(alone_cpu);
-    r.variants.push_back(alone);
-    workload_of.push_back(&w);
-
-    Variant cores;
-    cores.name = std::string(w.name) + "-two-cores";
-    cores.label = std::string(w.label) + ", two cores";
-    cores.baseline = alone_name;
-    if (two_cores) {
-      cores.threads = {{"worker 1", CpuSet{two_cores->first}},
-                       {"worker 2", CpuSet{two_cores->second}}};
-      cores.placement = "CPU " + std::to_string(two_cores->first) + " + CPU " +
-                        std::to_string(two_cores->second) + " (different cores)";
-    } else {
-      cores.available = false;
-      cores.unavailable_reason = "the usable CPUs " + usable->to_list() + " are on one core";
-    }
-    r.variants.push_back(cores);
-    workload_of.push_back(&w);
-
-    Variant smt;
-    smt.name = std::string(w.name) + "-smt-siblings";
-    smt.label = std::string(w.label) + ", SMT siblings";
-    smt.baseline = alone_name;
-    if (siblings) {
-      smt.threads = {{"worker 1", CpuSet{siblings->first}},
-                     {"worker 2", CpuSet{siblings->second}}};
-      smt.placement = "CPU " + std::to_string(siblings->first) + " + CPU " +
-                      std::to_string(siblings->second) + " (one core)";
-    } else {
-      smt.available = false;
-      smt.unavailable_reason = "no usable core has two hardware threads (no SMT here, or it "
-                               "is disabled or outside the usable CPUs " + usable->to_list() + ")";
-    }
-    r.variants.push_back(smt);
-    workload_of.push_back(&w);
-  }
-  if (!siblings)
-    r.notes.push_back("this machine shows no SMT siblings: the sibling rows cannot run here");
+  for (const Variant& v : r.variants)
+    workload_of.push_back(v.name.rfind("accumulate", 0) == 0 ? &workloads[0] : &workloads[1]);
 
   const long scale = options.quick ? 10 : 1;
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
