@@ -203,6 +203,16 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
          out->one_way_ns.size() < config.max_samples) {
     auto ns = static_cast<double>(initiator.batch(round_trips));
     if (initiator.stalled()) break;
+    if (ns < config.min_batch_ns) {
+      // Calibrated while the machine was slow (all three calibration batches preempted): this
+      // batch was too short for the clock. Drop it, grow the batch, and go on.
+      double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 2;
+      round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
+                                             std::clamp(scale, 1.25, 8.0)) + 1;
+      out->round_trips_per_batch = round_trips;
+      if (spent() > config.budget_ns && out->one_way_ns.size() >= 6) break;
+      continue;
+    }
     out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
     std::size_t n = out->one_way_ns.size();
     if (n >= config.min_samples && n % 4 == 0 &&
