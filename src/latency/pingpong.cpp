@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "src/latency/clock.hpp"
@@ -35,6 +36,7 @@ struct Control {
   std::atomic<void*> page{nullptr};
   std::atomic<bool> abort{false};
   std::atomic<bool> responder_done{false};
+  std::atomic<bool> responder_abandoned{false};  // stalled and never stopped: detach, keep page
   Error responder_error;
 };
 
@@ -61,7 +63,8 @@ void respond_two_lines(Counter* ping, Counter* pong) {
   }
 }
 
-void responder_main(int cpu, Method method, Control* control) {
+// Holds the Control by shared_ptr: an abandoned (detached) responder may outlive the pass.
+void responder_main(int cpu, Method method, std::shared_ptr<Control> control) {
   if (Status pinned = pin_current_thread(CpuSet{cpu}); !pinned) {
     control->responder_error = pinned.error();
     control->responder_state.store(-1, std::memory_order_release);
@@ -224,9 +227,16 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
   }
   out->elapsed_ns = spent();
   initiator.stop();
+  // A stalled responder may not run again for a long time: wait a bounded while, then leave it
+  // (detached, its page left mapped) rather than hang with it.
+  const std::int64_t stop_sent = now_ns();
   while (!control->responder_done.load(std::memory_order_acquire)) {
+    if (initiator.stalled() && now_ns() - stop_sent > 1'000'000'000) {
+      control->responder_abandoned.store(true, std::memory_order_release);
+      break;
+    }
   }
-  munmap(page, kPageBytes);
+  if (!control->responder_abandoned.load(std::memory_order_acquire)) munmap(page, kPageBytes);
   if (initiator.stalled()) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.3g s", config.stall_ns / 1e9);
@@ -240,15 +250,19 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
 
 Result<PassResult> measure_pair_pass(int initiator_cpu, int responder_cpu,
                                      const PassConfig& config) {
-  Control control;
+  auto control = std::make_shared<Control>();
   PassResult result;
   Error error;
   bool failed = false;
-  std::thread responder(responder_main, responder_cpu, config.method, &control);
+  std::thread responder(responder_main, responder_cpu, config.method, control);
   std::thread initiator(initiator_main, initiator_cpu, responder_cpu, std::cref(config),
-                        &control, &result, &error, &failed);
+                        control.get(), &result, &error, &failed);
   initiator.join();
-  responder.join();
+  if (control->responder_abandoned.load(std::memory_order_acquire)) {
+    responder.detach();
+  } else {
+    responder.join();
+  }
   if (failed) {
     return error.with_context("cannot measure CPUs " + std::to_string(initiator_cpu) + " <-> " +
                               std::to_string(responder_cpu));
