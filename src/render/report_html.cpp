@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -105,7 +106,11 @@ std::string glance_section(const MachineReport& r) {
   }
   for (const auto& rec : r.advice.recommendations)
     items.push_back("For " + rec.title + ": CPUs " + rec.cpus + " (" + rec.why + ").");
-  items.push_back(r.advice.smt_layout.empty() ? "SMT: unknown." : "SMT: " + r.advice.smt_layout + ".");
+  if (!r.advice.smt_layout.empty()) {
+    std::string smt = r.advice.smt_layout + ".";
+    smt[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(smt[0])));
+    items.push_back(smt);
+  }
   std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n<ul class=\"glance\">\n";
   for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
   return out + "</ul>\n</section>\n";
