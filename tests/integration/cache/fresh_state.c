@@ -4,6 +4,9 @@
  * scheduling from the attr (explicit) or the creator, the global locale. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <locale.h>
 #include <sched.h>
 #include <signal.h>
@@ -63,6 +66,32 @@ static void *dirty_everything(void *arg) {
   return NULL;
 }
 
+/* Irreversible per-thread changes: a filesystem context of its own (unshare CLONE_FS) with
+ * another working directory, no_new_privs, an allow-all seccomp filter. */
+static void *changes_for_good(void *arg) {
+  (void)arg;
+  if (unshare(CLONE_FS) == 0 && chdir("/") != 0) return (void *)1;
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  struct sock_fprog prog = {.len = 1, .filter = &allow};
+  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+  return NULL;
+}
+
+struct irreversible {
+  char cwd[256];
+  int no_new_privs;
+  int seccomp;
+};
+
+static void *observe_irreversible(void *arg) {
+  struct irreversible *s = arg;
+  if (getcwd(s->cwd, sizeof s->cwd) == NULL) s->cwd[0] = 0;
+  s->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  s->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+  return NULL;
+}
+
 static void *renices(void *arg) {
   (void)arg;
   setpriority(PRIO_PROCESS, 0, 7);
@@ -111,6 +140,18 @@ int main(void) {
     EXPECT(seen.policy == mine.policy && seen.param.sched_priority == mine.param.sched_priority,
            "scheduling is inherited");
     EXPECT(seen.locale == LC_GLOBAL_LOCALE, "the global locale is in use");
+
+    char cwd[256];
+    if (getcwd(cwd, sizeof cwd) == NULL) cwd[0] = 0;
+    pthread_create(&t, NULL, changes_for_good, NULL);
+    pthread_join(t, NULL);
+    settle();
+    struct irreversible irr;
+    pthread_create(&t, NULL, observe_irreversible, &irr);
+    pthread_join(t, NULL);
+    EXPECT(strcmp(irr.cwd, cwd) == 0, "working directory is the process's (unshare undone)");
+    EXPECT(irr.no_new_privs == 0, "no_new_privs is not set");
+    EXPECT(irr.seccomp == 0, "no seccomp filter");
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
