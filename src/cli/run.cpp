@@ -117,9 +117,11 @@ void add_run_command(CLI::App& app, Runner& selected) {
                 "With --plan: match assignments to thread names (pthread_setname_np)");
   sub->add_option("--skip", opt->skip,
                   "Leave threads unpinned: creation index N, name glob, or lib:GLOB "
-                  "(start routine's library)");
+                  "(start routine's library); repeat for more")
+      ->allow_extra_args(false);  // one item per --skip, so CMD is never swallowed
   sub->add_option("--lib", opt->libs,
-                  "Pin threads whose start routine is in a library: GLOB=CPUS (e.g. libgomp*=1)");
+                  "Pin threads whose start routine is in a library: GLOB=CPUS (e.g. libgomp*=1)")
+      ->allow_extra_args(false);  // one item per --skip, so CMD is never swallowed
   sub->add_flag("--inherit", opt->inherit, "Programs CMD execs keep the pinning rules");
   sub->add_flag("--thread-cache", opt->thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
