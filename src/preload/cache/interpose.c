@@ -16,16 +16,17 @@
 #include "tm_cache.h"
 
 /* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
- * pthread_key_create) before it can run instrumented code. Until our constructor has run, and
- * whenever the caller is a sanitizer runtime, a wrapper goes straight to glibc (tm__early):
+ * pthread_key_create) before it can run instrumented code. Under a sanitizer, until our
+ * constructor has run, and whenever the caller is a sanitizer runtime, a wrapper goes straight
+ * to glibc (tm__early):
  * runtimes model one thread per kernel thread, so threads they wrap are plain glibc threads
  * (our physical threads are made through their interceptor, see tm__physical_create), and
  * their keys (whose destructors tear down per-thread runtime state) stay glibc's. */
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
 #define TM_EARLY(name, ...)                                                   \
   do {                                                                        \
-    if (__builtin_expect(!tm__ready() || tm__passthrough ||                 \
-                             tm__in_runtime(__builtin_return_address(0)), 0)) { \
+    if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough || \
+                             tm__in_runtime(__builtin_return_address(0)), 0)) {      \
       __typeof__(name) *early = (__typeof__(name) *)tm__early(#name);         \
       return early(__VA_ARGS__);                                              \
     }                                                                         \
@@ -35,6 +36,21 @@
  * tm__physical_create): the interceptor may tail-call back into us, so the return address
  * alone cannot tell. */
 __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
+
+/* 1 when a sanitizer runtime is loaded. Without one, a call that comes before our constructor
+ * simply initialises the library (so, e.g., keys created by other libraries' constructors are
+ * tracked); with one, such calls go to glibc, since the runtime may not be ready for our
+ * instrumented code yet. */
+__attribute__((no_sanitize_thread)) static int tm__sanitizer_loaded(void) {
+  static int loaded = -1;
+  int v = __atomic_load_n(&loaded, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
+        dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
+    __atomic_store_n(&loaded, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
 
 __attribute__((no_sanitize_thread)) static void *tm__early(const char *name) {
   return dlsym(RTLD_NEXT, name);
