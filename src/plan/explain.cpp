@@ -34,9 +34,10 @@ std::vector<std::string> explain(const Problem& p, const std::vector<int>& cpu_o
       std::string more = th.neighbours.size() > 1
                              ? fmt::format(" (+{} more)", th.neighbours.size() - 1)
                              : std::string();
-      parts.push_back(fmt::format("talks to {}{} (weight {:g}): {}, {:.1f} ns",
+      parts.push_back(fmt::format("talks to {}{} (weight {:g}): {}, {:.1f} ns {}",
                                   p.threads[heaviest].name, more, weight,
-                                  m.relation(cpu, cpu_of[heaviest]), ns));
+                                  m.relation(cpu, cpu_of[heaviest]), ns,
+                                  m.measured ? "measured" : "modelled"));
     }
     if (th.compute)
       parts.push_back(compute_on_core[c.core] > 1 ? "compute: shares its core (no free core left)"
