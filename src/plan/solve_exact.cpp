@@ -48,6 +48,7 @@ class BranchAndBound {
     for (int t = 0; t < p.size(); ++t)
       for (int c = 0; c < cpus; ++c)
         if (p.allowed(t, c)) min_unary_[t] = std::min(min_unary_[t], p.unary(t, c));
+    find_twin_threads();
     occupied_.resize(sym_.levels.size());
     for (std::size_t l = 0; l < sym_.levels.size(); ++l)
       occupied_[l].assign(sym_.levels[l].objects.size(), 0);
@@ -77,6 +78,48 @@ class BranchAndBound {
       for (std::size_t l = 0; l < sym_.levels.size(); ++l)
         occupied_[l][sym_.levels[l].object_of[cpu]] += sign;
     }
+  }
+
+  // Twin threads: single units with the same traits, CPU limits and edge weights to every other
+  // thread; any placement stays as good when twins trade CPUs. Placing twins on increasing CPU
+  // indexes (in placement order) keeps one of each set of equivalent placements. This and the
+  // machine symmetry are not combined (two orderings can exclude each other's representatives):
+  // twins win when some thread has at least two twins (an all-to-all group), which the machine
+  // symmetry does not reduce, on measured matrices.
+  void find_twin_threads() {
+    const int n = p_.size();
+    auto single = [&](int t) { return !p_.units[p_.threads[t].unit].group(); };
+    std::vector<std::vector<double>> weight(n, std::vector<double>(n, 0));
+    for (int t = 0; t < n; ++t)
+      for (const auto& [v, w] : p_.threads[t].neighbours) weight[t][v] = w;
+    auto twins = [&](int a, int b) {
+      const ProblemThread& x = p_.threads[a];
+      const ProblemThread& y = p_.threads[b];
+      if (!single(a) || !single(b) || x.compute != y.compute || x.latency_critical != y.latency_critical ||
+          x.background != y.background || x.exclusive != y.exclusive || x.memory_node != y.memory_node ||
+          x.allowed != y.allowed)
+        return false;
+      for (int v = 0; v < n; ++v)
+        if (v != a && v != b && weight[a][v] != weight[b][v]) return false;
+      return true;
+    };
+    previous_twin_.assign(p_.units.size(), -1);
+    std::vector<int> class_size(n, 1);
+    for (std::size_t k = 0; k < order_.size(); ++k) {
+      const int t = p_.units[order_[k]].threads[0];
+      for (std::size_t j = k; j-- > 0;) {
+        const int earlier = p_.units[order_[j]].threads[0];
+        if (twins(t, earlier)) {
+          previous_twin_[order_[k]] = order_[j];
+          class_size[t] = class_size[earlier] + 1;
+          break;
+        }
+      }
+      use_twins_ = use_twins_ || class_size[t] >= 3;
+    }
+    // On a topology model the machine symmetry is strong and proves such groups faster; on a
+    // measured matrix it is almost absent and twins are what cuts the search.
+    use_twins_ = use_twins_ && p_.machine->measured;
   }
 
   // A CPU whose image under a swap of two empty interchangeable objects comes earlier gives
@@ -136,7 +179,7 @@ class BranchAndBound {
       if (state_.units_on(c) > 0 || !p_.allowed(t, c)) continue;
       // An interchangeable twin of an earlier CPU has the same value (the swap fixes every
       // placed thread).
-      if (symmetric_duplicate(c)) continue;
+      if (!use_twins_ && symmetric_duplicate(c)) continue;
       double value = p_.unary(t, c);
       for (const auto& [v, w] : th.neighbours) {
         const int at = state_.cpu_of(v);
@@ -175,7 +218,10 @@ class BranchAndBound {
     std::vector<std::pair<double, int>> children;
     for (int a = 0; a < anchors; ++a) {
       if (!state_.unit_fits(unit, a)) continue;
-      if (!group && symmetric_duplicate(a)) continue;
+      if (!group && use_twins_ && previous_twin_[unit] >= 0 &&
+          a <= state_.cpu_of(p_.units[previous_twin_[unit]].threads[0]))
+        continue;
+      if (!group && !use_twins_ && symmetric_duplicate(a)) continue;
       children.emplace_back(state_.place_unit(unit, a), a);
       state_.lift_unit(unit);
     }
@@ -202,6 +248,8 @@ class BranchAndBound {
   std::vector<double> nearest_, min_unary_;
   std::vector<std::vector<double>> sorted_;  ///< per CPU: smallest latencies to other CPUs
   bool strong_ = false;
+  std::vector<int> previous_twin_;  ///< per unit: the twin placed just before it, or -1
+  bool use_twins_ = false;
   std::vector<std::vector<int>> occupied_;
   Solution best_;
   double best_cost_ = std::numeric_limits<double>::infinity();

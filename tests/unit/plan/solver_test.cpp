@@ -61,6 +61,18 @@ void expect_exact_matches_brute_force(const Topology* topo, const latency::Matri
   std::mt19937 rng(7);
   for (int round = 0; round < 20; ++round) {
     WorkloadSpec spec = random_spec(rng, 4);
+    if (round % 2 == 1) {  // three twins talking all-to-all plus one partner of all three
+      spec.edges.clear();
+      for (int t = 1; t < 3; ++t) {
+        spec.threads[t].compute = spec.threads[0].compute;
+        spec.threads[t].latency_critical = spec.threads[0].latency_critical;
+        spec.threads[t].background = spec.threads[0].background;
+      }
+      for (int a = 0; a < 3; ++a) {
+        for (int b = a + 1; b < 3; ++b) spec.edges.push_back(EdgeSpec{a, b, 2.0 + round, "twins"});
+        spec.edges.push_back(EdgeSpec{a, 3, 1.5, "partner"});
+      }
+    }
     spec.allowed = allowed;
     MachineInputs in;
     in.topology = topo;
