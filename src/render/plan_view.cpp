@@ -31,7 +31,7 @@ std::string solver_line(const plan::Plan& p) {
                     : p.stopped_by_time ? "best found before the time limit"
                                         : "heuristic, not proven optimal";
   std::string work = p.passes > 0 ? fmt::format("{} passes, {} moves tried", p.passes, p.search_nodes)
-                                  : fmt::format("{} nodes", p.search_nodes);
+                                  : fmt::format("{} search nodes", p.search_nodes);
   return fmt::format("{} ({}; {}; {:.1f} ms wall, one run)", p.solver, how, work, p.solve_ms);
 }
 
