@@ -156,6 +156,10 @@ TEST(CliPlan, BadInputIsOneClearLine) {
   expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)), "--policy 'dense'");
   expect_one_error_line(run(plan(vm)), "exactly one of");
   expect_one_error_line(run(plan("--pairs 1 --latency /nonexistent.csv")), "/nonexistent.csv");
+  // A matrix of another machine than the topology: named, with the CPU it lacks.
+  expect_one_error_line(run(plan("--pairs 1 --topology " + data("topologies/amd-2x-epyc9654-zen4.xml") +
+                                 " --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv"))),
+                        "has no row for CPU 32");
   std::remove(tmp.c_str());
 }
 
