@@ -16,15 +16,23 @@ namespace {
 constexpr int kTimeoutS = 60;
 
 // Runs a command (killed after kTimeoutS) and returns the ns per create+join it printed, or
-// -1 when it failed or did not finish.
-double run_once(const std::string& command) {
+// -1 when it failed or did not finish. `field` 0 = wall ns, 1 = CPU ns.
+struct Times {
+  double wall = -1;
+  double cpu = -1;
+};
+
+Times run_once(const std::string& command) {
   std::string limited = "timeout " + std::to_string(kTimeoutS) + " " + command;
   FILE* p = popen((limited + " 2>/dev/null").c_str(), "r");
-  if (!p) return -1;
+  if (!p) return Times{};
   char buf[128] = {0};
   bool got = std::fgets(buf, sizeof buf, p) != nullptr;
   int status = pclose(p);
-  return got && status == 0 ? std::atof(buf) : -1;
+  Times t;
+  if (got && status == 0 && std::sscanf(buf, "%lf %lf", &t.wall, &t.cpu) != 2) t = Times{};
+  if (status != 0) t = Times{};
+  return t;
 }
 
 double median(std::vector<double> v) {
@@ -37,40 +45,43 @@ bool have_likwid() { return std::system("command -v likwid-pin >/dev/null 2>&1")
 struct Config {
   std::string label;
   std::string command;
-  std::vector<double> ns;
+  std::vector<double> wall;
+  std::vector<double> cpu;
 };
 
 void measure(const std::string& title, std::vector<Config>& configs, int rounds) {
   for (int r = 0; r < rounds; ++r) {
     for (auto& c : configs) {
       // A configuration that failed or hung once is not run again.
-      if (c.command.empty() || (!c.ns.empty() && c.ns.back() < 0)) continue;
-      c.ns.push_back(run_once(c.command));
+      if (c.command.empty() || (!c.wall.empty() && c.wall.back() < 0)) continue;
+      Times t = run_once(c.command);
+      c.wall.push_back(t.wall);
+      c.cpu.push_back(t.cpu);
     }
   }
-  double base = median(configs[0].ns);
+  auto ok = [](const Config& c) {
+    return !c.command.empty() && !c.wall.empty() &&
+           std::none_of(c.wall.begin(), c.wall.end(), [](double x) { return x < 0; });
+  };
+  double base_wall = median(configs[0].wall), base_cpu = median(configs[0].cpu);
   std::printf("\n%s\n", title.c_str());
-  std::printf("  %-34s %16s %14s\n", "configuration", "ns/create+join", "vs no preload");
+  std::printf("  %-34s %10s %9s %10s %9s\n", "configuration", "wall ns", "ratio", "CPU ns",
+              "ratio");
   for (auto& c : configs) {
     if (c.command.empty()) {
-      std::printf("  %-34s %16s\n", c.label.c_str(), "not installed");
-      continue;
+      std::printf("  %-34s not installed\n", c.label.c_str());
+    } else if (!ok(c)) {
+      std::printf("  %-34s failed or did not finish within %d s\n", c.label.c_str(), kTimeoutS);
+    } else {
+      double w = median(c.wall), u = median(c.cpu);
+      std::printf("  %-34s %10.0f %8.3fx %10.0f %8.3fx\n", c.label.c_str(), w, w / base_wall, u,
+                  u / base_cpu);
     }
-    bool failed = std::any_of(c.ns.begin(), c.ns.end(), [](double x) { return x < 0; });
-    if (failed) {
-      std::printf("  %-34s %16s  (failed or did not finish within %d s)\n", c.label.c_str(),
-                  "-", kTimeoutS);
-      continue;
-    }
-    double m = median(c.ns);
-    std::printf("  %-34s %16.0f %13.3fx\n", c.label.c_str(), m, m / base);
   }
-  bool likwid_ok = !configs[2].command.empty() && !configs[2].ns.empty() &&
-                   std::none_of(configs[2].ns.begin(), configs[2].ns.end(),
-                                [](double x) { return x < 0; });
-  if (likwid_ok)
-    std::printf("  threadmap / likwid-pin: %.3fx (below 1 = threadmap faster)\n",
-                median(configs[1].ns) / median(configs[2].ns));
+  if (ok(configs[1]) && ok(configs[2]))
+    std::printf("  threadmap / likwid-pin: wall %.3fx, CPU %.3fx (below 1 = threadmap faster)\n",
+                median(configs[1].wall) / median(configs[2].wall),
+                median(configs[1].cpu) / median(configs[2].cpu));
 }
 
 }  // namespace
@@ -82,19 +93,20 @@ int main(int argc, char** argv) {
   const std::string tm = THREADMAP_BIN;
   const bool likwid = have_likwid();
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("pinning overhead: %s create+join per run, median of %d interleaved rounds\n",
+  std::printf("pinning overhead: %s create+join per run, median of %d interleaved rounds; "
+              "per create+join: wall-clock ns and process CPU ns (all threads, user+system)\n",
               threads.c_str(), rounds);
 
   std::vector<Config> same = {
-      {"no preload (taskset -c 0)", "taskset -c 0 " + loop, {}},
-      {"threadmap run --cpus 0", tm + " run --cpus 0 -- " + loop, {}},
-      {"likwid-pin -c 0", likwid ? "likwid-pin -q -c 0 " + loop : "", {}}};
+      {"no preload (taskset -c 0)", "taskset -c 0 " + loop, {}, {}},
+      {"threadmap run --cpus 0", tm + " run --cpus 0 -- " + loop, {}, {}},
+      {"likwid-pin -c 0", likwid ? "likwid-pin -q -c 0 " + loop : "", {}, {}}};
   measure("every thread on CPU 0 (same placement, only the mechanism differs):", same, rounds);
 
   std::vector<Config> spread = {
-      {"no preload (unpinned)", loop, {}},
-      {"threadmap run --cpus 0,1 (cycle)", tm + " run --cpus 0,1 --policy round-robin -- " + loop, {}},
-      {"likwid-pin -c 0,1", likwid ? "likwid-pin -q -c 0,1 " + loop : "", {}}};
+      {"no preload (unpinned)", loop, {}, {}},
+      {"threadmap run --cpus 0,1 (cycle)", tm + " run --cpus 0,1 --policy round-robin -- " + loop, {}, {}},
+      {"likwid-pin -c 0,1", likwid ? "likwid-pin -q -c 0,1 " + loop : "", {}, {}}};
   measure("threads spread over CPUs 0,1:", spread, rounds);
   return 0;
 }

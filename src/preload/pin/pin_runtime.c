@@ -215,13 +215,26 @@ static void report_decision(const tm__decision* d, const unsigned long* mask, si
   tm__line_emit(&line);
 }
 
+/* Whether the calling thread's affinity is already `mask` (then setting it again is skipped:
+ * a new thread inherits its creator's mask, often the very set it is meant to get, and reading
+ * the mask costs a fraction of changing it). */
+static int already_has(const unsigned long* mask, size_t bytes) {
+  unsigned long current[TM__ORIGINAL_WORDS];
+  if (sched_getaffinity(0, sizeof current, (cpu_set_t*)(void*)current) != 0) return 0;
+  size_t words = bytes / sizeof(unsigned long);
+  for (size_t i = 0; i < TM__ORIGINAL_WORDS; ++i)
+    if (current[i] != (i < words ? mask[i] : 0UL)) return 0;
+  return 1;
+}
+
 void tm__apply_to_self(const tm__decision* decision, const char* label, long index,
                        const char* library) {
   size_t bytes = 0;
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (mask) {
     int saved_errno = errno;
-    if (sched_setaffinity(0, bytes, (const cpu_set_t*)(const void*)mask) == 0) {
+    if (already_has(mask, bytes) ||
+        sched_setaffinity(0, bytes, (const cpu_set_t*)(const void*)mask) == 0) {
       tm__t_pinned = decision->action == TM__ACTION_SET;
     } else {
       report_failure(decision, mask, bytes, errno, label, index, library);
