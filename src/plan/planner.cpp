@@ -6,10 +6,13 @@
 #include "src/plan/baselines.hpp"
 #include "src/plan/explain.hpp"
 #include "src/plan/machine_model.hpp"
+#include "src/plan/one_line.hpp"
 
 namespace threadmap::plan {
 
-Result<Plan> make_plan(const WorkloadSpec& spec, const PlanInputs& inputs) {
+namespace {
+
+Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) {
   MachineInputs machine_inputs;
   machine_inputs.topology = inputs.topology;
   machine_inputs.matrix = inputs.matrix;
@@ -53,6 +56,14 @@ Result<Plan> make_plan(const WorkloadSpec& spec, const PlanInputs& inputs) {
         PlannedThread{spec.threads[t].name, {machine->cpus[solution.cpu_of[t]].cpu}, why[t]});
   for (const Baseline& b : baselines(*machine, problem->size()))
     plan.baselines.emplace_back(b.name, evaluate(*problem, b.cpu_of));
+  return plan;
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const WorkloadSpec& spec, const PlanInputs& inputs) {
+  auto plan = plan_unchecked(spec, inputs);
+  if (!plan) return one_line(plan.error());  // expressions and names are quoted in messages
   return plan;
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "src/plan/one_line.hpp"
 #include "src/plan/spec.hpp"
 
 namespace threadmap::plan {
@@ -54,7 +55,9 @@ class SpecParser {
   }
 
  private:
-  Error fail(const std::string& why) const { return Error::invalid("spec " + source_ + ": " + why); }
+  Error fail(const std::string& why) const {
+    return Error::invalid(one_line("spec " + source_ + ": " + why));
+  }
 
   Status parse_threads(const json& threads) {
     if (!threads.is_array() || threads.empty())
@@ -319,8 +322,8 @@ Result<WorkloadSpec> parse_spec(std::string_view json_text, const std::string& s
     } catch (const json::parse_error& e) {
       std::string what = e.what();
       auto pos = what.find("parse error");
-      return Error::invalid("spec " + source + ": not valid JSON: " +
-                            (pos == std::string::npos ? what : what.substr(pos)));
+      return Error::invalid(one_line("spec " + source + ": not valid JSON: " +
+                                     (pos == std::string::npos ? what : what.substr(pos))));
     }
     return Error::invalid("spec " + source + ": not valid JSON");
   }
@@ -331,7 +334,7 @@ Result<WorkloadSpec> load_spec(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     int e = errno ? errno : ENOENT;
-    return Error::from_errno(e, "cannot read spec " + path + ": " + std::strerror(e));
+    return Error::from_errno(e, one_line("cannot read spec " + path + ": " + std::strerror(e)));
   }
   std::stringstream text;
   text << in.rdbuf();
