@@ -40,7 +40,9 @@ struct Procedure {
 };
 
 double reduce(const std::vector<double>& s, int how) {
-  if (how == Procedure::mean) return std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  if (how == Procedure::mean) {
+    return std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  }
   if (how == Procedure::minimum) return *std::min_element(s.begin(), s.end());
   return summarize(s).median;
 }
@@ -50,7 +52,9 @@ double median_of(std::vector<double> v) { return summarize(std::move(v)).median;
 // Spread across runs: (p90 - p10) / median of the results, in %; robust to one wild run.
 double spread_pct(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  auto q = [&v](double p) { return v[static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)))]; };
+  auto q = [&v](double p) {
+    return v[static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)))];
+  };
   return (q(0.9) - q(0.1)) / q(0.5) * 100;
 }
 
@@ -120,7 +124,8 @@ int main(int argc, char** argv) {
         // adaptive pass just took (wall time, thread start included: generous to the fixed
         // procedure), at the latency it just measured.
         double batch_ns = 1000 * 2 * std::max(p.results_ns.back(), 1.0);
-        std::size_t samples = std::max<std::size_t>(1, static_cast<std::size_t>(ms * 1e6 / batch_ns));
+        std::size_t samples =
+            std::max<std::size_t>(1, static_cast<std::size_t>(ms * 1e6 / batch_ns));
         procs[1].config.fixed_samples = samples;
         procs[2].config.fixed_samples = samples;
       }
@@ -161,7 +166,8 @@ int main(int argc, char** argv) {
               3.6e6 / median_of(procs[3].times_ms), 3.6e6 / median_of(procs[4].times_ms),
               512 * 511 / 2);
 
-  auto m = load_matrix(THREADMAP_TEST_DATA "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
+  auto m = load_matrix(THREADMAP_TEST_DATA
+                       "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
   if (m) {
     std::vector<double> ms;
     for (int k = 0; k < 5; ++k) {

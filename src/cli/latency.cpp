@@ -42,7 +42,9 @@ struct LatencyOptions {
 
 // Progress on stderr, overwritten in place; only called when stderr is a terminal.
 void show_progress(const latency::Progress& p) {
-  std::fprintf(stderr, "\r\x1b[Kmeasured %zu/%zu pair passes (last: CPUs %d-%d), %.1f s elapsed, ETA %.0f s",
+  std::fprintf(stderr,
+               "\r\x1b[Kmeasured %zu/%zu pair passes (last: CPUs %d-%d), %.1f s elapsed, "
+               "ETA %.0f s",
                p.pairs_done, p.pairs_total, p.cpu_a, p.cpu_b, p.elapsed_s, p.eta_s);
   if (p.pairs_done == p.pairs_total) std::fprintf(stderr, "\r\x1b[K");
   std::fflush(stderr);
@@ -150,7 +152,8 @@ int run_latency(const LatencyOptions& opt) {
   labels.subtitle =
       m ? fmt::format("method {}; per pair the median of timed batches; domains outlined; "
                       "rows/columns in {} order",
-                      latency::method_name(m->method), opt.numeric_order ? "CPU number" : "topology")
+                      latency::method_name(m->method),
+                      opt.numeric_order ? "CPU number" : "topology")
         : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
                       matrix.source, opt.numeric_order ? "CPU number" : "topology");
   labels.domains = domains.domains;

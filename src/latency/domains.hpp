@@ -15,10 +15,14 @@
 namespace threadmap::latency {
 
 struct DomainAnalysis {
-  std::vector<std::vector<CpuSet>> levels;  ///< finest first, e.g. [SMT cores, cache domains, packages, machine]
-  std::vector<std::string> level_names;     ///< "smt", "cache", "group1".., "machine"; one per level
-  std::vector<CpuSet> smt_siblings;         ///< inferred SMT groups (each CPU alone when none found)
-  std::vector<CpuSet> domains;              ///< the level just above SMT: CPUs sharing a cache
+  /// Finest first, e.g. [SMT cores, cache domains, packages, machine].
+  std::vector<std::vector<CpuSet>> levels;
+  /// "smt", "cache", "group1", ..., "machine"; one per level.
+  std::vector<std::string> level_names;
+  /// Inferred SMT groups (each CPU alone when none found).
+  std::vector<CpuSet> smt_siblings;
+  /// The level just above SMT: CPUs sharing a cache.
+  std::vector<CpuSet> domains;
 
   /// Per level: the cut height in ns (latency below which CPUs were joined into that level's
   /// groups: the geometric mean of the merge heights either side of the gap); 0 for a level of

@@ -20,7 +20,7 @@ namespace threadmap::latency {
 /// How the two threads exchange a cache line.
 enum class Method {
   cas,        ///< one shared line; each side compare-and-swaps it from the other's value to its own
-  two_lines,  ///< two lines (ping, pong): each side stores to its line and spins loading the other's
+  two_lines,  ///< two lines (ping, pong): each side stores to its own, spins loading the other
 };
 
 /// "cas" or "two-lines".

@@ -185,7 +185,9 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
     // The fastest of three batches decides: a slow first batch (page fault, the responder's
     // wake-up) must not leave the batch too short for the clock.
     double ns = static_cast<double>(initiator.batch(round_trips));
-    for (int k = 0; k < 2; ++k) ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
+    for (int k = 0; k < 2; ++k) {
+      ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
+    }
     if (initiator.stalled()) break;
     if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
     double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;

@@ -53,8 +53,8 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
                                  const std::vector<std::size_t>& order,
                                  const TextHeatmapOptions& options) {
   const std::size_t n = order.size();
-  const std::size_t block = std::max<std::size_t>(1, (n + options.max_cells - 1) /
-                                                         std::max<std::size_t>(1, options.max_cells));
+  const std::size_t max_cells = std::max<std::size_t>(1, options.max_cells);
+  const std::size_t block = std::max<std::size_t>(1, (n + max_cells - 1) / max_cells);
   const std::size_t cells = (n + block - 1) / block;
   ColorScale scale = make_color_scale(matrix);
 
@@ -86,7 +86,9 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
   const bool numeric = block == 1 && n <= options.max_numeric;
   if (numeric) {
     std::size_t w = 1;
-    for (std::size_t i = 0; i < n; ++i) w = std::max(w, std::to_string(matrix.cpus[order[i]]).size());
+    for (std::size_t i = 0; i < n; ++i) {
+      w = std::max(w, std::to_string(matrix.cpus[order[i]]).size());
+    }
     out += std::string(w + 1, ' ');
     for (std::size_t c = 0; c < n; ++c) out += fmt::format(" {:>4}", matrix.cpus[order[c]]);
     out += '\n';

@@ -42,7 +42,9 @@ Layout layout_for(std::size_t n) {
   return l;
 }
 
-void set_rgb(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
+void set_rgb(cairo_t* cr, Rgb c) {
+  cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+}
 
 void text_at(cairo_t* cr, double x, double y, const std::string& s, double align_x) {
   cairo_text_extents_t ext;

@@ -33,8 +33,9 @@ std::string sizes_of(const std::vector<CpuSet>& groups) {
   for (const auto& g : groups) sizes.push_back(g.count());
   std::sort(sizes.begin(), sizes.end());
   if (sizes.empty()) return "";
-  if (sizes.size() == 1) return fmt::format("{} CPU{}", sizes.front(), sizes.front() == 1 ? "" : "s");
-  if (sizes.front() == sizes.back()) return fmt::format("{} CPU{} each", sizes.front(), sizes.front() == 1 ? "" : "s");
+  const char* plural = sizes.front() == 1 ? "" : "s";
+  if (sizes.size() == 1) return fmt::format("{} CPU{}", sizes.front(), plural);
+  if (sizes.front() == sizes.back()) return fmt::format("{} CPU{} each", sizes.front(), plural);
   return fmt::format("{}-{} CPUs", sizes.front(), sizes.back());
 }
 
@@ -86,7 +87,8 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
   }
   std::sort(values.begin(), values.end());
   if (!values.empty()) {
-    out += fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
+    out += fmt::format(
+        "pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
                        ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
                        values.size(), values.back() / std::max(values.front(), 1e-9));
   }

@@ -84,7 +84,10 @@ TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
     for (std::size_t j = 0; j < i; ++j) {
       const PuPlace* a = topo->pu(m.cpus[i]);
       const PuPlace* b = topo->pu(m.cpus[j]);
-      double v = a->core == b->core ? 5 : a->l3 == b->l3 ? 20 : a->package == b->package ? 100 : 200;
+      double v = a->core == b->core         ? 5
+                 : a->l3 == b->l3             ? 20
+                 : a->package == b->package   ? 100
+                                              : 200;
       m.at(i, j) = m.at(j, i) = v;
     }
   }
@@ -96,7 +99,8 @@ TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
   EXPECT_EQ(d.domains.size(), topo->groups(Level::l3).size());
   bool packages = false;
   for (const auto& line : cmp.lines) {
-    packages = packages || (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
+    packages = packages ||
+               (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
   }
   EXPECT_TRUE(packages);
 

@@ -235,7 +235,8 @@ TEST(Domains, TwoCpusGiveOneDomain) {
 
 TEST(Domains, AnalysesEveryPublishedMatrix) {
   for (const char* file :
-       {"AMD_Ryzen_Threadripper_1950X.csv", "Intel_Xeon_W9-3475X_2.2GHz_36Cores_2023-Q2_by-ReinForce-II.csv"}) {
+       {"AMD_Ryzen_Threadripper_1950X.csv",
+        "Intel_Xeon_W9-3475X_2.2GHz_36Cores_2023-Q2_by-ReinForce-II.csv"}) {
     Matrix m = load(file);
     auto d = analyse_domains(m);
     expect_nested_partitions(m, d);

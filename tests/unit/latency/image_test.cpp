@@ -72,10 +72,11 @@ TEST(HeatmapImage, SvgIsWrittenWithExpectedSize) {
 TEST(HeatmapImage, UnwritablePathIsAnErrorNamingIt) {
   auto m = matrix_of(2);
   render::HeatmapLabels labels{"t", "s", {}};
-  auto st = render::write_heatmap_png("/nonexistent-dir/x.png", m, latency::numeric_order(m), labels);
+  auto order = latency::numeric_order(m);
+  auto st = render::write_heatmap_png("/nonexistent-dir/x.png", m, order, labels);
   ASSERT_FALSE(st);
   EXPECT_NE(st.error().message.find("/nonexistent-dir/x.png"), std::string::npos);
-  auto st2 = render::write_heatmap_svg("/nonexistent-dir/x.svg", m, latency::numeric_order(m), labels);
+  auto st2 = render::write_heatmap_svg("/nonexistent-dir/x.svg", m, order, labels);
   ASSERT_FALSE(st2);
 }
 

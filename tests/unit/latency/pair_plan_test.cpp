@@ -71,14 +71,17 @@ TEST(PairPlan, QuickClassesOnTwoSocketEpycWithSmt) {
   std::map<std::string, int> classes;
   auto cpus = topo->complete_cpus().to_vector();
   for (std::size_t i = 0; i < cpus.size(); i += 7) {
-    for (std::size_t j = i + 1; j < cpus.size(); j += 5) ++classes[latency::pair_class(*topo, cpus[i], cpus[j])];
+    for (std::size_t j = i + 1; j < cpus.size(); j += 5) {
+      ++classes[latency::pair_class(*topo, cpus[i], cpus[j])];
+    }
   }
   EXPECT_GE(classes.size(), 3u);
   EXPECT_LE(classes.size(), 12u);
 }
 
 TEST(PairPlan, HybridClassesNameTheCpuKinds) {
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  auto topo =
+      Topology::load_xml(THREADMAP_TEST_DATA "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
   ASSERT_TRUE(topo) << topo.error().message;
   ASSERT_EQ(topo->cpu_kinds().size(), 2u);
   int a = topo->cpu_kinds()[0].cpus.first();
