@@ -1,5 +1,6 @@
 // PNG and SVG heatmaps are written, decode, and have the size the layout promises.
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +15,18 @@
 using namespace threadmap;
 
 namespace {
+
+// cairo's text rendering caches fonts in fontconfig for the life of the process; under
+// LeakSanitizer that cache reads as a leak. Release both once all tests ran (test-only: a
+// library must not tear down process-wide font state another caller may still use).
+class ReleaseFontCaches : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    cairo_debug_reset_static_data();
+    FcFini();
+  }
+};
+const auto* const kReleaseFonts = ::testing::AddGlobalTestEnvironment(new ReleaseFontCaches);
 
 std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "/threadmap_" + std::to_string(getpid()) + "_" + name;
