@@ -127,6 +127,7 @@ Result<Matrix> parse_nviennot(const std::vector<CsvLine>& lines, const std::stri
     }
   }
   symmetrize(m);
+  m.cell_statistic = "as written by core-to-core-latency: the mean of its samples per pair";
   return m;
 }
 
@@ -178,6 +179,7 @@ Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string
     }
   }
   symmetrize(m);
+  m.cell_statistic = "as written in the square CSV";
   return m;
 }
 
@@ -269,6 +271,9 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   if (doc.contains("cpu_model") && doc["cpu_model"].is_string()) {
     m.cpu_model = doc["cpu_model"].get<std::string>();
   }
+  m.cell_statistic = doc.contains("statistic") && doc["statistic"].is_string()
+                         ? doc["statistic"].get<std::string>()
+                         : "as written in the JSON";
   return m;
 }
 

@@ -55,6 +55,9 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
   run.matrix = make_matrix(cpus.to_vector());
   run.matrix.source = "measured on this machine";
   run.matrix.cpu_model = topology.cpu_model();
+  run.matrix.cell_statistic =
+      "per pair the median of its timed batches (both passes pooled; the lower median when "
+      "the passes disagree)";
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) run.hostname = host;
   utsname uts{};

@@ -121,9 +121,8 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
 
   if (measurement) {
     const auto& m = *measurement;
-    doc["statistic"] =
-        "per pair: median of batch means over timed batches of round trips; 95% CI of the "
-        "median from order statistics";
+    doc["statistic"] = matrix.cell_statistic +
+                       "; 95% CI of the median from order statistics";
     doc["method"] = latency::method_name(m.method);
     doc["clock_resolution_ns"] = ns_value(m.clock_resolution_ns);
     doc["min_batch_ns"] = ns_value(m.min_batch_ns);
@@ -139,7 +138,8 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
     doc["pairs"] = pairs;
     doc["notes"] = m.notes;
   } else {
-    doc["statistic"] = "as stored in " + matrix.source;
+    doc["statistic"] = matrix.cell_statistic.empty() ? "as stored in " + matrix.source
+                                                      : matrix.cell_statistic;
   }
   return doc;
 }

@@ -56,9 +56,11 @@ std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : 
 std::string latency_provenance(const latency::Matrix& matrix,
                                const latency::Measurement* measurement) {
   if (!measurement) {
-    return fmt::format("one-way core-to-core latency in ns, as stored in {} ({} CPUs{})\n",
+    return fmt::format(
+        "one-way core-to-core latency in ns, loaded from {} ({} CPUs{}); cells {}\n",
                        matrix.source, matrix.size(),
-                       matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model);
+                       matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
+                       matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
   }
   const auto& m = *measurement;
   std::size_t samples = 0;

@@ -28,6 +28,7 @@ TEST(MatrixLoad, NviennotLowerTriangleBecomesSymmetric) {
   EXPECT_DOUBLE_EQ(m->between(2, 2), 0);
   EXPECT_TRUE(std::isnan(m->between(0, 7)));
   EXPECT_EQ(m->source, "t.csv");
+  EXPECT_NE(m->cell_statistic.find("mean"), std::string::npos);  // what the tool wrote
 }
 
 TEST(MatrixLoad, SquareCsvWithHeaderKeepsCpuNumbers) {
