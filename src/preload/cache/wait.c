@@ -4,11 +4,14 @@
  * to spin on: with more runnable threads than CPUs a spinner steals the CPU of the very thread
  * it waits for (on 2 CPUs a fixed spin makes 32 creators 4x slower than glibc). So the spin is
  * adaptive, per waiting site (joiner, parked worker):
- *  - at most (CPUs available to the process - 1) threads spin at once;
- *  - a spin is bounded by a budget close to what sleeping + waking costs, so a spin that
- *    fails wastes no more than the sleep it tried to avoid;
- *  - a score tracks recent outcomes: success raises it, a spin that ran out of budget lowers it
- *    8x faster; below zero the site stops spinning and only probes now and then (the probe
+ *  - at most (CPUs available to the process) threads spin at once: with CPUs - 1, the joiner
+ *    still finishing its spin kept the worker that just parked from spinning, so every other
+ *    hand-off went through the futex (measured: 1 creator only 1.4-4x faster, 2 creators 0.6x);
+ *  - a spin is bounded by a budget of about two futex sleep+wake round trips here (25 us; 12 us
+ *    was too short for 2 creators on 2 CPUs, whose hand-offs then failed and fell back to the
+ *    futex, slower than glibc);
+ *  - a score tracks recent outcomes: success raises it by 1, a spin that ran out of budget
+ *    lowers it by 2; below zero the site stops spinning and only probes now and then (the probe
  *    interval doubles while probes keep failing), so an oversubscribed machine pays almost
  *    nothing and a machine that becomes idle again gets its spinning back.
  *  - and nobody spins while the machine has no idle CPU at all: the number of runnable tasks
@@ -24,7 +27,7 @@
 #include "options.h"
 #include "tm_cache.h"
 
-#define TM_SPIN_BUDGET_NS 12000 /* ~ one futex sleep + wake + two context switches here */
+#define TM_SPIN_BUDGET_NS 25000 /* ~ two futex sleep + wake round trips on this class of VM */
 #define TM_SCORE_MAX 64
 #define TM_SCORE_MIN (-64)
 
@@ -94,7 +97,7 @@ void tm__wait_init(void) {
   cpu_set_t set;
   int cpus = 1;
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-  tm__max_spinners = cpus > 1 ? cpus - 1 : 0;
+  tm__max_spinners = cpus > 1 ? cpus : 0;
   tm__cpus = cpus;
   tm__fixed_spin_ns = tm__option(TM_OPT_SPIN_NS);
   for (int i = 0; i < TM_SITE_COUNT; ++i) {
@@ -130,7 +133,7 @@ static long long tm__spin_budget(struct tm_site *site) {
 static void tm__spin_outcome(struct tm_site *site, int success) {
   if (tm__fixed_spin_ns >= 0) return;
   int s = atomic_load_explicit(&site->score, memory_order_relaxed);
-  int next = success ? (s < TM_SCORE_MAX ? s + 1 : s) : (s - 8 > TM_SCORE_MIN ? s - 8 : TM_SCORE_MIN);
+  int next = success ? (s < TM_SCORE_MAX ? s + 1 : s) : (s - 2 > TM_SCORE_MIN ? s - 2 : TM_SCORE_MIN);
   atomic_store_explicit(&site->score, next, memory_order_relaxed);
   unsigned interval = atomic_load_explicit(&site->probe_interval, memory_order_relaxed);
   if (success)
