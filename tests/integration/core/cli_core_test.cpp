@@ -1,5 +1,7 @@
 // Integration tests: run bin/threadmap as a user would and check what it prints and returns.
 #include <gtest/gtest.h>
+
+#include "../common/run_command.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,30 +16,8 @@
 
 namespace {
 
-struct CommandResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs a shell command line, capturing stdout and stderr separately.
-CommandResult run(const std::string& command) {
-  std::string err_path = testing::TempDir() + "tm_stderr_" + std::to_string(getpid());
-  CommandResult r;
-  FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(pipe);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(err_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  std::remove(err_path.c_str());
-  return r;
-}
+using tm_test::CommandResult;
+using tm_test::run;
 
 std::string threadmap_cmd(const std::string& args) { return std::string(THREADMAP_BIN) + " " + args; }
 
