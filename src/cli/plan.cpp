@@ -99,8 +99,10 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   auto* sub = app.add_subcommand(
       "plan", "Plan thread placement from a workload spec, the topology and measured latencies");
   auto* spec = sub->add_option("--spec", opt->spec_file, "Workload spec JSON (see docs/plan.md)");
-  auto* pairs = sub->add_option("--pairs", opt->pairs, "Quick form: N pairs of threads that talk to each other");
-  auto* threads = sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy");
+  auto* pairs = sub->add_option("--pairs", opt->pairs, "Quick form: N pairs of threads that talk to each other")
+                    ->check(CLI::Range(1, 1000000));
+  auto* threads = sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy")
+                      ->check(CLI::Range(1, 1000000));
   sub->add_option("--policy", opt->policy, "With --threads: compact (they talk), scatter (compute), spread (hwloc-distrib)");
   spec->excludes(pairs)->excludes(threads);
   pairs->excludes(threads);
