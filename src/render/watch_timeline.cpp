@@ -96,8 +96,16 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
     cairo_move_to(cr, x, axis_y);
     cairo_line_to(cr, x, axis_y + 4);
     cairo_stroke(cr);
-    cairo_move_to(cr, x - 10, axis_y + 16);
-    std::string label = fmt::format("{:.2f} s", span_s * k / 10.0);
+    // Short runs get ms ticks so that neighbouring labels differ.
+    double t = span_s * k / 10.0;
+    std::string label = span_s >= 2    ? fmt::format("{:.1f} s", t)
+                        : span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
+                                        : fmt::format("{:.1f} ms", t * 1e3);
+    // Centre each tick label on its tick, but keep the last one inside the picture.
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, label.c_str(), &ext);
+    double lx_text = std::min(x - ext.width / 2, width - ext.width - 4);
+    cairo_move_to(cr, lx_text, axis_y + 16);
     cairo_show_text(cr, label.c_str());
   }
   // Legend: one swatch per CPU.
