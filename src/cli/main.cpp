@@ -1,6 +1,7 @@
 // threadmap: one binary, one subcommand per file. main() only wires them up and turns parse
 // errors into one line on stderr.
 #include <cstdio>
+#include <exception>
 
 #include "src/cli/command.hpp"
 
@@ -32,5 +33,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "threadmap: %s (see 'threadmap --help')\n", e.what());
     return 2;
   }
-  return selected ? selected() : 2;
+  if (!selected) return 2;
+  // Library calls report failures as Result values; an exception reaching here is a bug, but
+  // the user still gets one line and a non-zero exit instead of an abort.
+  try {
+    return selected();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "threadmap: internal error: %s\n", e.what());
+    return 70;  // EX_SOFTWARE
+  }
 }

@@ -225,6 +225,8 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   } catch (const nlohmann::json::parse_error& e) {
     auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     return at(name, line, column, "invalid JSON");
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large
+    return Error::invalid(prefix + "invalid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("cpus") || !doc.contains("matrix")) {
     return Error::invalid(prefix + "JSON without \"cpus\" and \"matrix\" (expected schema "

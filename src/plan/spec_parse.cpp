@@ -319,7 +319,7 @@ Result<WorkloadSpec> parse_spec(std::string_view json_text, const std::string& s
     try {
       json reparsed = json::parse(json_text);
       (void)reparsed;
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for number overflow
       std::string what = e.what();
       auto pos = what.find("parse error");
       return Error::invalid(one_line("spec " + source + ": not valid JSON: " +

@@ -55,6 +55,14 @@ TEST(MatrixLoad, JsonDocument) {
   EXPECT_DOUBLE_EQ(m->between(0, 1), 12.5);
 }
 
+// Found by fuzzing: nlohmann throws out_of_range (not parse_error) for a number too large.
+TEST(MatrixLoad, JsonNumberOverflowIsAnErrorNotACrash) {
+  MatrixFormat format{};
+  auto m = parse_matrix_text(R"({"cpus":[0,1],"matrix":[[0,1e999999],[1,0]]})", "m.json", &format);
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("m.json"), std::string::npos);
+}
+
 TEST(MatrixLoad, RaggedNviennotRowNamesLineAndColumn) {
   auto m = parse_matrix_text(",,\n10,,\n20,30\n", "ragged.csv");
   ASSERT_FALSE(m);

@@ -92,6 +92,15 @@ TEST(Spec, EveryMistakeIsOneErrorNamingTheInput) {
   }
 }
 
+// Found by fuzzing (tests/fuzz): nlohmann throws out_of_range, not parse_error, for a number
+// too large; that must be one error line, not an abort.
+TEST(Spec, NumberOverflowIsOneErrorLine) {
+  auto spec = parse_spec("7777e77775", "s.json");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().message.find("s.json"), std::string::npos);
+  EXPECT_EQ(spec.error().message.find('\n'), std::string::npos);
+}
+
 TEST(Spec, MissingFileNamesIt) {
   auto spec = load_spec("/nonexistent/spec.json");
   ASSERT_FALSE(spec.ok());
