@@ -23,7 +23,8 @@ class CpuSet {
   ~CpuSet();
   CpuSet(const CpuSet& other);
   CpuSet& operator=(const CpuSet& other);
-  CpuSet(CpuSet&& other) noexcept;
+  /// Leaves `other` a valid empty set (which allocates: std::bad_alloc when memory is out).
+  CpuSet(CpuSet&& other);
   CpuSet& operator=(CpuSet&& other) noexcept;
 
   /// Parses the kernel list syntax: comma-separated N, A-B and A-B:STRIDE items.

@@ -4,10 +4,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "src/os/files.hpp"
 
 namespace threadmap::apply {
 
@@ -56,14 +57,9 @@ Result<PlanFile> parse_plan(const std::string& text, const std::string& source) 
 }
 
 Result<PlanFile> read_plan_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno ? errno : ENOENT;
-    return Error::from_errno(err, "cannot read plan '" + path + "': " + std::strerror(err));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_plan(text.str(), path);
+  auto text = os::read_file(path, os::kDefaultReadLimit, "plan");
+  if (!text) return text.error();
+  return parse_plan(*text, path);
 }
 
 }  // namespace threadmap::apply

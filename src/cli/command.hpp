@@ -24,11 +24,20 @@ void add_watch_command(CLI::App& app, Runner& selected);
 void add_bench_command(CLI::App& app, Runner& selected);
 void add_report_command(CLI::App& app, Runner& selected);
 
-/// Prints "threadmap: MESSAGE" on stderr and returns exit status 1.
+/// Prints "threadmap: MESSAGE" on stderr and returns exit status 1: the command line was fine
+/// but the work failed (a file unreadable, a CPU not allowed, a process gone).
 int fail(const Error& error);
-/// Same, for a message built in the CLI (bad option combinations).
+/// Same, for a message built in the CLI.
 int fail(const std::string& message);
-/// Writes `text` to stdout.
+/// Prints "threadmap: MESSAGE" on stderr and returns exit status 2: the command line itself is
+/// wrong (an option value that cannot be valid, options that conflict, a missing argument);
+/// nothing was read, measured or run.
+int usage_error(const Error& error);
+int usage_error(const std::string& message);
+/// The process exit status for a subcommand that returned `status`: a failed write to stdout
+/// (a closed pipe, a full disk) makes an otherwise successful command fail, after one line.
+int finish(int status);
+/// Writes `text` to stdout (a failure is remembered for finish()).
 void print(const std::string& text);
 /// Writes `text` to `path` ("-" = stdout). Fails naming the path.
 Status write_file(const std::string& path, const std::string& text);

@@ -4,13 +4,14 @@
 #include <exception>
 
 #include "src/cli/command.hpp"
+#include "threadmap/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{
       "threadmap — measure the machine, plan thread placement, apply it, verify it held"};
   app.name("threadmap");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "threadmap 0.1.0");
+  app.set_version_flag("--version", std::string("threadmap ") + THREADMAP_VERSION_STRING);
   threadmap::cli::Runner selected;
   threadmap::cli::add_topo_command(app, selected);
   threadmap::cli::add_latency_command(app, selected);
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
   // Library calls report failures as Result values; an exception reaching here is a bug, but
   // the user still gets one line and a non-zero exit instead of an abort.
   try {
-    return selected();
+    return threadmap::cli::finish(selected());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "threadmap: internal error: %s\n", e.what());
     return 70;  // EX_SOFTWARE

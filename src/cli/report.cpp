@@ -1,17 +1,15 @@
 // threadmap report [--out DIR] [--quick] [--runs N] [--latency FILE]
 // Characterizes this machine into DIR/report.html (one self-contained page) and
 // DIR/report.json, with progress on stderr.
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
 #include "src/cli/command.hpp"
+#include "src/os/files.hpp"
 #include "src/experiments/report_data.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_json.hpp"
+#include "threadmap/version.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -23,15 +21,6 @@ struct ReportCliOptions {
   std::string latency_file;
 };
 
-Status make_directory(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) {
-    struct stat st{};
-    if (stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return {};
-    return Error::from_errno(ENOTDIR, "cannot write the report to '" + dir + "': not a directory");
-  }
-  return Error::from_errno(errno, "cannot create '" + dir + "': " + std::strerror(errno));
-}
-
 void show_latency_progress(const latency::Progress& p) {
   std::fprintf(stderr, "\r\x1b[K      latency pair %zu/%zu (CPUs %d-%d), ETA %.0f s", p.pairs_done,
                p.pairs_total, p.cpu_a, p.cpu_b, p.eta_s);
@@ -39,13 +28,12 @@ void show_latency_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-int run_report(const ReportCliOptions& opt) {
-  if (Status made = make_directory(opt.out_dir); !made) return fail(made.error());
+int write_report(const ReportCliOptions& opt) {
   experiments::ReportOptions ro;
   ro.quick = opt.quick;
   ro.runs = opt.runs;
   ro.latency_file = opt.latency_file;
-  ro.version = "threadmap 0.1.0";
+  ro.version = std::string("threadmap ") + THREADMAP_VERSION_STRING;
   ro.spawn_tools = experiments::locate_spawn_tools();
   ro.latency_seconds = opt.quick ? 10 : 45;
   ro.progress = [](const std::string& line) {
@@ -70,6 +58,16 @@ int run_report(const ReportCliOptions& opt) {
   print("report: " + html_path + " (open it in a browser; self-contained)\n" +
         "data:   " + json_path + "\n");
   return 0;
+}
+
+// A report that fails leaves no directory it created behind.
+int run_report(const ReportCliOptions& opt) {
+  bool created = false;
+  if (Status made = os::create_directory(opt.out_dir, &created); !made)
+    return fail(made.error().with_context("cannot write the report"));
+  int status = write_report(opt);
+  if (status != 0 && created) os::remove_empty_directory(opt.out_dir);
+  return status;
 }
 
 }  // namespace

@@ -1,135 +1,99 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--inherit] [--thread-cache] [--watch] [--verbose] -- CMD ARGS
-// Parses, validates everything before starting CMD, launches it under the preload libraries and
-// passes its exit status through.
+// Parses; the library validates everything before CMD starts (apply::prepare_run), runs it
+// (apply::run_program) and decides the exit status; this file prints.
 #include <memory>
 
-#include "src/apply/launcher.hpp"
-#include "src/apply/placement.hpp"
-#include "src/apply/plan_file.hpp"
+#include "src/apply/program_run.hpp"
+#include "src/apply/run_request.hpp"
 #include "src/cli/command.hpp"
-#include "threadmap/topology.hpp"
+#include "src/cli/watch_output.hpp"
 
 namespace threadmap::cli {
-
-// Defined in watch.cpp: watches a child this process started until it exits, prints the
-// summary, and returns the child's exit status (or 1 when watching failed).
-int watch_child_process(pid_t child, int interval_ms, const std::string& plan_path, bool by_name);
-
 namespace {
 
 struct RunOptions {
-  std::string plan;
-  std::string cpus;
-  std::string policy = "compact";
-  bool by_name = false;
-  std::vector<std::string> skip;
-  std::vector<std::string> libs;
-  bool inherit = false;
-  bool thread_cache = false;
+  apply::RunRequest request;
   bool watch = false;
   int interval_ms = 100;
-  bool verbose = false;
-  std::vector<std::string> command;
 };
 
-Result<apply::PinRules> build_rules(const RunOptions& opt, const Topology& topo) {
-  apply::PinRules rules;
-  if (!opt.plan.empty()) {
-    auto plan = apply::read_plan_file(opt.plan);
-    if (!plan) return plan.error();
-    rules = apply::rules_from_plan(*plan, opt.by_name);
-  } else if (!opt.cpus.empty()) {
-    auto policy = apply::parse_policy(opt.policy);
-    if (!policy) return policy.error().with_context("bad --policy");
-    auto cpus = topo.resolve(opt.cpus);
-    if (!cpus) return cpus.error().with_context("bad --cpus");
-    rules = apply::rules_from_order(apply::order_cpus(topo, *cpus, *policy));
+// The flag a request error is about, for the one error line.
+std::string flag_of(apply::RunField field) {
+  switch (field) {
+    case apply::RunField::plan: return "--plan";
+    case apply::RunField::cpus: return "--cpus";
+    case apply::RunField::policy: return "--policy";
+    case apply::RunField::skip: return "--skip";
+    case apply::RunField::libs: return "--lib";
+    case apply::RunField::command: return "command";
+    case apply::RunField::none: break;
   }
-  if (auto st = apply::add_skips(rules, opt.skip); !st) return st.error();
-  for (const std::string& item : opt.libs)
-    if (auto st = apply::add_library_rule(rules, topo, item); !st) return st.error();
-  rules.inherit = opt.inherit;
-  return rules;
+  return "";
 }
 
 int run_run(const RunOptions& opt) {
-  if (opt.command.empty()) return fail(std::string("run: no command given (use -- CMD ARGS...)"));
-  bool pinning = !opt.plan.empty() || !opt.cpus.empty() || !opt.libs.empty();
-  if (!opt.plan.empty() && !opt.cpus.empty())
-    return fail(std::string("run: --plan and --cpus cannot be combined"));
-  if (opt.by_name && opt.plan.empty()) return fail(std::string("run: --by-name needs --plan"));
-  if (!pinning && !opt.thread_cache)
-    return fail(std::string("run: nothing to apply (give --plan, --cpus, --lib or --thread-cache)"));
-
-  apply::LaunchSpec spec;
-  spec.argv = opt.command;
-  if (pinning) {
-    auto topo = Topology::load_this_machine();
-    if (!topo) return fail(topo.error());
-    auto rules = build_rules(opt, *topo);
-    if (!rules) return fail(rules.error());
-    auto config = apply::encode_pin_config(*rules, topo->allowed_cpus());
-    if (!config) return fail(config.error());
-    auto lib = apply::find_preload_library("pin");
-    if (!lib) return fail(lib.error());
-    spec.preload.push_back(*lib);
-    spec.set_env.emplace_back(apply::kPinConfigVar, *config);
+  apply::RunField field = apply::RunField::none;
+  auto launch = apply::prepare_run(opt.request, &field);
+  if (!launch) {
+    std::string flag = flag_of(field);
+    Error e = flag.empty() ? launch.error() : launch.error().with_context("bad " + flag);
+    // A value or combination of options that cannot work is a usage error (2); a plan file
+    // that cannot be read or used, or a library not found, is a failure (1).
+    bool usage = field != apply::RunField::plan && e.code == std::errc::invalid_argument;
+    return usage ? usage_error(e.with_context("run")) : fail(e.with_context("run"));
   }
-  if (opt.thread_cache) {
-    auto lib = apply::find_preload_library("cache");
-    if (!lib) return fail(lib.error());
-    spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
-  }
-  if (opt.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
-
-  auto child = apply::spawn(spec);
-  if (!child) {
-    fail(child.error());
-    return child.error().code.value() == ENOENT ? 127 : 126;  // the shell's conventions
-  }
-  apply::forward_signals_to(*child);
-  int status = 0;
+  std::optional<monitor::WatchSettings> watch;
   if (opt.watch) {
-    status = watch_child_process(*child, opt.interval_ms, opt.plan, opt.by_name);
-  } else {
-    auto exit_status = apply::wait_for_exit(*child);
-    status = exit_status ? *exit_status : fail(exit_status.error());
+    auto settings =
+        apply::watch_settings(opt.interval_ms, 0, opt.request.plan_path, opt.request.by_name);
+    if (!settings) return fail(settings.error());
+    watch = std::move(*settings);
   }
-  apply::stop_forwarding();
-  return status;
+  auto outcome = apply::run_program(*launch, watch);
+  if (!outcome) {
+    fail(outcome.error());
+    return os::start_failure_status(outcome.error());
+  }
+  bool ours_ok = true;
+  if (outcome->watched) {
+    // The summary goes to stderr: the program's stdout stays clean.
+    ours_ok = print_watch_outcome(*outcome->watched, WatchOutputs{}, /*summary_to_stderr=*/true);
+  }
+  return apply::combined_exit_status(outcome->exit_status, ours_ok);
 }
 
 }  // namespace
 
 void add_run_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<RunOptions>();
+  apply::RunRequest& r = opt->request;
   auto* sub = app.add_subcommand(
       "run", "Run a program with its threads pinned (LD_PRELOAD) and/or the thread cache");
-  sub->add_option("--plan", opt->plan,
+  sub->add_option("--plan", r.plan_path,
                   "Plan JSON (threadmap.plan/1): assignment k pins the k-th created thread; "
                   "\"main\" pins the main thread");
-  sub->add_option("--cpus", opt->cpus,
+  sub->add_option("--cpus", r.cpus,
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)");
-  sub->add_option("--policy", opt->policy,
+  sub->add_option("--policy", r.policy,
                   "With --cpus: compact (default), scatter or round-robin");
-  sub->add_flag("--by-name", opt->by_name,
+  sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
-  sub->add_option("--skip", opt->skip,
+  sub->add_option("--skip", r.skip,
                   "Leave threads unpinned: creation index N, name glob, or lib:GLOB "
                   "(start routine's library); repeat for more")
       ->allow_extra_args(false);  // one item per --skip, so CMD is never swallowed
-  sub->add_option("--lib", opt->libs,
+  sub->add_option("--lib", r.libs,
                   "Pin threads whose start routine is in a library: GLOB=CPUS (e.g. libgomp*=1)")
-      ->allow_extra_args(false);  // one item per --skip, so CMD is never swallowed
-  sub->add_flag("--inherit", opt->inherit, "Programs CMD execs keep the pinning rules");
-  sub->add_flag("--thread-cache", opt->thread_cache,
+      ->allow_extra_args(false);  // one item per --lib, so CMD is never swallowed
+  sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
+  sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
   sub->add_flag("--watch", opt->watch, "Watch the program's threads and print a summary at exit");
   sub->add_option("--interval", opt->interval_ms, "With --watch: sampling interval in ms")
       ->check(CLI::Range(10, 60000));
-  sub->add_flag("--verbose", opt->verbose, "Print every pinning decision (TM_VERBOSE=1)");
-  sub->add_option("command", opt->command, "-- CMD ARGS...")->required();
+  sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
+  sub->add_option("command", r.command, "-- CMD ARGS...")->required();
   sub->callback([&selected, opt] { selected = [opt] { return run_run(*opt); }; });
 }
 

@@ -1,67 +1,43 @@
-// Pinning and querying threads: sched_setaffinity / pthread_setaffinity_np with masks sized by
-// CPU_ALLOC. Every pin is checked against the allowed set first, so a bad request changes
-// nothing and says why.
+// Pinning and querying threads. Every pin is checked against the allowed set first, so a bad
+// request changes nothing and says why; the kernel calls themselves are in src/os/affinity.
 #include "threadmap/affinity.hpp"
-
-#include <pthread.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <mutex>
 
-#include "src/core/kernel_mask.hpp"
 #include "src/core/topology_state.hpp"
+#include "src/os/affinity.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap {
 namespace detail {
+namespace {
 
-int kernel_mask_cpus(const CpuSet& set) {
-  long configured = sysconf(_SC_NPROCESSORS_CONF);
-  int n = configured > 0 ? static_cast<int>(configured) : 1;
-  n = std::max(n, set.last() + 1);
-  // The kernel rejects reads into masks smaller than its nr_cpu_ids; round generously.
-  return std::max(n, 1024);
+std::vector<int> to_cpus(const CpuSet& set) {
+  std::vector<int> cpus;
+  for (int cpu = set.first(); cpu >= 0; cpu = set.next(cpu)) cpus.push_back(cpu);
+  return cpus;
 }
 
-KernelMask to_kernel_mask(const CpuSet& set, int ncpus, size_t& bytes) {
-  KernelMask mask(CPU_ALLOC(ncpus));
-  bytes = CPU_ALLOC_SIZE(ncpus);
-  if (!mask) return mask;
-  CPU_ZERO_S(bytes, mask.get());
-  for (int cpu = set.first(); cpu >= 0; cpu = set.next(cpu))
-    if (cpu < ncpus) CPU_SET_S(static_cast<size_t>(cpu), bytes, mask.get());
-  return mask;
-}
-
-CpuSet from_kernel_mask(const cpu_set_t* mask, size_t bytes) {
+CpuSet from_cpus(const std::vector<int>& cpus) {
   CpuSet set;
-  for (size_t cpu = 0; cpu < bytes * 8; ++cpu)
-    if (CPU_ISSET_S(cpu, bytes, mask)) set.add(static_cast<int>(cpu));
+  for (int cpu : cpus) set.add(cpu);
   return set;
 }
 
-namespace {
 Result<CpuSet> read_tid_affinity(pid_t tid) {
-  for (int ncpus = kernel_mask_cpus(CpuSet()); ncpus <= (1 << 20); ncpus *= 2) {
-    size_t bytes = 0;
-    KernelMask mask = to_kernel_mask(CpuSet(), ncpus, bytes);
-    if (!mask) return Error::from_errno(ENOMEM, "cannot allocate a CPU mask");
-    if (sched_getaffinity(tid, bytes, mask.get()) == 0) return from_kernel_mask(mask.get(), bytes);
-    if (errno != EINVAL) {
-      int e = errno;
-      return Error::from_errno(e, "cannot read the affinity of tid " + std::to_string(tid) + ": " +
-                                      std::strerror(e));
-    }
-  }
-  return Error::from_errno(EINVAL, "cannot read the affinity of tid " + std::to_string(tid));
+  std::vector<int> cpus;
+  if (int e = os::get_tid_affinity(tid, cpus); e != 0)
+    return Error::from_errno(e, "cannot read the affinity of " +
+                                    (tid == 0 ? std::string("the calling thread")
+                                              : "tid " + std::to_string(tid)) +
+                                    ": " + std::strerror(e));
+  return from_cpus(cpus);
 }
 
 CpuSet capture_startup_affinity() {
-  auto r = read_tid_affinity(getpid());
+  auto r = read_tid_affinity(os::current_pid());
   return r ? *r : CpuSet();
 }
 
@@ -72,6 +48,7 @@ CpuSet& startup_affinity_storage() {
   return set;
 }
 __attribute__((constructor)) void capture_at_load() { (void)startup_affinity_storage(); }
+
 }  // namespace
 
 const CpuSet& startup_affinity() { return startup_affinity_storage(); }
@@ -111,20 +88,15 @@ Result<CpuSet> allowed_cpus() {
   return cached;
 }
 
-pid_t current_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-int current_cpu() { return sched_getcpu(); }
+pid_t current_tid() { return os::current_tid(); }
+int current_cpu() { return os::current_cpu(); }
 
 Status pin_tid(pid_t tid, const CpuSet& cpus, const CpuSet& allowed) {
   std::string who = tid_label(tid);
   if (auto st = check_request(who, cpus, allowed); !st) return st;
-  size_t bytes = 0;
-  detail::KernelMask mask = detail::to_kernel_mask(cpus, detail::kernel_mask_cpus(cpus), bytes);
-  if (!mask) return Error::from_errno(ENOMEM, "cannot allocate a CPU mask");
-  if (sched_setaffinity(tid, bytes, mask.get()) != 0) {
-    int e = errno;
+  if (int e = os::set_tid_affinity(tid, detail::to_cpus(cpus)); e != 0)
     return Error::from_errno(e, "cannot pin " + who + " to " + cpus.to_list() + ": " +
                                     std::strerror(e));
-  }
   return {};
 }
 
@@ -148,11 +120,7 @@ Status pin_thread(pthread_t thread, const CpuSet& cpus) {
   auto allowed = allowed_cpus();
   if (!allowed) return allowed.error();
   if (auto st = check_request("thread", cpus, *allowed); !st) return st;
-  size_t bytes = 0;
-  detail::KernelMask mask = detail::to_kernel_mask(cpus, detail::kernel_mask_cpus(cpus), bytes);
-  if (!mask) return Error::from_errno(ENOMEM, "cannot allocate a CPU mask");
-  int rc = pthread_setaffinity_np(thread, bytes, mask.get());
-  if (rc != 0)
+  if (int rc = os::set_thread_affinity(thread, detail::to_cpus(cpus)); rc != 0)
     return Error::from_errno(rc, "cannot pin thread to " + cpus.to_list() + ": " +
                                      std::strerror(rc));
   return {};
@@ -177,16 +145,10 @@ Result<CpuSet> tid_affinity(pid_t tid) {
 }
 
 Result<CpuSet> thread_affinity(pthread_t thread) {
-  for (int ncpus = detail::kernel_mask_cpus(CpuSet()); ncpus <= (1 << 20); ncpus *= 2) {
-    size_t bytes = 0;
-    detail::KernelMask mask = detail::to_kernel_mask(CpuSet(), ncpus, bytes);
-    if (!mask) return Error::from_errno(ENOMEM, "cannot allocate a CPU mask");
-    int rc = pthread_getaffinity_np(thread, bytes, mask.get());
-    if (rc == 0) return detail::from_kernel_mask(mask.get(), bytes);
-    if (rc != EINVAL)
-      return Error::from_errno(rc, std::string("cannot read thread affinity: ") + std::strerror(rc));
-  }
-  return Error::from_errno(EINVAL, "cannot read thread affinity");
+  std::vector<int> cpus;
+  if (int rc = os::get_thread_affinity(thread, cpus); rc != 0)
+    return Error::from_errno(rc, std::string("cannot read thread affinity: ") + std::strerror(rc));
+  return detail::from_cpus(cpus);
 }
 
 }  // namespace threadmap

@@ -33,6 +33,17 @@ int done(const threadmap::Status& st) {
   return 0;
 }
 
+// Runs a C API body; an allocation failure anywhere below (CpuSet, strings) becomes -1 with
+// errno ENOMEM instead of an exception crossing the C ABI or an abort.
+template <class Body>
+int guarded(Body body) {
+  try {
+    return body();
+  } catch (...) {
+    return fail_errno(ENOMEM, "out of memory");
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -89,10 +100,12 @@ int tm_cpuset_format(const tm_cpuset* set, char* buf, size_t len) {
 
 int tm_allowed_cpus(tm_cpuset* out) {
   if (!out) return fail_errno(EINVAL, "NULL argument");
-  auto allowed = threadmap::allowed_cpus();
-  if (!allowed) return fail(allowed.error());
-  out->set = *allowed;
-  return 0;
+  return guarded([&] {
+    auto allowed = threadmap::allowed_cpus();
+    if (!allowed) return fail(allowed.error());
+    out->set = *allowed;
+    return 0;
+  });
 }
 
 int tm_current_cpu(void) { return threadmap::current_cpu(); }
@@ -100,7 +113,7 @@ pid_t tm_current_tid(void) { return threadmap::current_tid(); }
 
 int tm_pin_self(const tm_cpuset* cpus) {
   if (!cpus) return fail_errno(EINVAL, "NULL argument");
-  return done(threadmap::pin_current_thread(cpus->set));
+  return guarded([&] { return done(threadmap::pin_current_thread(cpus->set)); });
 }
 
 int tm_pin_self_expr(const char* expression) {
@@ -114,22 +127,26 @@ int tm_pin_self_expr(const char* expression) {
 
 int tm_pin_thread(pthread_t thread, const tm_cpuset* cpus) {
   if (!cpus) return fail_errno(EINVAL, "NULL argument");
-  return done(threadmap::pin_thread(thread, cpus->set));
+  return guarded([&] { return done(threadmap::pin_thread(thread, cpus->set)); });
 }
 
 int tm_pin_tid(pid_t tid, const tm_cpuset* cpus) {
   if (!cpus) return fail_errno(EINVAL, "NULL argument");
-  return done(threadmap::pin_tid(tid, cpus->set));
+  return guarded([&] { return done(threadmap::pin_tid(tid, cpus->set)); });
 }
 
-int tm_unpin_self(void) { return done(threadmap::unpin_current_thread()); }
+int tm_unpin_self(void) {
+  return guarded([] { return done(threadmap::unpin_current_thread()); });
+}
 
 int tm_get_affinity_tid(pid_t tid, tm_cpuset* out) {
   if (!out) return fail_errno(EINVAL, "NULL argument");
-  auto r = tid == 0 ? threadmap::current_thread_affinity() : threadmap::tid_affinity(tid);
-  if (!r) return fail(r.error());
-  out->set = *r;
-  return 0;
+  return guarded([&] {
+    auto r = tid == 0 ? threadmap::current_thread_affinity() : threadmap::tid_affinity(tid);
+    if (!r) return fail(r.error());
+    out->set = *r;
+    return 0;
+  });
 }
 
 const char* tm_last_error(void) { return last_error.c_str(); }

@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <new>
 #include <climits>
 #include <cstdlib>
 #include <string>
@@ -36,7 +37,8 @@ bool parse_number(std::string_view s, long& out) {
 }  // namespace
 
 CpuSet::CpuSet() : bitmap_(hwloc_bitmap_alloc()) {
-  if (!bitmap_) std::abort();  // out of memory: nothing sensible to do
+  // Out of memory: thrown, so the C API (c_api.cpp) can return ENOMEM instead of aborting.
+  if (!bitmap_) throw std::bad_alloc();
 }
 CpuSet::CpuSet(std::initializer_list<int> cpus) : CpuSet() {
   for (int cpu : cpus) add(cpu);
@@ -45,14 +47,14 @@ CpuSet::~CpuSet() {
   if (bitmap_) hwloc_bitmap_free(bm(bitmap_));
 }
 CpuSet::CpuSet(const CpuSet& other) : bitmap_(hwloc_bitmap_dup(cbm(other.bitmap_))) {
-  if (!bitmap_) std::abort();
+  if (!bitmap_) throw std::bad_alloc();
 }
 CpuSet& CpuSet::operator=(const CpuSet& other) {
   if (this != &other) hwloc_bitmap_copy(bm(bitmap_), cbm(other.bitmap_));
   return *this;
 }
 // A moved-from CpuSet stays a valid empty set, so it never holds a null bitmap.
-CpuSet::CpuSet(CpuSet&& other) noexcept : CpuSet() { std::swap(bitmap_, other.bitmap_); }
+CpuSet::CpuSet(CpuSet&& other) : CpuSet() { std::swap(bitmap_, other.bitmap_); }
 CpuSet& CpuSet::operator=(CpuSet&& other) noexcept {
   std::swap(bitmap_, other.bitmap_);
   return *this;
@@ -148,7 +150,7 @@ CpuSet CpuSet::range(int first, int last) {
 std::string CpuSet::to_list() const {
   if (empty()) return "";
   char* out = nullptr;
-  if (hwloc_bitmap_list_asprintf(&out, cbm(bitmap_)) < 0 || !out) std::abort();
+  if (hwloc_bitmap_list_asprintf(&out, cbm(bitmap_)) < 0 || !out) throw std::bad_alloc();
   std::string s(out);
   std::free(out);
   return s;
@@ -157,7 +159,7 @@ std::string CpuSet::to_list() const {
 std::string CpuSet::to_mask() const {
   if (empty()) return "0x0";
   char* out = nullptr;
-  if (hwloc_bitmap_taskset_asprintf(&out, cbm(bitmap_)) < 0 || !out) std::abort();
+  if (hwloc_bitmap_taskset_asprintf(&out, cbm(bitmap_)) < 0 || !out) throw std::bad_alloc();
   std::string s(out);
   std::free(out);
   return s;

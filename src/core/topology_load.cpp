@@ -1,14 +1,11 @@
 // Loading a Topology from hwloc: this machine, another process's view of it, or an XML file.
-#include <sched.h>
-#include <signal.h>
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
 
 #include "src/core/topology_state.hpp"
+#include "src/os/files.hpp"
+#include "src/os/affinity.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap {
@@ -55,7 +52,7 @@ Result<Topology> Topology::load_this_machine() {
 }
 
 Result<Topology> Topology::load_for_process(pid_t pid) {
-  if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH))
+  if (!os::process_exists(pid))
     return Error::from_errno(ESRCH, "no process with pid " + std::to_string(pid));
   auto started = start("process " + std::to_string(pid));
   if (!started) return started.error();
@@ -75,19 +72,15 @@ Result<Topology> Topology::load_for_process(pid_t pid) {
 }
 
 Result<Topology> Topology::load_xml(const std::string& path) {
-  struct stat st_buf {};
-  if (stat(path.c_str(), &st_buf) != 0)
-    return Error::from_errno(errno, "cannot read topology '" + path + "': " + std::strerror(errno));
-  if (S_ISDIR(st_buf.st_mode))
-    return Error::from_errno(EISDIR, "cannot read topology '" + path + "': is a directory");
   {
     // hwloc prints parser complaints itself; check the file looks like hwloc XML first so the
-    // common mistake (a wrong file) gets one clear line.
-    std::ifstream in(path);
-    std::string head(512, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-    if (head.find("<topology") == std::string::npos)
+    // common mistake (a wrong file) gets one clear line, and a missing or unreadable file its
+    // real reason.
+    auto head = os::read_file_head(path, 512);
+    if (!head)
+      return Error::from_errno(head.error().code.value(), "cannot read topology '" + path +
+                                                              "': " + head.error().code.message());
+    if (head->find("<topology") == std::string::npos)
       return Error::invalid("'" + path + "' is not an hwloc XML topology (lstopo --of xml)");
   }
   auto started = start(path);

@@ -1,4 +1,4 @@
-// Per-thread counters (ThreadCounters) summed over the threads of a run, and summarized per
+// Per-thread counters (monitor::ThreadCounters) summed over the threads of a run, and summarized per
 // variant over the recorded runs into the Counter rows a BenchResult shows. Used by the
 // contention and migrate experiments through run_pinned's hooks, so opening and reading the
 // counters is never inside the timed part.
@@ -12,9 +12,16 @@
 
 #include "src/experiments/bench_result.hpp"
 #include "src/experiments/pinned_run.hpp"
-#include "src/experiments/thread_counters.hpp"
+#include "src/monitor/thread_counters.hpp"
 
 namespace threadmap::experiments {
+
+/// The events the experiments report, in this order.
+enum class ThreadEvent { context_switches, cpu_migrations, l1d_read_misses, dtlb_read_misses };
+constexpr std::size_t kThreadEventCount = 4;
+
+/// JSON/table name of an event ("context_switches").
+const char* thread_event_name(ThreadEvent event);
 
 class CounterTotals {
  public:
@@ -31,7 +38,7 @@ class CounterTotals {
 
  private:
   std::mutex lock_;
-  std::vector<std::unique_ptr<ThreadCounters>> open_;
+  std::vector<std::unique_ptr<monitor::ThreadCounters>> open_;
   std::array<double, kThreadEventCount> run_sum_{};
   std::array<bool, kThreadEventCount> run_supported_{};
   std::array<std::string, kThreadEventCount> run_how_;

@@ -74,8 +74,8 @@ struct SpawnOptions : BenchOptions {
 /// Returns an unavailable result, with the reason, when either program is missing.
 Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options);
 
-/// Paths of bin/threadmap-spawn and lib/libthreadmap-cache.so next to the running executable
-/// (../bin and ../lib from /proc/self/exe), whether or not they exist.
+/// Paths of bin/threadmap-spawn and libthreadmap-cache.so found the way `run` finds the preload
+/// libraries (src/os/install_layout.hpp); a path is empty when the file is not found.
 SpawnOptions locate_spawn_tools();
 
 /// Names accepted by run_bench, in the order the report runs them.

@@ -1,12 +1,11 @@
 #include "src/experiments/pinned_run.hpp"
 
-#include <sched.h>
-
 #include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
 
+#include "src/os/affinity.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::experiments {
@@ -36,14 +35,14 @@ Result<double> run_pinned(const std::vector<CpuSet>& cpus,
       if (!errors[i] && hooks.before) hooks.before(i);
       ready.fetch_add(1, std::memory_order_acq_rel);
       // Yielding, not pure spinning: threads pinned to one CPU must let each other get ready.
-      while (go.load(std::memory_order_acquire) == 0) sched_yield();
+      while (go.load(std::memory_order_acquire) == 0) os::yield_cpu();
       const bool run = go.load(std::memory_order_acquire) == 1;
       if (run) body(i);
       finished[i] = Clock::now();
       if (run && hooks.after) hooks.after(i);
     });
   }
-  while (ready.load(std::memory_order_acquire) < n) sched_yield();
+  while (ready.load(std::memory_order_acquire) < n) os::yield_cpu();
   bool any_error = false;
   for (const auto& e : errors) any_error = any_error || e.has_value();
   const Clock::time_point released = Clock::now();

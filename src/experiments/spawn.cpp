@@ -3,20 +3,19 @@
 // preloaded, an exiting thread is parked and reused instead of torn down. Published:
 // 158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 creator. The loop lives in
 // bin/threadmap-spawn, run here with and without LD_PRELOAD of lib/libthreadmap-cache.so.
-#include <linux/limits.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "src/experiments/experiments.hpp"
 #include "src/experiments/run_interleaved.hpp"
-#include "src/experiments/subprocess.hpp"
+#include "src/os/files.hpp"
+#include "src/os/install_layout.hpp"
+#include "src/os/process.hpp"
 
 namespace threadmap::experiments {
 namespace {
 
-bool exists(const std::string& path) { return !path.empty() && access(path.c_str(), F_OK) == 0; }
+bool exists(const std::string& path) { return !path.empty() && os::is_regular_file(path); }
 
 std::string seconds_text(double seconds) {
   char buffer[32];
@@ -27,16 +26,10 @@ std::string seconds_text(double seconds) {
 }  // namespace
 
 SpawnOptions locate_spawn_tools() {
+  // The same search `threadmap run --thread-cache` uses (bin/../lib, lib64, the install libdir).
   SpawnOptions tools;
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return tools;
-  // <prefix>/bin/threadmap -> <prefix>: the build tree and an install share this layout.
-  std::string prefix(exe, static_cast<std::size_t>(n));
-  prefix = prefix.substr(0, prefix.rfind('/'));
-  prefix = prefix.substr(0, prefix.rfind('/'));
-  tools.spawn_binary = prefix + "/bin/threadmap-spawn";
-  tools.cache_library = prefix + "/lib/libthreadmap-cache.so";
+  if (auto program = os::find_helper_program("threadmap-spawn")) tools.spawn_binary = *program;
+  if (auto library = os::find_preload_library("cache")) tools.cache_library = *library;
   return tools;
 }
 
@@ -49,8 +42,9 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
                                    std::pair{options.cache_library, "the thread cache library"}})
     if (!exists(path))
       return unavailable_bench("spawn", title,
-                               std::string(what) + " '" + (path.empty() ? "?" : path) +
-                                   "' is not built (build the threadmap-spawn and "
+                               std::string(what) + (path.empty() ? std::string(" was not found")
+                                                                    : " '" + path + "'") +
+                                   " is not built (build the threadmap-spawn and "
                                    "threadmap-cache targets)");
   BenchResult r;
   r.name = "spawn";
@@ -90,12 +84,13 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
   r.notes.push_back("the thread cache is " + options.cache_library + ", preloaded with LD_PRELOAD");
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
     const Setup& s = setups[index];
-    std::vector<std::string> argv{options.spawn_binary, "--creators", std::to_string(s.creators),
-                                  "--seconds", seconds_text(seconds), "--variant", "pthread",
-                                  "--json"};
-    std::vector<std::string> env;
-    if (s.cache) env.push_back("LD_PRELOAD=" + options.cache_library);
-    Result<ProcessOutput> out = run_process(argv, env, 30 + 5 * seconds);
+    os::LaunchSpec spec;
+    spec.argv = {options.spawn_binary, "--creators", std::to_string(s.creators), "--seconds",
+                 seconds_text(seconds), "--variant", "pthread", "--json"};
+    spec.search_path = false;
+    // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
+    if (s.cache) spec.preload.push_back(options.cache_library);
+    Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
     if (!out) return out.error();
     if (out->exit_status != 0)
       return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +

@@ -1,24 +1,16 @@
 // Clock reads for batch timing.
 #include "src/latency/clock.hpp"
 
-#include <time.h>
-
 #include <algorithm>
+
+#include "src/os/clock.hpp"
 
 namespace threadmap::latency {
 
-std::int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+std::int64_t now_ns() { return os::monotonic_ns(); }
 
 double clock_resolution_ns() {
-  timespec res{};
-  double reported = 1;
-  if (clock_getres(CLOCK_MONOTONIC, &res) == 0) {
-    reported = static_cast<double>(res.tv_sec) * 1e9 + static_cast<double>(res.tv_nsec);
-  }
+  const double reported = os::monotonic_resolution_ns();
   // Smallest observed tick over a few hundred steps: spin until the clock moves, keep the step.
   std::int64_t smallest = -1;
   for (int trial = 0; trial < 200; ++trial) {

@@ -6,12 +6,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 
 #include "src/latency/matrix.hpp"
+#include "src/os/files.hpp"
 
 namespace threadmap::latency {
 namespace {
@@ -305,15 +305,9 @@ Result<Matrix> parse_matrix_text(const std::string& text, const std::string& nam
 }
 
 Result<Matrix> load_matrix(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno ? errno : ENOENT;
-    return Error::from_errno(err, "cannot read latency matrix '" + path + "': " +
-                                      std::strerror(err));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_matrix_text(buffer.str(), path);
+  auto text = os::read_file(path, os::kDefaultReadLimit, "latency matrix");
+  if (!text) return text.error();
+  return parse_matrix_text(*text, path);
 }
 
 }  // namespace threadmap::latency

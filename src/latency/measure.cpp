@@ -2,9 +2,6 @@
 // the run, interleaved with other pairs' first passes) and judge each pair from both passes.
 // Why twice: on shared or virtualised machines the same pair reads 25-30 ns in one moment and
 // ~125 ns in another (the host moved a vCPU); one pass cannot tell that from the truth.
-#include <sys/utsname.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +13,7 @@
 #include "src/latency/pair_plan.hpp"
 #include "src/latency/pingpong.hpp"
 #include "src/latency/stats.hpp"
+#include "src/os/host.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::latency {
@@ -58,10 +56,8 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
   run.matrix.cell_statistic =
       "per pair the median of its timed batches (both passes pooled; the lower median when "
       "the passes disagree)";
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) run.hostname = host;
-  utsname uts{};
-  if (uname(&uts) == 0) run.kernel = std::string(uts.sysname) + " " + uts.release;
+  run.hostname = os::host_name();
+  run.kernel = os::kernel_release();
 
   run.clock_resolution_ns = clock_resolution_ns();
   // >= 1000 clock ticks per batch keeps the quantisation error under 0.1%; >= 20 us keeps the

@@ -4,10 +4,6 @@
 // duplicated message cannot be miscounted, and the stop sentinel needs no second line.
 #include "src/latency/pingpong.hpp"
 
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -19,6 +15,7 @@
 
 #include "src/latency/clock.hpp"
 #include "src/latency/stats.hpp"
+#include "src/os/memory.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::latency {
@@ -145,12 +142,6 @@ class Initiator {
   bool stalled_ = false;
 };
 
-int numa_node_of(void* address) {
-  int status = -1;
-  void* pages[1] = {address};
-  if (syscall(SYS_move_pages, 0, 1UL, pages, nullptr, &status, 0) != 0) return -1;
-  return status >= 0 ? status : -1;
-}
 
 // The initiator thread's whole job. Errors go to `error`; samples to `out`.
 void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Control* control,
@@ -166,14 +157,13 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
   }
   if (state < 0) return fail(control->responder_error);
 
-  void* page = mmap(nullptr, kPageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
-  if (page == MAP_FAILED) {
+  void* page = os::map_anonymous(kPageBytes);
+  if (!page) {
     return fail(Error::from_errno(errno, std::string("cannot map the latency test line: ") +
                                              std::strerror(errno)));
   }
   std::memset(page, 0, kPageBytes);  // first touch, from the initiator's CPU
-  out->line_numa_node = numa_node_of(page);
+  out->line_numa_node = os::numa_node_of(page);
   control->page.store(page, std::memory_order_release);
 
   Initiator initiator(config.method, static_cast<unsigned char*>(page), config.stall_ns);
@@ -238,7 +228,7 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
       break;
     }
   }
-  if (!control->responder_abandoned.load(std::memory_order_acquire)) munmap(page, kPageBytes);
+  if (!control->responder_abandoned.load(std::memory_order_acquire)) os::unmap(page, kPageBytes);
   if (initiator.stalled()) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.3g s", config.stall_ns / 1e9);

@@ -1,98 +1,27 @@
-// ThreadSampler: keeps one record per live thread with its open descriptors.
+// ThreadSampler: keeps one record per live thread with its open descriptors (stat and comm
+// files, counters); procfs and perf are reached through src/os.
 #include "src/monitor/thread_sampler.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <map>
+
+#include "src/os/proc_parse.hpp"
+#include "src/os/procfs.hpp"
 
 namespace threadmap::monitor {
 
-const char* counter_source_name(CounterSource source) {
-  switch (source) {
-    case CounterSource::perf: return "perf_event_open software counters";
-    case CounterSource::sched: return "/proc/PID/task/TID/sched";
-    case CounterSource::observed: return "CPU changes seen between samples (lower bound)";
-  }
-  return "?";
-}
-
-namespace {
-
-// Reads a whole small procfs file through an open descriptor into buf; returns bytes or -1.
-ssize_t pread_all(int fd, char* buf, size_t size) {
-  ssize_t n;
-  do {
-    n = pread(fd, buf, size - 1, 0);
-  } while (n < 0 && errno == EINTR);
-  if (n >= 0) buf[n] = '\0';
-  return n;
-}
-
-// CPU a thread last ran on: field 39 of /proc/.../stat, counted after the ')' ending comm.
-int parse_stat_cpu(const char* text) {
-  const char* p = std::strrchr(text, ')');
-  if (!p) return -1;
-  ++p;
-  // After ')' comes " S ..." : field 3 is the state; field 39 is 36 spaces further.
-  for (int field = 2; field < 39 && *p; ++p)
-    if (*p == ' ') ++field;
-  return *p ? std::atoi(p) : -1;
-}
-
-// Values from /proc/.../sched ("se.nr_migrations : 12").
-std::uint64_t sched_value(const char* text, const char* key) {
-  const char* p = std::strstr(text, key);
-  if (!p) return 0;
-  p = std::strchr(p, ':');
-  return p ? std::strtoull(p + 1, nullptr, 10) : 0;
-}
-
-double sched_double(const char* text, const char* key) {
-  const char* p = std::strstr(text, key);
-  if (!p) return 0;
-  p = std::strchr(p, ':');
-  return p ? std::strtod(p + 1, nullptr) : 0;
-}
-
-// Lets a watcher hold a few descriptors for each of thousands of threads.
-void raise_fd_limit() {
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
-  }
-}
-
-}  // namespace
-
 struct Tracked {
   pid_t tid = 0;
-  int stat_fd = -1;
-  int sched_fd = -1;
-  int comm_fd = -1;
+  os::ProcFile stat;
+  os::ProcFile comm;
   ThreadCounters counters;
-  bool perf = false;
   std::string name;
   int cpu = -1;
-  SoftwareCounts base;       // first reading (sched source), subtracted
-  SoftwareCounts last;       // latest cumulative counts
+  SoftwareCounts last;  // latest counts since first seen
   std::optional<HardwareCounts> hardware;
   std::uint64_t samples = 0;
   bool alive = true;
-  ~Tracked() {
-    if (stat_fd >= 0) close(stat_fd);
-    if (sched_fd >= 0) close(sched_fd);
-    if (comm_fd >= 0) close(comm_fd);
-  }
 };
 
 struct ThreadSampler::State {
@@ -104,24 +33,14 @@ struct ThreadSampler::State {
   CounterSource source = CounterSource::perf;
   bool hardware_seen = false;
   bool want_hardware = false;
-  std::string task_dir;
-  // Threads of the process now, or -1 when unknown. procfs gives /proc/PID/task a link count
-  // of 2 + threads: one stat(2), where /proc/PID/stat would walk every thread to sum times.
-  long num_threads() {
-    struct stat st{};
-    if (::stat(task_dir.c_str(), &st) != 0 || st.st_nlink < 2) return -1;
-    return static_cast<long>(st.st_nlink) - 2;
-  }
 
   // Re-reads /proc/PID/task: opens new threads, marks the ones gone. False when the process
   // is gone.
   bool rescan() {
-    DIR* dir = opendir(task_dir.c_str());
-    if (!dir) return false;
+    auto tids = os::list_task_ids(pid);
+    if (!tids) return false;
     for (auto& [tid, t] : threads) t->alive = false;
-    while (dirent* entry = readdir(dir)) {
-      if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
-      pid_t tid = static_cast<pid_t>(std::atoi(entry->d_name));
+    for (pid_t tid : *tids) {
       auto it = threads.find(tid);
       if (it == threads.end()) {
         auto t = std::make_unique<Tracked>();
@@ -131,45 +50,37 @@ struct ThreadSampler::State {
       }
       it->second->alive = true;
     }
-    closedir(dir);
     return true;
   }
 
   bool open_thread(Tracked& t) {
-    std::string dir = task_dir + std::to_string(t.tid);
-    t.stat_fd = ::open((dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-    if (t.stat_fd < 0) return false;
-    if (!source_decided || source == CounterSource::perf) {
-      if (options.use_perf) {
-        auto counters = ThreadCounters::open(t.tid, want_hardware);
-        if (counters) {
-          t.counters = std::move(*counters);
-          t.perf = true;
-          hardware_seen = hardware_seen || t.counters.has_hardware();
-        } else if (counters.error().code.value() == ESRCH) {
-          return false;
-        }
-      }
-      if (!source_decided) {
-        source_decided = true;
-        source = t.perf ? CounterSource::perf : CounterSource::sched;
-      }
-    }
-    if (!t.perf) {
-      t.sched_fd = ::open((dir + "/sched").c_str(), O_RDONLY | O_CLOEXEC);
-      if (t.sched_fd < 0 && source == CounterSource::sched) source = CounterSource::observed;
+    t.stat = os::ProcFile(os::task_path(pid, t.tid, "stat"));
+    if (!t.stat.valid()) return false;
+    // The first thread decides the source; once perf failed, later threads skip trying it.
+    CounterTarget target{pid, t.tid, want_hardware,
+                         options.use_perf && (!source_decided || source == CounterSource::perf)};
+    auto counters = ThreadCounters::open(target);
+    if (!counters) return false;  // ESRCH: gone already
+    t.counters = std::move(*counters);
+    hardware_seen = hardware_seen || t.counters.has_hardware();
+    if (!source_decided) {
+      source_decided = true;
+      source = t.counters.source();
+    } else if (t.counters.source() != source && source != CounterSource::observed) {
+      // Mixed sources: the summary names the weakest one any thread had.
+      if (t.counters.source() == CounterSource::observed || source == CounterSource::perf)
+        source = t.counters.source();
     }
     return true;
   }
 
   void read_name(Tracked& t) {
-    if (t.comm_fd < 0) {
-      std::string path = task_dir + std::to_string(t.tid) + "/comm";
-      t.comm_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (t.comm_fd < 0) return;
+    if (!t.comm.valid()) {
+      t.comm = os::ProcFile(os::task_path(pid, t.tid, "comm"));
+      if (!t.comm.valid()) return;
     }
     char buf[64];
-    ssize_t n = pread_all(t.comm_fd, buf, sizeof buf);
+    long n = t.comm.read(buf, sizeof buf);
     if (n <= 0) return;
     std::string name(buf, static_cast<size_t>(n));
     while (!name.empty() && name.back() == '\n') name.pop_back();
@@ -178,29 +89,21 @@ struct ThreadSampler::State {
 
   // Returns false when the thread is gone.
   bool read_thread(Tracked& t) {
-    char buf[2048];
-    bool need_stat = t.samples == 0 || !t.perf;
-    if (t.perf) {
+    const bool counted = t.counters.source() != CounterSource::observed;
+    bool need_stat = t.samples == 0 || t.counters.source() != CounterSource::perf;
+    if (counted) {
       auto counts = t.counters.read_software();
       if (!counts) return false;
+      // A thread that did not migrate is still on the same CPU: no need to read stat again.
       if (counts->migrations != t.last.migrations) need_stat = true;
       t.last = *counts;
       t.hardware = t.counters.read_hardware();
-    } else if (t.sched_fd >= 0) {
-      if (pread_all(t.sched_fd, buf, sizeof buf) <= 0) return false;
-      SoftwareCounts now;
-      now.migrations = sched_value(buf, "se.nr_migrations");
-      now.context_switches = sched_value(buf, "nr_switches");
-      now.task_clock_ns =
-          static_cast<std::uint64_t>(sched_double(buf, "se.sum_exec_runtime") * 1e6);
-      if (t.samples == 0) t.base = now;
-      t.last = {now.task_clock_ns - t.base.task_clock_ns, now.migrations - t.base.migrations,
-                now.context_switches - t.base.context_switches};
     }
     if (need_stat) {
-      if (pread_all(t.stat_fd, buf, sizeof buf) <= 0) return false;
-      int cpu = parse_stat_cpu(buf);
-      if (!t.perf && t.sched_fd < 0 && t.samples > 0 && cpu != t.cpu) ++t.last.migrations;
+      char buf[2048];
+      if (t.stat.read(buf, sizeof buf) <= 0) return false;
+      int cpu = os::parse_task_stat_cpu(buf);
+      if (!counted && t.samples > 0 && cpu != t.cpu) ++t.last.migrations;
       t.cpu = cpu;
     }
     if (t.samples % 10 == 0) read_name(t);  // names change rarely; re-read about once a second
@@ -213,8 +116,7 @@ ThreadSampler::ThreadSampler(pid_t pid, SamplerOptions options) : state_(new Sta
   state_->pid = pid;
   state_->options = options;
   state_->want_hardware = options.hardware && hardware_counters_available(nullptr);
-  state_->task_dir = "/proc/" + std::to_string(pid) + "/task/";
-  raise_fd_limit();
+  os::raise_open_file_limit();
 }
 
 ThreadSampler::~ThreadSampler() = default;
@@ -225,7 +127,7 @@ Result<ProcessSample> ThreadSampler::sample() {
   out.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start).count();
   // Listing /proc/PID/task costs a dentry lookup per thread; it is only done when the thread
   // count changed or a known thread could not be read (one exited, maybe another started).
-  long count = s.num_threads();
+  long count = os::task_count(s.pid);
   bool scanned = false;
   if (s.threads.empty() || count < 0 || static_cast<size_t>(count) != s.threads.size()) {
     if (!s.rescan())

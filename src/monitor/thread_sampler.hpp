@@ -16,20 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "src/monitor/perf_counters.hpp"
+#include "src/monitor/thread_counters.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::monitor {
-
-/// Where the migration / switch / CPU-time numbers come from.
-enum class CounterSource {
-  perf,      ///< perf_event_open software counters, per thread
-  sched,     ///< /proc/PID/task/TID/sched (se.nr_migrations, nr_switches, se.sum_exec_runtime)
-  observed,  ///< neither: migrations = CPU changes seen between samples (a lower bound)
-};
-
-/// Name of a counter source as printed ("perf_event_open software counters", ...).
-const char* counter_source_name(CounterSource source);
 
 /// One thread at one sample. Counts are cumulative since the sampler first saw the thread.
 struct ThreadSample {

@@ -72,7 +72,7 @@ std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
   return out;
 }
 
-WatchSummary summarize(const WatchHistory& history,
+WatchSummary summarize_watch(const WatchHistory& history,
                        const std::vector<std::optional<CpuSet>>& planned, CounterSource source,
                        bool hardware, const std::string& hardware_note) {
   WatchSummary out;

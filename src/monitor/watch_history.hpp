@@ -107,7 +107,9 @@ struct WatchSummary {
 };
 
 /// Builds the summary. `planned` comes from match_plan() (or is empty).
-WatchSummary summarize(const WatchHistory& history, const std::vector<std::optional<CpuSet>>& planned,
-                       CounterSource source, bool hardware, const std::string& hardware_note);
+WatchSummary summarize_watch(const WatchHistory& history,
+                             const std::vector<std::optional<CpuSet>>& planned,
+                             CounterSource source, bool hardware,
+                             const std::string& hardware_note);
 
 }  // namespace threadmap::monitor

@@ -1,21 +1,18 @@
-// Reading /sys/devices/system/cpu/isolated: one kernel CPU list, empty when nothing is isolated.
+// Isolated CPUs: the kernel's list is read by src/os (sysfs.hpp); here it becomes a CpuSet.
 #include "src/plan/isolated.hpp"
 
-#include <fstream>
-#include <sstream>
+#include "src/os/sysfs.hpp"
 
 namespace threadmap::plan {
 
 Result<CpuSet> read_isolated_cpus(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return CpuSet();  // no such file: older kernels, containers without sysfs
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string list = text.str();
-  while (!list.empty() && (list.back() == '\n' || list.back() == ' ')) list.pop_back();
-  if (list.empty()) return CpuSet();
-  auto set = CpuSet::parse_list(list);
-  if (!set) return set.error().with_context("cannot read isolated CPUs from " + path);
+  auto list = os::read_isolated_cpus_text(path);
+  if (!list) return list.error();
+  if (list->empty()) return CpuSet();
+  auto set = CpuSet::parse_list(*list);
+  if (!set)
+    return set.error().with_context("cannot read isolated CPUs from " +
+                                    (path.empty() ? std::string("the kernel") : path));
   return set;
 }
 

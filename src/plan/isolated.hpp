@@ -9,9 +9,9 @@
 
 namespace threadmap::plan {
 
-/// Reads the isolated CPUs of this machine from `path` (default: the kernel's file). An empty
-/// set when the file is empty or absent (no isolcpus); fails with EINVAL naming the file when
-/// its content is not a CPU list.
-Result<CpuSet> read_isolated_cpus(const std::string& path = "/sys/devices/system/cpu/isolated");
+/// Reads the isolated CPUs of this machine (`path` overrides the kernel's file, for tests). An
+/// empty set when the file is empty or absent (no isolcpus); fails with EINVAL naming the file
+/// when its content is not a CPU list.
+Result<CpuSet> read_isolated_cpus(const std::string& path = "");
 
 }  // namespace threadmap::plan

@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
+#include "src/os/files.hpp"
 #include "src/plan/one_line.hpp"
 #include "src/plan/spec.hpp"
 
@@ -331,14 +331,9 @@ Result<WorkloadSpec> parse_spec(std::string_view json_text, const std::string& s
 }
 
 Result<WorkloadSpec> load_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    int e = errno ? errno : ENOENT;
-    return Error::from_errno(e, one_line("cannot read spec " + path + ": " + std::strerror(e)));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_spec(text.str(), path);
+  auto text = os::read_file(path, os::kDefaultReadLimit, "spec");
+  if (!text) return Error{text.error().code, one_line(text.error().message)};
+  return parse_spec(*text, path);
 }
 
 }  // namespace threadmap::plan

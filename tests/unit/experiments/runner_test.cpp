@@ -1,12 +1,11 @@
-// The pinned-thread runner and the subprocess helper: they carry every experiment, so a thread
-// that is not where the variant says, or a child that hangs, must show up here.
+// The pinned-thread runner: it carries every experiment, so a thread that is not where the
+// variant says must show up here.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <mutex>
 
 #include "src/experiments/pinned_run.hpp"
-#include "src/experiments/subprocess.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::experiments {
@@ -51,29 +50,6 @@ TEST(RunPinned, ACpuOutsideTheAllowedSetFailsAndNoBodyRuns) {
             std::string::npos)
       << seconds.error().message;
   EXPECT_EQ(bodies.load(), 0);
-}
-
-TEST(RunProcess, CapturesOutputAndEnvironmentAndExitStatus) {
-  auto out = run_process({"/bin/sh", "-c", "echo \"$TM_PROBE\"; echo err >&2; exit 3"},
-                         {"TM_PROBE=hello"}, 10);
-  ASSERT_TRUE(out) << out.error().message;
-  EXPECT_EQ(out->stdout_text, "hello\n");
-  EXPECT_EQ(out->stderr_text, "err\n");
-  EXPECT_EQ(out->exit_status, 3);
-}
-
-TEST(RunProcess, KillsAChildThatOverrunsItsTimeLimit) {
-  auto start = std::chrono::steady_clock::now();
-  auto out = run_process({"/bin/sleep", "30"}, {}, 0.3);
-  ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().code, std::errc::timed_out);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-}
-
-TEST(RunProcess, AMissingProgramIsNamed) {
-  auto out = run_process({"/nonexistent/threadmap-spawn"}, {}, 1);
-  ASSERT_FALSE(out);
-  EXPECT_NE(out.error().message.find("/nonexistent/threadmap-spawn"), std::string::npos);
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ TEST(ThreadSampler, CountsMigrationsOfAHopperAndNoneForAPinnedThread) {
   pthread_join(a, nullptr);
   pthread_join(b, nullptr);
 
-  auto summary = summarize(history, {}, sampler.source(), sampler.hardware_counters(), "");
+  auto summary = summarize_watch(history, {}, sampler.source(), sampler.hardware_counters(), "");
   const ThreadSummary* hop = nullptr;
   const ThreadSummary* pin = nullptr;
   for (const auto& t : summary.threads) {
@@ -116,7 +116,7 @@ TEST(ThreadSampler, ProcfsFallbackAlsoSeesMigrations) {
   g_stop = true;
   pthread_join(a, nullptr);
   EXPECT_EQ(sampler.source(), CounterSource::sched);
-  auto summary = summarize(history, {}, sampler.source(), false, "");
+  auto summary = summarize_watch(history, {}, sampler.source(), false, "");
   bool found = false;
   for (const auto& t : summary.threads) {
     if (t.tid != g_hopper_tid) continue;

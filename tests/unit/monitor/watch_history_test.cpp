@@ -1,4 +1,4 @@
-// WatchHistory and summarize() on synthetic samples: spans, rates, plan shares.
+// WatchHistory and summarize_watch() on synthetic samples: spans, rates, plan shares.
 #include <gtest/gtest.h>
 
 #include "src/monitor/watch_history.hpp"
@@ -45,7 +45,7 @@ TEST(WatchHistory, MergesSpansWhileTheCpuStaysTheSame) {
 
 TEST(Summary, RatesCpusVisitedAndTotals) {
   WatchHistory h = hopping_history();
-  auto s = summarize(h, {}, CounterSource::perf, false, "no PMU");
+  auto s = summarize_watch(h, {}, CounterSource::perf, false, "no PMU");
   ASSERT_EQ(s.threads.size(), 3u);
   EXPECT_NEAR(s.duration_s, 0.3, 1e-9);
   EXPECT_EQ(s.threads[1].migrations, 2u);
@@ -60,7 +60,7 @@ TEST(Summary, RatesCpusVisitedAndTotals) {
 TEST(Summary, ShareOnPlannedByCreationOrder) {
   WatchHistory h = hopping_history();
   auto planned = match_plan(h, {{"main", CpuSet{0}}, {"w", CpuSet{1}}, {"i", CpuSet{0}}}, false);
-  auto s = summarize(h, planned, CounterSource::perf, false, "");
+  auto s = summarize_watch(h, planned, CounterSource::perf, false, "");
   ASSERT_TRUE(s.threads[0].share_on_planned);
   EXPECT_DOUBLE_EQ(*s.threads[0].share_on_planned, 1.0);
   EXPECT_DOUBLE_EQ(*s.threads[1].share_on_planned, 0.5);  // 2 of 4 samples on CPU 1

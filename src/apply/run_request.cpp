@@ -1,0 +1,80 @@
+#include "src/apply/run_request.hpp"
+
+#include "src/apply/pin_env.hpp"
+#include "src/apply/placement.hpp"
+#include "src/apply/plan_file.hpp"
+#include "src/os/install_layout.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::apply {
+namespace {
+
+Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field) {
+  PinRules rules;
+  if (!r.plan_path.empty()) {
+    field = RunField::plan;
+    auto plan = read_plan_file(r.plan_path);
+    if (!plan) return plan.error();
+    rules = rules_from_plan(*plan, r.by_name);
+  } else if (!r.cpus.empty()) {
+    field = RunField::policy;
+    auto policy = parse_policy(r.policy);
+    if (!policy) return policy.error();
+    field = RunField::cpus;
+    auto cpus = topo.resolve(r.cpus);
+    if (!cpus) return cpus.error();
+    if (cpus->empty()) return Error::invalid("the CPU set '" + r.cpus + "' is empty");
+    rules = rules_from_order(order_cpus(topo, *cpus, *policy));
+  }
+  field = RunField::skip;
+  if (auto st = add_skips(rules, r.skip); !st) return st.error();
+  field = RunField::libs;
+  for (const std::string& item : r.libs)
+    if (auto st = add_library_rule(rules, topo, item); !st) return st.error();
+  field = RunField::none;
+  rules.inherit = r.inherit;
+  return rules;
+}
+
+}  // namespace
+
+Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field) {
+  RunField field = RunField::none;
+  auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
+    if (failed_field) *failed_field = f;
+    return e;
+  };
+  if (r.command.empty()) return fail(RunField::command, Error::invalid("no command given"));
+  const bool pinning = !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty();
+  if (!r.plan_path.empty() && !r.cpus.empty())
+    return fail(RunField::cpus, Error::invalid("a plan and a CPU list cannot be combined"));
+  if (r.by_name && r.plan_path.empty())
+    return fail(RunField::plan, Error::invalid("matching by name needs a plan"));
+  if (!pinning && !r.thread_cache)
+    return fail(RunField::none, Error::invalid("nothing to apply: no plan, CPUs, library rule "
+                                               "or thread cache"));
+
+  os::LaunchSpec spec;
+  spec.argv = r.command;
+  if (pinning) {
+    auto topo = Topology::load_this_machine();
+    if (!topo) return fail(RunField::none, topo.error());
+    auto rules = build_rules(r, *topo, field);
+    if (!rules) return fail(field, rules.error());
+    auto config = encode_pin_config(*rules, topo->allowed_cpus());
+    if (!config) return fail(RunField::none, config.error());
+    auto lib = os::find_preload_library("pin");
+    if (!lib) return fail(RunField::none, lib.error());
+    spec.preload.push_back(*lib);
+    spec.set_env.emplace_back(kPinConfigVar, *config);
+  }
+  if (r.thread_cache) {
+    auto lib = os::find_preload_library("cache");
+    if (!lib) return fail(RunField::none, lib.error());
+    spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
+  }
+  if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
+  return spec;
+}
+
+}  // namespace threadmap::apply

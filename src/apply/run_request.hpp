@@ -1,0 +1,38 @@
+// What `threadmap run` was asked for, turned into the launch of a program under the preload
+// libraries: pinning rules validated and encoded into TM_PIN_CONFIG, the libraries found, the
+// environment set. Everything is checked here, before anything starts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/os/process.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::apply {
+
+/// The options of `threadmap run`, as values (no flag names: messages describe the value and the
+/// CLI adds the flag).
+struct RunRequest {
+  std::string plan_path;   ///< plan JSON (threadmap.plan/1), or empty
+  bool by_name = false;    ///< with a plan: match assignments to thread names
+  std::string cpus;        ///< CPU expression to spread threads over, or empty
+  std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin
+  std::vector<std::string> skip;   ///< creation index, name glob or lib:GLOB, one per item
+  std::vector<std::string> libs;   ///< GLOB=CPUS: threads whose start routine is in a library
+  bool inherit = false;            ///< programs the command execs keep the rules
+  bool thread_cache = false;       ///< also preload the thread cache
+  bool verbose = false;            ///< the preload libraries print their decisions
+  std::vector<std::string> command;  ///< program and arguments
+};
+
+/// Which part of a RunRequest an error is about, so the CLI can name the flag.
+enum class RunField { none, plan, cpus, policy, skip, libs, command };
+
+/// Validates `request` on this machine's topology and builds the launch: LD_PRELOAD of the pin
+/// library (when there is anything to pin) in front of the thread cache (when asked), with
+/// TM_PIN_CONFIG / TM_VERBOSE set. Fails, naming the field, on conflicting or bad options, CPUs
+/// outside the allowed set, an unreadable plan, or a preload library that cannot be found.
+Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr);
+
+}  // namespace threadmap::apply

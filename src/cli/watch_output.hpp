@@ -1,0 +1,27 @@
+// Printing what a watch saw, shared by `watch` and `run --watch`: the summary (stdout, or stderr
+// when a program's own output must stay clean) and the files asked for.
+#pragma once
+
+#include <string>
+
+#include "src/monitor/watch_session.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::cli {
+
+/// Files a watch writes besides the summary; empty = not asked for.
+struct WatchOutputs {
+  std::string json_path;      ///< threadmap.watch/1 JSON
+  std::string timeline_path;  ///< PNG or SVG, by extension
+};
+
+/// Checks the outputs before anything runs (timeline format, writable paths). Fails naming the
+/// flag.
+Status check_watch_outputs(const WatchOutputs& outputs);
+
+/// Prints the summary of `watched` (or its error) and writes the outputs. Returns false, after
+/// printing the one error line, when watching or writing failed.
+bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const WatchOutputs& outputs,
+                         bool summary_to_stderr);
+
+}  // namespace threadmap::cli

@@ -1,0 +1,130 @@
+#include "src/os/proc_parse.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace threadmap::os {
+namespace {
+
+std::optional<std::uint64_t> to_u64(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end == s.data()) return std::nullopt;
+  return v;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Calls fn(key, value) for each "key: value" / "key   :   value" line.
+template <class Fn>
+void for_each_key_value(std::string_view text, Fn fn) {
+  while (!text.empty()) {
+    auto eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    fn(trim(line.substr(0, colon)), trim(line.substr(colon + 1)));
+  }
+}
+
+// The fields after ") ": field 3 first. Returns the view starting at field `n` (n >= 3).
+std::string_view field_from(std::string_view after_comm, int n) {
+  std::size_t pos = 0;
+  for (int field = 3; field < n; ++field) {
+    pos = after_comm.find(' ', pos);
+    if (pos == std::string_view::npos) return {};
+    ++pos;
+  }
+  return pos < after_comm.size() ? after_comm.substr(pos) : std::string_view{};
+}
+
+std::string_view after_comm(std::string_view text) {
+  auto close = text.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= text.size()) return {};
+  return text.substr(close + 2);
+}
+
+}  // namespace
+
+std::optional<TaskStat> parse_task_stat(std::string_view text) {
+  auto open = text.find('(');
+  auto close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    return std::nullopt;
+  std::string_view rest = after_comm(text);
+  std::string_view cpu_field = field_from(rest, 39);
+  if (rest.empty() || cpu_field.empty()) return std::nullopt;
+  TaskStat st;
+  auto tid = to_u64(text.substr(0, open));
+  st.tid = tid ? static_cast<pid_t>(*tid) : 0;
+  st.comm = std::string(text.substr(open + 1, close - open - 1));
+  st.state = rest[0];
+  st.user_ticks = to_u64(field_from(rest, 14)).value_or(0);
+  st.system_ticks = to_u64(field_from(rest, 15)).value_or(0);
+  auto cpu = to_u64(cpu_field);
+  if (!cpu) return std::nullopt;
+  st.last_cpu = static_cast<int>(*cpu);
+  return st;
+}
+
+int parse_task_stat_cpu(std::string_view text) {
+  auto cpu = to_u64(field_from(after_comm(text), 39));
+  return cpu ? static_cast<int>(*cpu) : -1;
+}
+
+TaskStatus parse_task_status(std::string_view text) {
+  TaskStatus st;
+  for_each_key_value(text, [&](std::string_view key, std::string_view value) {
+    if (key == "Name") {
+      st.name = std::string(value);
+    } else if (key == "Cpus_allowed_list") {
+      st.cpus_allowed_list = std::string(value);
+    } else if (key == "Mems_allowed_list") {
+      st.mems_allowed_list = std::string(value);
+    } else if (key == "voluntary_ctxt_switches") {
+      st.voluntary_switches = to_u64(value);
+    } else if (key == "nonvoluntary_ctxt_switches") {
+      st.involuntary_switches = to_u64(value);
+    } else if (key == "Threads") {
+      if (auto n = to_u64(value)) st.threads = static_cast<long>(*n);
+    }
+  });
+  return st;
+}
+
+TaskSched parse_task_sched(std::string_view text) {
+  TaskSched st;
+  for_each_key_value(text, [&](std::string_view key, std::string_view value) {
+    if (key == "se.nr_migrations") {
+      st.migrations = to_u64(value);
+    } else if (key == "nr_switches") {
+      st.switches = to_u64(value);
+    } else if (key == "se.sum_exec_runtime") {
+      // "1234.567890" ms with ns precision: split at the point to stay exact.
+      auto dot = value.find('.');
+      auto ms = to_u64(value.substr(0, dot));
+      if (!ms) return;
+      std::uint64_t ns = *ms * 1000000;
+      if (dot != std::string_view::npos) {
+        std::string_view frac = value.substr(dot + 1, 6);
+        auto f = to_u64(frac);
+        if (f) {
+          std::uint64_t scale = 1;
+          for (std::size_t i = frac.size(); i < 6; ++i) scale *= 10;
+          ns += *f * scale;
+        }
+      }
+      st.runtime_ns = ns;
+    }
+  });
+  return st;
+}
+
+}  // namespace threadmap::os

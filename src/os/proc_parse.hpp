@@ -1,0 +1,50 @@
+// Pure parsers of the procfs text the kernel writes for a task (/proc/PID/task/TID/{stat,status,
+// sched}). No I/O here: they are unit-tested on recorded text, and the readers in procfs.hpp
+// hand them what they read.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace threadmap::os {
+
+/// The fields of /proc/.../stat we use (man 5 proc numbers them from 1).
+struct TaskStat {
+  pid_t tid = 0;                   ///< field 1
+  std::string comm;                ///< field 2, without the parentheses (may hold ' ' and ')')
+  char state = '?';                ///< field 3: R, S, D, Z, ...
+  std::uint64_t user_ticks = 0;    ///< field 14, utime, clock ticks
+  std::uint64_t system_ticks = 0;  ///< field 15, stime, clock ticks
+  int last_cpu = -1;               ///< field 39, processor: the CPU it last ran on
+};
+/// Parses a stat line. Fields after comm are counted from the LAST ')', since comm may contain
+/// parentheses. Empty when the text is truncated before field 39.
+std::optional<TaskStat> parse_task_stat(std::string_view text);
+/// Field 39 alone, without allocating (the sampler reads it thousands of times a second); -1
+/// when absent.
+int parse_task_stat_cpu(std::string_view text);
+
+/// The fields of /proc/.../status we use; absent keys stay empty.
+struct TaskStatus {
+  std::string name;                      ///< Name: (escaped by the kernel: "\n" as "\\n")
+  std::string cpus_allowed_list;         ///< Cpus_allowed_list: kernel list syntax
+  std::string mems_allowed_list;         ///< Mems_allowed_list: NUMA nodes
+  std::optional<std::uint64_t> voluntary_switches;     ///< voluntary_ctxt_switches
+  std::optional<std::uint64_t> involuntary_switches;   ///< nonvoluntary_ctxt_switches
+  std::optional<long> threads;                         ///< Threads: (process-wide)
+};
+TaskStatus parse_task_status(std::string_view text);
+
+/// The fields of /proc/.../sched we use (needs CONFIG_SCHED_DEBUG; absent keys stay empty).
+struct TaskSched {
+  std::optional<std::uint64_t> migrations;   ///< se.nr_migrations
+  std::optional<std::uint64_t> switches;     ///< nr_switches
+  std::optional<std::uint64_t> runtime_ns;   ///< se.sum_exec_runtime (printed in ms, x.yyyyyy)
+};
+TaskSched parse_task_sched(std::string_view text);
+
+}  // namespace threadmap::os

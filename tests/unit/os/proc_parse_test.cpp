@@ -1,0 +1,99 @@
+// The procfs parsers on text recorded from a Linux 6.1 kernel (Debian 12), with field numbers as
+// man 5 proc gives them. The process was a copy of sleep(1) named "we ird) (x", so comm holds a
+// space and both parentheses, as a hostile thread name can.
+#include <gtest/gtest.h>
+
+#include "src/os/proc_parse.hpp"
+
+namespace threadmap::os {
+namespace {
+
+// utime (14) and stime (15) were 0 in the recording; the second line has them set to check the
+// field count, processor (39) = 1.
+constexpr const char* kStat =
+    "7858 (we ird) (x) S 7812 7812 1465 0 -1 4194304 138 0 0 0 0 0 0 0 20 0 1 0 187073 2990080 "
+    "364 18446744073709551615 94688365436928 94688365454857 140736454940496 0 0 0 0 6 0 1 0 0 "
+    "17 1 0 0 0 0 0 94688365468944 94688365470208 94689145602048 140736454945463 "
+    "140736454945481 140736454945481 140736454946792 0\n";
+constexpr const char* kStatTicks =
+    "42 (worker 3) R 1 1 1 0 -1 4194304 138 0 0 0 250 17 0 0 20 0 1 0 187073 2990080 "
+    "364 18446744073709551615 1 1 1 0 0 0 0 6 0 1 0 0 17 5 0 0 0 0 0\n";
+
+TEST(ParseTaskStat, FieldsCountedFromTheLastParenthesis) {
+  auto st = parse_task_stat(kStat);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->tid, 7858);
+  EXPECT_EQ(st->comm, "we ird) (x");
+  EXPECT_EQ(st->state, 'S');
+  EXPECT_EQ(st->last_cpu, 1);
+  EXPECT_EQ(parse_task_stat_cpu(kStat), 1);
+}
+
+TEST(ParseTaskStat, UserAndSystemTicks) {
+  auto st = parse_task_stat(kStatTicks);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->user_ticks, 250u);
+  EXPECT_EQ(st->system_ticks, 17u);
+  EXPECT_EQ(st->last_cpu, 5);
+  EXPECT_EQ(st->state, 'R');
+}
+
+TEST(ParseTaskStat, TruncatedOrGarbageIsRejected) {
+  EXPECT_FALSE(parse_task_stat("").has_value());
+  EXPECT_FALSE(parse_task_stat("12 (x) S 1 2 3").has_value());
+  EXPECT_FALSE(parse_task_stat("no parentheses at all").has_value());
+  EXPECT_EQ(parse_task_stat_cpu("12 (x) S 1 2 3"), -1);
+  EXPECT_EQ(parse_task_stat_cpu(""), -1);
+}
+
+constexpr const char* kStatus =
+    "Name:\twe ird) (x\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t7858\nPid:\t7858\n"
+    "Threads:\t1\nSigQ:\t0/96365\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\n"
+    "Mems_allowed_list:\t0\nvoluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n";
+
+TEST(ParseTaskStatus, NamesListsAndSwitches) {
+  TaskStatus st = parse_task_status(kStatus);
+  EXPECT_EQ(st.name, "we ird) (x");
+  EXPECT_EQ(st.cpus_allowed_list, "0-1");
+  EXPECT_EQ(st.mems_allowed_list, "0");
+  EXPECT_EQ(st.voluntary_switches, 1u);
+  EXPECT_EQ(st.involuntary_switches, 0u);
+  EXPECT_EQ(st.threads, 1);
+}
+
+TEST(ParseTaskStatus, MissingKeysStayEmpty) {
+  TaskStatus st = parse_task_status("Name:\tx\n");
+  EXPECT_EQ(st.name, "x");
+  EXPECT_TRUE(st.cpus_allowed_list.empty());
+  EXPECT_FALSE(st.voluntary_switches.has_value());
+  EXPECT_FALSE(st.threads.has_value());
+}
+
+constexpr const char* kSched =
+    "we ird) (x (7858, #threads: 1)\n"
+    "-------------------------------------------------------------------\n"
+    "se.exec_start                                :       1869677.433252\n"
+    "se.vruntime                                  :        481566.102307\n"
+    "se.sum_exec_runtime                          :             1.356230\n"
+    "se.nr_migrations                             :                    7\n"
+    "nr_switches                                  :                   11\n"
+    "nr_voluntary_switches                        :                    1\n"
+    "nr_involuntary_switches                      :                   10\n"
+    "policy                                       :                    0\n";
+
+TEST(ParseTaskSched, MigrationsSwitchesAndRuntimeInNs) {
+  TaskSched st = parse_task_sched(kSched);
+  EXPECT_EQ(st.migrations, 7u);
+  EXPECT_EQ(st.switches, 11u);  // nr_switches, not nr_voluntary_switches
+  EXPECT_EQ(st.runtime_ns, 1356230u);  // 1.356230 ms
+}
+
+TEST(ParseTaskSched, WithoutSchedDebugNothingIsKnown) {
+  TaskSched st = parse_task_sched("");
+  EXPECT_FALSE(st.migrations.has_value());
+  EXPECT_FALSE(st.switches.has_value());
+  EXPECT_FALSE(st.runtime_ns.has_value());
+}
+
+}  // namespace
+}  // namespace threadmap::os
