@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "src/core/topology_state.hpp"
-#include "src/os/affinity.hpp"
+#include "src/os/kernel_affinity.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap {

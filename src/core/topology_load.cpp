@@ -5,7 +5,7 @@
 
 #include "src/core/topology_state.hpp"
 #include "src/os/files.hpp"
-#include "src/os/affinity.hpp"
+#include "src/os/kernel_affinity.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap {

@@ -17,7 +17,7 @@ EventReading read_event(const monitor::ThreadCounters& c, ThreadEvent event) {
     auto sw = c.read_software();
     std::string how = c.source() == monitor::CounterSource::perf
                           ? "perf_event_open software counter"
-                          : "/proc/thread-self/sched (" + c.why_not_perf() + ")";
+                          : "procfs sched file of the thread (" + c.why_not_perf() + ")";
     if (!sw) return {std::nullopt, "not supported: " + sw.error().message};
     return {event == ThreadEvent::context_switches ? sw->context_switches : sw->migrations, how};
   }

@@ -5,7 +5,7 @@
 #include <optional>
 #include <thread>
 
-#include "src/os/affinity.hpp"
+#include "src/os/kernel_affinity.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::experiments {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "src/os/clock.hpp"
+#include "src/os/monotonic_clock.hpp"
 
 namespace threadmap::latency {
 

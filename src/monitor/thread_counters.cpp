@@ -32,7 +32,7 @@ std::optional<SoftwareCounts> read_sched(const os::ProcFile& file) {
 const char* counter_source_name(CounterSource source) {
   switch (source) {
     case CounterSource::perf: return "perf_event_open software counters";
-    case CounterSource::sched: return "/proc/PID/task/TID/sched";
+    case CounterSource::sched: return "procfs sched file (/proc/PID/task/TID/sched)";
     case CounterSource::observed: return "CPU changes seen between samples (lower bound)";
   }
   return "?";

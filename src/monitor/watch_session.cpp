@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-#include "src/os/clock.hpp"
+#include "src/os/monotonic_clock.hpp"
 #include "src/os/process.hpp"
 #include "src/os/perf_group.hpp"
 

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "src/os/clock.hpp"
+#include "src/os/monotonic_clock.hpp"
 
 extern char** environ;
 

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "src/os/affinity.hpp"
+#include "src/os/kernel_affinity.hpp"
 #include "src/os/procfs.hpp"
 
 namespace threadmap::os {

@@ -1,4 +1,4 @@
-#include "src/os/clock.hpp"
+#include "src/os/monotonic_clock.hpp"
 
 #include <time.h>
 

@@ -1,7 +1,7 @@
 // sched_{get,set}affinity and their pthread forms with CPU_ALLOC-sized masks. A read retries
 // with a bigger mask on EINVAL, because the kernel refuses masks smaller than its nr_cpu_ids,
 // which may exceed what sysconf reports.
-#include "src/os/affinity.hpp"
+#include "src/os/kernel_affinity.hpp"
 
 #include <sched.h>
 #include <signal.h>

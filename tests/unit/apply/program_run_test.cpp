@@ -1,0 +1,78 @@
+// Running a program to its end: the exit-status rule both `run` and `watch -- CMD` follow, the
+// watch of a short program, and a request refused before anything starts.
+#include <gtest/gtest.h>
+
+#include "src/apply/program_run.hpp"
+#include "src/apply/run_request.hpp"
+
+namespace threadmap::apply {
+namespace {
+
+TEST(CombinedExitStatus, TheProgramsFailureWinsThenOurs) {
+  EXPECT_EQ(combined_exit_status(0, true), 0);
+  EXPECT_EQ(combined_exit_status(0, false), 1);
+  EXPECT_EQ(combined_exit_status(7, true), 7);
+  EXPECT_EQ(combined_exit_status(7, false), 7);
+  EXPECT_EQ(combined_exit_status(128 + 15, false), 128 + 15);
+}
+
+TEST(RunProgram, PassesTheExitStatusThrough) {
+  os::LaunchSpec launch;
+  launch.argv = {"/bin/sh", "-c", "exit 5"};
+  auto outcome = run_program(launch, std::nullopt);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->exit_status, 5);
+  EXPECT_FALSE(outcome->watched.has_value());
+}
+
+TEST(RunProgram, WatchesTheProgramUntilItEnds) {
+  os::LaunchSpec launch;
+  launch.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3"};
+  monitor::WatchSettings settings;
+  settings.interval_ms = 10;
+  auto outcome = run_program(launch, settings);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->exit_status, 3);
+  ASSERT_TRUE(outcome->watched.has_value());
+  ASSERT_TRUE(outcome->watched->ok()) << outcome->watched->error().message;
+  const monitor::WatchResult& w = **outcome->watched;
+  EXPECT_EQ(w.child_status, 3);
+  EXPECT_GE(w.history.samples(), 1u);
+  ASSERT_FALSE(w.summary.threads.empty());
+  EXPECT_GT(w.summary.threads[0].cpu_time_ms, 0);
+}
+
+TEST(RunProgram, AProgramThatCannotStartIsAnError) {
+  os::LaunchSpec launch;
+  launch.argv = {"/nonexistent/tm-program"};
+  auto outcome = run_program(launch, std::nullopt);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(os::start_failure_status(outcome.error()), 127);
+}
+
+TEST(PrepareRun, ConflictsAndEmptySetsAreRefusedNamingTheField) {
+  RunRequest r;
+  r.command = {"true"};
+  RunField field = RunField::none;
+  EXPECT_FALSE(prepare_run(r, &field).ok());  // nothing to apply
+  r.cpus = "0";
+  r.plan_path = "plan.json";
+  EXPECT_FALSE(prepare_run(r, &field).ok());
+  EXPECT_EQ(field, RunField::cpus);
+  r.plan_path.clear();
+  r.cpus = "0x0";
+  auto empty = prepare_run(r, &field);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(field, RunField::cpus);
+  EXPECT_NE(empty.error().message.find("empty"), std::string::npos) << empty.error().message;
+  r.cpus = "0";
+  r.policy = "spread";
+  EXPECT_FALSE(prepare_run(r, &field).ok());
+  EXPECT_EQ(field, RunField::policy);
+  r.command.clear();
+  EXPECT_FALSE(prepare_run(r, &field).ok());
+  EXPECT_EQ(field, RunField::command);
+}
+
+}  // namespace
+}  // namespace threadmap::apply
