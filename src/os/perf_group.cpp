@@ -16,38 +16,33 @@ constexpr std::uint64_t cache_miss(std::uint64_t cache) {
   return cache | (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 }
 
+// perf type and config of each PerfEvent, in enum order.
+struct EventCode {
+  std::uint32_t type;
+  std::uint64_t config;
+};
+constexpr EventCode kEventCodes[] = {
+    {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {PERF_TYPE_HW_CACHE, cache_miss(PERF_COUNT_HW_CACHE_L1D)},
+    {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {PERF_TYPE_HW_CACHE, cache_miss(PERF_COUNT_HW_CACHE_DTLB)},
+};
+
 perf_event_attr attr_for(PerfEvent event, bool group_read) {
   perf_event_attr attr;
   std::memset(&attr, 0, sizeof attr);
   attr.size = sizeof attr;
   attr.exclude_hv = 1;
   if (group_read) attr.read_format = PERF_FORMAT_GROUP;
-  switch (event) {
-    case PerfEvent::task_clock:
-      attr.type = PERF_TYPE_SOFTWARE, attr.config = PERF_COUNT_SW_TASK_CLOCK;
-      break;
-    case PerfEvent::cpu_migrations:
-      attr.type = PERF_TYPE_SOFTWARE, attr.config = PERF_COUNT_SW_CPU_MIGRATIONS;
-      break;
-    case PerfEvent::context_switches:
-      attr.type = PERF_TYPE_SOFTWARE, attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-      break;
-    case PerfEvent::cycles:
-      attr.type = PERF_TYPE_HARDWARE, attr.config = PERF_COUNT_HW_CPU_CYCLES;
-      break;
-    case PerfEvent::instructions:
-      attr.type = PERF_TYPE_HARDWARE, attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-      break;
-    case PerfEvent::l1d_read_misses:
-      attr.type = PERF_TYPE_HW_CACHE, attr.config = cache_miss(PERF_COUNT_HW_CACHE_L1D);
-      break;
-    case PerfEvent::llc_misses:
-      attr.type = PERF_TYPE_HARDWARE, attr.config = PERF_COUNT_HW_CACHE_MISSES;
-      break;
-    case PerfEvent::dtlb_read_misses:
-      attr.type = PERF_TYPE_HW_CACHE, attr.config = cache_miss(PERF_COUNT_HW_CACHE_DTLB);
-      break;
-  }
+  const EventCode& code = kEventCodes[static_cast<std::size_t>(event)];
+  attr.type = code.type;
+  attr.config = code.config;
+  // A context switch happens in the kernel: software events count kernel time; hardware events
+  // count the thread's own (user) work only.
   attr.exclude_kernel = is_hardware_event(event) ? 1 : 0;
   return attr;
 }
