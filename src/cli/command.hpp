@@ -41,6 +41,17 @@ int finish(int status);
 void print(const std::string& text);
 /// Writes `text` to `path` ("-" = stdout). Fails naming the path.
 Status write_file(const std::string& path, const std::string& text);
+/// Remembers where "--" stood on the command line (main calls it before parsing): CLI11 gives
+/// positionals before and after it to the same option, and `watch 1234` must not start a
+/// program called 1234 while `watch -- CMD` must.
+void record_command_line(int argc, char** argv);
+/// Arguments after "--", or -1 when the command line has no "--".
+int arguments_after_separator();
+
+/// Validates a process or thread id option: a positive integer that fits a pid_t. The message
+/// says so plainly instead of CLI11's numeric range.
+CLI::Validator process_id_validator();
+
 /// True when stdout is a terminal (progress bars and colors only then).
 bool stdout_is_tty();
 /// True when stderr is a terminal.

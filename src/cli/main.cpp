@@ -22,6 +22,16 @@ int main(int argc, char** argv) {
   threadmap::cli::add_watch_command(app, selected);
   threadmap::cli::add_bench_command(app, selected);
   threadmap::cli::add_report_command(app, selected);
+  threadmap::cli::record_command_line(argc, argv);
+  // CLI11 calls an unknown first word "not expected"; say what it is.
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    known = known || (argc > 1 && sub->check_name(argv[1]));
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr, "threadmap: unknown subcommand '%s' (see 'threadmap --help')\n",
+                 argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

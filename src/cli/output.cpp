@@ -9,6 +9,7 @@ namespace threadmap::cli {
 namespace {
 
 int g_stdout_error = 0;  // first errno of a failed write to stdout (EPIPE, ENOSPC on /dev/full)
+int g_after_separator = -1;
 
 }  // namespace
 
@@ -42,6 +43,28 @@ Status write_file(const std::string& path, const std::string& text) {
     return {};
   }
   return os::write_file(path, text);
+}
+
+void record_command_line(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--") {
+      g_after_separator = argc - i - 1;
+      return;
+    }
+}
+
+int arguments_after_separator() { return g_after_separator; }
+
+CLI::Validator process_id_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        bool digits = !text.empty() && text.size() <= 10 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || std::stoll(text) <= 0 || std::stoll(text) > 0x7fffffff)
+          return "bad process id '" + text + "': expected a positive integer";
+        return "";
+      },
+      "PID");
 }
 
 bool stdout_is_tty() { return os::stdout_is_terminal(); }

@@ -60,7 +60,7 @@ int run_pin(const PinOptions& opt) {
 void add_pin_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<PinOptions>();
   auto* sub = app.add_subcommand("pin", "Pin the threads of a running process");
-  sub->add_option("pid", opt->pid, "Process id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("pid", opt->pid, "Process id")->required()->check(process_id_validator());
   sub->add_option("--cpus", opt->cpus,
                   "CPUs: list (0-3,8), mask (0xff), all, or locations (core:0-1, l3:0; "
                   "logical indexes)")

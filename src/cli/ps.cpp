@@ -30,7 +30,7 @@ int run_ps(const PsOptions& opt) {
 void add_ps_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<PsOptions>();
   auto* sub = app.add_subcommand("ps", "Show the threads of a running process and where they run");
-  sub->add_option("pid", opt->pid, "Process id")->required()->check(CLI::PositiveNumber);
+  sub->add_option("pid", opt->pid, "Process id")->required()->check(process_id_validator());
   sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.threads/1)");
   sub->callback([&selected, opt] { selected = [opt] { return run_ps(*opt); }; });
 }

@@ -24,14 +24,14 @@ struct WatchOptions {
   bool live = true;
 };
 
-// A PID is digits only and in range; anything else after `watch` is a usage error (a command
-// to start must follow `--`, which CLI11 delivers the same way, so digits are the test).
+// A PID is a positive integer that fits a pid_t.
 Result<pid_t> parse_pid(const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    return Error::invalid("bad PID '" + text + "': expected a positive process id");
-  long value = std::stol(text);
-  if (value <= 0) return Error::invalid("bad PID '" + text + "': expected a positive process id");
-  return static_cast<pid_t>(value);
+  bool digits = !text.empty() && text.size() <= 10 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoll(text) <= 0 || std::stoll(text) > 0x7fffffff)
+    return Error::invalid("bad PID '" + text + "': expected a positive process id (a command to "
+                          "start goes after --)");
+  return static_cast<pid_t>(std::stoll(text));
 }
 
 int run_watch(const WatchOptions& opt) {
@@ -46,9 +46,14 @@ int run_watch(const WatchOptions& opt) {
       print("\x1b[H\x1b[2J" + render::watch_live_table(h, 40));
     };
 
-  const bool one_number = opt.target.size() == 1 &&
-                          opt.target[0].find_first_not_of("0123456789") == std::string::npos;
-  if (one_number) {
+  // Words before "--" are a PID; words after it, the command to start.
+  const int after = arguments_after_separator();
+  const std::size_t before = after < 0 ? opt.target.size()
+                                       : opt.target.size() - static_cast<std::size_t>(after);
+  if (before > 0 && after > 0)
+    return usage_error(std::string("watch: give a PID or -- CMD ARGS..., not both"));
+  if (before > 1) return usage_error(std::string("watch: give one PID (a command goes after --)"));
+  if (before == 1) {
     auto pid = parse_pid(opt.target[0]);
     if (!pid) return usage_error(pid.error().with_context("watch"));
     os::InterruptFlag interrupt;  // Ctrl-C ends the watch, not threadmap: the summary still prints

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -147,6 +148,30 @@ Result<std::optional<int>> poll_exit(pid_t child) {
     if (r < 0 && errno == EINTR) continue;
     return wait_error(child);
   }
+}
+
+Result<std::optional<int>> wait_for_exit_until(pid_t child, std::int64_t deadline_ns,
+                                               bool (*stop_early)()) {
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  for (;;) {
+    auto exited = poll_exit(child);
+    if (!exited || *exited) {
+      if (pidfd >= 0) close(pidfd);
+      return exited;
+    }
+    const std::int64_t left_ns = deadline_ns - monotonic_ns();
+    if (left_ns <= 0) break;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      // Round up: a poll that returns a hair early would spin.
+      int rc = poll(&p, 1, static_cast<int>((left_ns + 999999) / 1000000));
+      if (rc < 0 && errno == EINTR && stop_early && stop_early()) break;
+    } else if (!sleep_until_ns(deadline_ns, stop_early)) {
+      break;
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return std::optional<int>{};
 }
 
 SignalForwarding::SignalForwarding(pid_t child) {

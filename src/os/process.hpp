@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +47,12 @@ int exit_status_of(int wait_status);
 Result<int> wait_for_exit(pid_t child);
 /// Like wait_for_exit() but does not block: empty while the child still runs.
 Result<std::optional<int>> poll_exit(pid_t child);
+/// Waits for `child` to exit until CLOCK_MONOTONIC reaches `deadline_ns`: its status as soon as
+/// it exits (a pidfd wakes us at once, so a program's end is seen to the microsecond, not at the
+/// next sample), or empty at the deadline. A signal ends the wait early, empty, when
+/// `stop_early()` then says so. Kernels without pidfd_open (< 5.3) sleep to the deadline.
+Result<std::optional<int>> wait_for_exit_until(pid_t child, std::int64_t deadline_ns,
+                                               bool (*stop_early)() = nullptr);
 
 /// While alive, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH and SIGCONT sent to
 /// this process are passed to `child`. SIGINT/SIGQUIT typed at the terminal already reach the

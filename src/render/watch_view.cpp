@@ -59,6 +59,13 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
   return out;
 }
 
+std::string watch_empty_text(const monitor::WatchSummary& s) {
+  return fmt::format(
+      "watch summary: process {} exited after {:.3f} s, before the first sample: no thread was "
+      "seen (sample sooner with --interval)\n",
+      s.pid, s.duration_s);
+}
+
 std::string watch_summary_text(const monitor::WatchSummary& s) {
   bool planned = std::any_of(s.threads.begin(), s.threads.end(),
                              [](const monitor::ThreadSummary& t) { return t.planned.has_value(); });

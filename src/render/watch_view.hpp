@@ -19,6 +19,10 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
 /// CPU time, share of samples on the planned CPU; then the totals and where numbers come from.
 std::string watch_summary_text(const monitor::WatchSummary& summary);
 
+/// The summary of a program that exited before the first sample: how long it ran, and that no
+/// thread was seen.
+std::string watch_empty_text(const monitor::WatchSummary& summary);
+
 /// JSON, schema "threadmap.watch/1": the summary plus each thread's CPU spans.
 nlohmann::json watch_json(const monitor::WatchSummary& summary,
                           const monitor::WatchHistory& history);
