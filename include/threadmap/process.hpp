@@ -31,6 +31,9 @@ Result<std::vector<pid_t>> list_tids(pid_t pid);
 Result<ThreadInfo> read_thread(pid_t pid, pid_t tid);
 /// Reads every thread of `pid`; threads that exit while being read are left out.
 Result<std::vector<ThreadInfo>> list_threads(pid_t pid);
+/// The process (thread group) thread `tid` belongs to: `tid` itself for a process's main
+/// thread, else its process id. ESRCH when there is no such thread.
+Result<pid_t> process_of_thread(pid_t tid);
 /// Command name of a process (/proc/PID/comm).
 Result<std::string> process_name(pid_t pid);
 

@@ -52,6 +52,9 @@ int arguments_after_separator();
 /// says so plainly instead of CLI11's numeric range.
 CLI::Validator process_id_validator();
 
+/// Validates a duration in seconds: finite, more than 0, at most ~115 days.
+CLI::Validator positive_seconds_validator();
+
 /// True when stdout is a terminal (progress bars and colors only then).
 bool stdout_is_tty();
 /// True when stderr is a terminal.

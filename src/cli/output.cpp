@@ -1,5 +1,7 @@
 // Output helpers shared by the subcommands: the one-line error format, stdout, file writing.
 // Everything goes through src/os, which writes whole files or nothing.
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "src/cli/command.hpp"
@@ -65,6 +67,18 @@ CLI::Validator process_id_validator() {
         return "";
       },
       "PID");
+}
+
+CLI::Validator positive_seconds_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e7)
+          return "bad duration '" + text + "': expected seconds, more than 0 (e.g. 2.5)";
+        return "";
+      },
+      "SECONDS");
 }
 
 bool stdout_is_tty() { return os::stdout_is_terminal(); }

@@ -32,7 +32,18 @@ ThreadSelector make_selector(const std::vector<std::string>& items) {
   return sel;
 }
 
-int run_pin(const PinOptions& opt) {
+int run_pin(const PinOptions& given) {
+  // A thread id (not a process's main thread) pins that thread only, in its process.
+  PinOptions opt = given;
+  auto process = process_of_thread(opt.pid);
+  if (!process) return fail(process.error());
+  if (*process != opt.pid) {
+    if (!opt.threads.empty())
+      return usage_error("pin: " + std::to_string(opt.pid) + " is a thread of process " +
+                         std::to_string(*process) + "; --threads selects threads of a process");
+    opt.threads = {std::to_string(opt.pid)};
+    opt.pid = *process;
+  }
   auto topo = Topology::load_for_process(opt.pid);
   if (!topo) return fail(topo.error());
   auto cpus = topo->resolve(opt.cpus);
@@ -60,7 +71,11 @@ int run_pin(const PinOptions& opt) {
 void add_pin_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<PinOptions>();
   auto* sub = app.add_subcommand("pin", "Pin the threads of a running process");
-  sub->add_option("pid", opt->pid, "Process id")->required()->check(process_id_validator());
+  sub->add_option("pid", opt->pid,
+                  "Process id (all its threads, or those of --threads), or a thread id (that "
+                  "thread only)")
+      ->required()
+      ->check(process_id_validator());
   sub->add_option("--cpus", opt->cpus,
                   "CPUs: list (0-3,8), mask (0xff), all, or locations (core:0-1, l3:0; "
                   "logical indexes)")

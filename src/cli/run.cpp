@@ -16,6 +16,8 @@ struct RunOptions {
   apply::RunRequest request;
   bool watch = false;
   int interval_ms = 100;
+  bool policy_given = false;    // --policy on the command line (it applies to --cpus only)
+  bool interval_given = false;  // --interval (it applies to --watch only)
 };
 
 // The flag a request error is about, for the one error line.
@@ -33,6 +35,11 @@ std::string flag_of(apply::RunField field) {
 }
 
 int run_run(const RunOptions& opt) {
+  // Options that would be silently ignored are refused: the user meant something by them.
+  if (opt.policy_given && opt.request.cpus.empty())
+    return usage_error(std::string("run: --policy applies to --cpus only"));
+  if (opt.interval_given && !opt.watch)
+    return usage_error(std::string("run: --interval applies to --watch only"));
   apply::RunField field = apply::RunField::none;
   auto launch = apply::prepare_run(opt.request, &field);
   if (!launch) {
@@ -75,8 +82,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "\"main\" pins the main thread");
   sub->add_option("--cpus", r.cpus,
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)");
-  sub->add_option("--policy", r.policy,
-                  "With --cpus: compact (default), scatter or round-robin");
+  auto* policy = sub->add_option("--policy", r.policy,
+                                 "With --cpus: compact (default), scatter or round-robin");
   sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
   sub->add_option("--skip", r.skip,
@@ -90,11 +97,16 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
   sub->add_flag("--watch", opt->watch, "Watch the program's threads and print a summary at exit");
-  sub->add_option("--interval", opt->interval_ms, "With --watch: sampling interval in ms")
-      ->check(CLI::Range(10, 60000));
+  auto* interval =
+      sub->add_option("--interval", opt->interval_ms, "With --watch: sampling interval in ms")
+          ->check(CLI::Range(10, 60000));
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
-  sub->callback([&selected, opt] { selected = [opt] { return run_run(*opt); }; });
+  sub->callback([&selected, opt, policy, interval] {
+    opt->policy_given = policy->count() > 0;
+    opt->interval_given = interval->count() > 0;
+    selected = [opt] { return run_run(*opt); };
+  });
 }
 
 }  // namespace threadmap::cli

@@ -83,7 +83,7 @@ void add_watch_command(CLI::App& app, Runner& selected) {
       ->check(CLI::Range(10, 60000));
   sub->add_option("--duration", opt->duration_s,
                   "Stop after this many seconds (default: until the process exits or Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(positive_seconds_validator());
   sub->add_option("--json", opt->outputs.json_path, "Write the summary as JSON (threadmap.watch/1)");
   sub->add_option("--timeline", opt->outputs.timeline_path,
                   "Write the timeline picture (threads by time, colored by CPU): F.png or F.svg");

@@ -64,6 +64,17 @@ Result<std::vector<ThreadInfo>> list_threads(pid_t pid) {
   return out;
 }
 
+Result<pid_t> process_of_thread(pid_t tid) {
+  if (tid <= 0) return no_process(tid);
+  // /proc/TID/ resolves for any thread, listed or not; its status names the thread group.
+  auto text = os::read_proc_text(os::process_path(tid, "status"));
+  if (!text) return Error::from_errno(ESRCH, "no thread or process with id " + std::to_string(tid));
+  auto status = os::parse_task_status(*text);
+  if (!status.thread_group)
+    return Error::from_errno(ESRCH, "no thread or process with id " + std::to_string(tid));
+  return *status.thread_group;
+}
+
 Result<std::string> process_name(pid_t pid) {
   if (pid <= 0) return no_process(pid);
   auto text = os::read_proc_text(os::process_path(pid, "comm"));

@@ -92,6 +92,8 @@ TaskStatus parse_task_status(std::string_view text) {
       st.voluntary_switches = to_u64(value);
     } else if (key == "nonvoluntary_ctxt_switches") {
       st.involuntary_switches = to_u64(value);
+    } else if (key == "Tgid") {
+      if (auto n = to_u64(value)) st.thread_group = static_cast<pid_t>(*n);
     } else if (key == "Threads") {
       if (auto n = to_u64(value)) st.threads = static_cast<long>(*n);
     }

@@ -36,6 +36,7 @@ struct TaskStatus {
   std::optional<std::uint64_t> voluntary_switches;     ///< voluntary_ctxt_switches
   std::optional<std::uint64_t> involuntary_switches;   ///< nonvoluntary_ctxt_switches
   std::optional<long> threads;                         ///< Threads: (process-wide)
+  std::optional<pid_t> thread_group;                   ///< Tgid: the process a thread is in
 };
 TaskStatus parse_task_status(std::string_view text);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -10,7 +11,7 @@ std::string threads_table(const std::vector<ThreadInfo>& threads) {
   TextTable table({"tid>", "name", "state", "allowed CPUs", "last CPU>", "voluntary cs>",
                    "involuntary cs>"});
   for (const ThreadInfo& t : threads)
-    table.add_row({std::to_string(t.tid), t.name, std::string(1, t.state), t.allowed.to_list(),
+    table.add_row({std::to_string(t.tid), terminal_safe(t.name), std::string(1, t.state), t.allowed.to_list(),
                    std::to_string(t.last_cpu), std::to_string(t.voluntary_switches),
                    std::to_string(t.involuntary_switches)});
   return table.str() +
@@ -22,7 +23,7 @@ nlohmann::json threads_json(pid_t pid, const std::string& process_name,
   nlohmann::json arr = nlohmann::json::array();
   for (const ThreadInfo& t : threads)
     arr.push_back({{"tid", t.tid},
-                   {"name", t.name},
+                   {"name", valid_utf8(t.name)},
                    {"state", std::string(1, t.state)},
                    {"allowed_cpus", t.allowed.to_list()},
                    {"last_cpu", t.last_cpu},

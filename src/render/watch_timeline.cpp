@@ -9,6 +9,8 @@
 #include <cmath>
 #include <map>
 
+#include "src/render/safe_text.hpp"
+
 namespace threadmap::render {
 namespace {
 
@@ -79,7 +81,7 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
     if (row_h >= 9) {
       cairo_set_source_rgb(cr, 0, 0, 0);
       cairo_move_to(cr, 4, y + row_h - 3);
-      std::string label = fmt::format("{} {}", t.tid, t.name).substr(0, 26);
+      std::string label = fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
       cairo_show_text(cr, label.c_str());
     }
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -44,7 +45,7 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
     const auto& t = *rows[i].track;
     CpuSet visited;
     for (const auto& [cpu, n] : t.samples_on_cpu) visited.add(cpu);
-    table.add_row({std::to_string(t.tid), t.name,
+    table.add_row({std::to_string(t.tid), terminal_safe(t.name),
                    t.spans.empty() ? "-" : std::to_string(t.spans.back().cpu),
                    fmt::format("{:.1f}", rows[i].cpu_percent),
                    fmt::format("{:.1f}", rows[i].migrations_per_s),
@@ -83,7 +84,7 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
   }
   TextTable table(headers);
   for (const auto& t : s.threads) {
-    std::vector<std::string> row = {std::to_string(t.tid), t.name,
+    std::vector<std::string> row = {std::to_string(t.tid), terminal_safe(t.name),
                                     fmt::format("{:.2f}", t.seconds_seen), t.cpus_visited.to_list(),
                                     std::to_string(t.migrations),
                                     fmt::format("{:.2f}", t.migrations_per_s),
@@ -133,7 +134,7 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
       for (const auto& span : tracks[i].spans)
         spans.push_back({{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}});
     nlohmann::json j = {{"tid", t.tid},
-                        {"name", t.name},
+                        {"name", valid_utf8(t.name)},
                         {"seconds_seen", t.seconds_seen},
                         {"samples", t.samples},
                         {"cpus_visited", t.cpus_visited.to_vector()},

@@ -59,6 +59,7 @@ TEST(ParseTaskStatus, NamesListsAndSwitches) {
   EXPECT_EQ(st.voluntary_switches, 1u);
   EXPECT_EQ(st.involuntary_switches, 0u);
   EXPECT_EQ(st.threads, 1);
+  EXPECT_EQ(st.thread_group, 7858);
 }
 
 TEST(ParseTaskStatus, MissingKeysStayEmpty) {
