@@ -9,7 +9,7 @@
 #include <string>
 
 #include "src/experiments/bench_result.hpp"
-#include "src/experiments/placement.hpp"
+#include "src/experiments/variant_placement.hpp"
 #include "threadmap/result.hpp"
 #include "threadmap/topology.hpp"
 

@@ -6,11 +6,11 @@
 #include <ctime>
 
 #include "src/experiments/latency_pairs.hpp"
-#include "src/experiments/report_data.hpp"
-#include "src/experiments/report_advice.hpp"
+#include "src/report/report_data.hpp"
+#include "src/report/report_advice.hpp"
 #include "src/latency/ordering.hpp"
 
-namespace threadmap::experiments {
+namespace threadmap::report {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -38,7 +38,7 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     part.matrix = std::move(*loaded);
     part.how = "loaded from " + o.latency_file + " (not measured by this report)";
     if (topo) {
-      part.notes = matrix_mismatch_notes(part.matrix, *topo);
+      part.notes = experiments::matrix_mismatch_notes(part.matrix, *topo);
       part.describes_this_machine = part.notes.empty();
     }
   } else if (!topo) {
@@ -80,28 +80,28 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
 }
 
 BenchResult run_one_bench(const std::string& name, const Topology& topo, const ReportOptions& o,
-                          const BenchOptions& base, const LatencyPart& lat, PartStatus& status) {
+                          const experiments::BenchOptions& base, const LatencyPart& lat, PartStatus& status) {
   Result<BenchResult> r = Error::invalid("unknown bench " + name);
-  if (name == "contention") r = run_contention(topo, base);
-  if (name == "smt") r = run_smt(topo, base);
-  if (name == "migrate") r = run_migrate(topo, base);
+  if (name == "contention") r = experiments::run_contention(topo, base);
+  if (name == "smt") r = experiments::run_smt(topo, base);
+  if (name == "migrate") r = experiments::run_migrate(topo, base);
   if (name == "pingpong") {
-    PingpongOptions ping;
-    static_cast<BenchOptions&>(ping) = base;
+    experiments::PingpongOptions ping;
+    static_cast<experiments::BenchOptions&>(ping) = base;
     if (lat.status.available && lat.describes_this_machine) {
-      ping.latencies = latencies_from_matrix(lat.matrix);
+      ping.latencies = experiments::latencies_from_matrix(lat.matrix);
       ping.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
     }
-    r = run_pingpong(topo, ping);
+    r = experiments::run_pingpong(topo, ping);
   }
   if (name == "spawn") {
     SpawnOptions spawn = o.spawn_tools;
-    static_cast<BenchOptions&>(spawn) = base;
-    r = run_spawn(topo, spawn);
+    static_cast<experiments::BenchOptions&>(spawn) = base;
+    r = experiments::run_spawn(topo, spawn);
   }
   if (!r) {
     status = {false, r.error().message, 0};
-    return unavailable_bench(name, "", r.error().message);
+    return experiments::unavailable_bench(name, "", r.error().message);
   }
   if (!r->available) status = {false, r->unavailable_reason, 0};
   return *r;
@@ -115,7 +115,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   rep.generated_utc = utc_now();
   rep.threadmap_version = o.version;
   rep.quick = o.quick;
-  const std::size_t steps = 3 + bench_names().size();
+  const std::size_t steps = 3 + experiments::bench_names().size();
   std::size_t step = 0;
   auto say = [&](const std::string& what) {
     ++step;
@@ -128,7 +128,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   CpuSet usable;
   if (auto topo = Topology::load_this_machine(); topo) {
     rep.topology = *topo;
-    if (auto u = usable_cpus(*topo); u) usable = *u;
+    if (auto u = experiments::usable_cpus(*topo); u) usable = *u;
     else rep.topology_status = {false, u.error().message, 0};
   } else {
     rep.topology_status = {false, topo.error().message, 0};
@@ -141,16 +141,16 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   if (Status st = collect_latency(rep, o, usable); !st) return st.error();
   rep.latency.status.seconds = seconds_since(t);
 
-  BenchOptions base;
+  experiments::BenchOptions base;
   base.quick = o.quick;
   base.runs = o.runs > 0 ? o.runs : (o.quick ? 3 : 5);
-  for (const std::string& name : bench_names()) {
+  for (const std::string& name : experiments::bench_names()) {
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
-      rep.benches.push_back(unavailable_bench(name, "", status.reason));
+      rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
     } else {
       rep.benches.push_back(run_one_bench(name, *rep.topology, o, base, rep.latency, status));
     }
@@ -166,4 +166,4 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   return rep;
 }
 
-}  // namespace threadmap::experiments
+}  // namespace threadmap::report
