@@ -78,7 +78,4 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
 /// (../bin and ../lib from /proc/self/exe), whether or not they exist.
 SpawnOptions locate_spawn_tools();
 
-/// Names accepted by run_bench, in the order the report runs them.
-const std::vector<std::string>& bench_names();
-
 }  // namespace threadmap::experiments

@@ -6,9 +6,10 @@
 #include <ctime>
 
 #include "src/experiments/latency_pairs.hpp"
+#include "src/experiments/registry.hpp"
 #include "src/report/report_data.hpp"
 #include "src/report/report_advice.hpp"
-#include "src/latency/ordering.hpp"
+#include "src/latency/analysis.hpp"
 
 namespace threadmap::report {
 namespace {
@@ -70,38 +71,34 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
                "at most " + std::to_string(static_cast<int>(mo.budget_ms)) + " ms per pair and pass";
     part.notes = part.measurement->notes;
   }
-  part.domains = latency::analyse_domains(part.matrix);
-  part.numbering = latency::analyse_numbering(part.matrix);
-  if (topo && part.describes_this_machine)
-    part.comparison = latency::compare_with_topology(part.domains, *topo);
-  part.order = latency::topology_order(part.matrix, part.domains,
-                                       part.describes_this_machine ? topo : nullptr);
+  // A matrix of another machine is analysed from its latencies alone: comparing it with this
+  // machine's topology, or ordering it by that topology, would mix two machines.
+  latency::Analysis analysis =
+      latency::analyse(part.matrix, part.describes_this_machine ? topo : nullptr);
+  part.domains = std::move(analysis.domains);
+  part.numbering = std::move(analysis.numbering);
+  part.comparison = std::move(analysis.comparison);
+  part.order = std::move(analysis.order);
   return {};
 }
 
-BenchResult run_one_bench(const std::string& name, const Topology& topo, const ReportOptions& o,
-                          const experiments::BenchOptions& base, const LatencyPart& lat, PartStatus& status) {
-  Result<BenchResult> r = Error::invalid("unknown bench " + name);
-  if (name == "contention") r = experiments::run_contention(topo, base);
-  if (name == "smt") r = experiments::run_smt(topo, base);
-  if (name == "migrate") r = experiments::run_migrate(topo, base);
-  if (name == "pingpong") {
-    experiments::PingpongOptions ping;
-    static_cast<experiments::BenchOptions&>(ping) = base;
-    if (lat.status.available && lat.describes_this_machine) {
-      ping.latencies = experiments::latencies_from_matrix(lat.matrix);
-      ping.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
-    }
-    r = experiments::run_pingpong(topo, ping);
+// Runs one bench of the table with what the report already knows: its latency matrix, when
+// it describes this machine, chooses the ping-pong pairs (no second measurement).
+BenchResult run_one_bench(const experiments::BenchEntry& bench, const Topology& topo,
+                          const ReportOptions& o, const experiments::BenchOptions& base,
+                          const LatencyPart& lat, PartStatus& status) {
+  experiments::BenchRequest request;
+  request.options = base;
+  request.spawn_tools = o.spawn_tools;
+  request.measure_latencies = false;
+  if (lat.status.available && lat.describes_this_machine) {
+    request.latency_matrix = &lat.matrix;
+    request.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
   }
-  if (name == "spawn") {
-    SpawnOptions spawn = o.spawn_tools;
-    static_cast<experiments::BenchOptions&>(spawn) = base;
-    r = experiments::run_spawn(topo, spawn);
-  }
+  Result<BenchResult> r = bench.run(topo, request);
   if (!r) {
     status = {false, r.error().message, 0};
-    return experiments::unavailable_bench(name, "", r.error().message);
+    return experiments::unavailable_bench(bench.name, "", r.error().message);
   }
   if (!r->available) status = {false, r->unavailable_reason, 0};
   return *r;
@@ -115,7 +112,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   rep.generated_utc = utc_now();
   rep.threadmap_version = o.version;
   rep.quick = o.quick;
-  const std::size_t steps = 3 + experiments::bench_names().size();
+  const std::size_t steps = 3 + experiments::benches().size();
   std::size_t step = 0;
   auto say = [&](const std::string& what) {
     ++step;
@@ -144,7 +141,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   experiments::BenchOptions base;
   base.quick = o.quick;
   base.runs = o.runs > 0 ? o.runs : (o.quick ? 3 : 5);
-  for (const std::string& name : experiments::bench_names()) {
+  for (const experiments::BenchEntry& bench : experiments::benches()) {
+    const std::string name = bench.name;
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
@@ -152,7 +150,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       status = {false, "the topology of this machine could not be read", 0};
       rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
     } else {
-      rep.benches.push_back(run_one_bench(name, *rep.topology, o, base, rep.latency, status));
+      rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
     rep.bench_status.push_back(status);

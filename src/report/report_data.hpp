@@ -81,7 +81,7 @@ struct MachineReport {
   std::string usable_cpus;
   LatencyPart latency;
   AdvicePart advice;
-  std::vector<BenchResult> benches;       ///< in experiments::bench_names() order
+  std::vector<BenchResult> benches;       ///< in experiments::benches() order
   std::vector<PartStatus> bench_status;   ///< one per bench: failures are kept, not fatal
   double total_seconds = 0;
 };
