@@ -1,10 +1,9 @@
 // threadmap bench NAME [--runs N] [--quick] [--json FILE] [--pair A,B] [--latency FILE]
+// Parses, looks the bench up in the library's table (experiments/registry), runs it, prints.
 #include <memory>
 
 #include "src/cli/command.hpp"
-#include "src/experiments/experiments.hpp"
-#include "src/experiments/latency_pairs.hpp"
-#include "src/latency/matrix.hpp"
+#include "src/experiments/registry.hpp"
 #include "src/render/bench_view.hpp"
 #include "threadmap/topology.hpp"
 
@@ -31,52 +30,27 @@ Result<experiments::CpuPair> parse_pair(const std::string& text) {
   return experiments::CpuPair{a->first(), b->first()};
 }
 
-Result<experiments::BenchResult> run_named(const BenchCliOptions& opt, const Topology& topo,
-                                           const experiments::BenchOptions& base) {
-  if (opt.name == "contention") return experiments::run_contention(topo, base);
-  if (opt.name == "smt") return experiments::run_smt(topo, base);
-  if (opt.name == "migrate") return experiments::run_migrate(topo, base);
-  if (opt.name == "spawn") {
-    experiments::SpawnOptions spawn = experiments::locate_spawn_tools();
-    static_cast<experiments::BenchOptions&>(spawn) = base;
-    return experiments::run_spawn(topo, spawn);
-  }
-  experiments::PingpongOptions ping;
-  static_cast<experiments::BenchOptions&>(ping) = base;
+int run_bench(const BenchCliOptions& opt) {
+  const experiments::BenchEntry* entry = experiments::find_bench(opt.name);
+  if (!entry) return fail(std::string("unknown bench '") + opt.name + "'");
+  if ((!opt.pair.empty() || !opt.latency_file.empty()) && !entry->takes_pair_and_latency)
+    return fail("--pair and --latency apply to 'bench pingpong' only, not '" + opt.name + "'");
+  experiments::BenchRequest request;
   if (!opt.pair.empty()) {
     auto pair = parse_pair(opt.pair);
-    if (!pair) return pair.error();
-    ping.pair = *pair;
+    if (!pair) return fail(pair.error());
+    request.pair = *pair;
   }
-  if (!opt.latency_file.empty()) {
-    auto matrix = latency::load_matrix(opt.latency_file);
-    if (!matrix) return matrix.error();
-    ping.latencies = experiments::latencies_from_matrix(*matrix);
-    ping.latency_source = opt.latency_file;
-    ping.latency_notes = experiments::matrix_mismatch_notes(*matrix, topo);
-  } else if (!ping.pair) {
-    // No matrix given: measure a quick one so best and worst are chosen by measurement. A
-    // machine where that cannot run (one CPU) falls back to topology inside run_pingpong.
-    auto measured = experiments::measure_quick_latencies(topo);
-    if (measured) {
-      ping.latencies = std::move(*measured);
-      ping.latency_source = "quick measurement (threadmap latency --quick)";
-    }
-  }
-  return experiments::run_pingpong(topo, ping);
-}
-
-int run_bench(const BenchCliOptions& opt) {
-  if ((!opt.pair.empty() || !opt.latency_file.empty()) && opt.name != "pingpong")
-    return fail("--pair and --latency apply to 'bench pingpong' only, not '" + opt.name + "'");
+  request.latency_file = opt.latency_file;
+  request.options.quick = opt.quick;
+  request.options.runs = opt.runs > 0 ? opt.runs : (opt.quick ? 3 : 5);
+  if (stderr_is_tty())
+    request.options.progress = [](const std::string& line) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    };
   auto topo = Topology::load_this_machine();
   if (!topo) return fail(topo.error());
-  experiments::BenchOptions base;
-  base.quick = opt.quick;
-  base.runs = opt.runs > 0 ? opt.runs : (opt.quick ? 3 : 5);
-  if (stderr_is_tty())
-    base.progress = [](const std::string& line) { std::fprintf(stderr, "\r\033[K%s", line.c_str()); };
-  auto result = run_named(opt, *topo, base);
+  auto result = entry->run(*topo, request);
   if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
   if (!result) return fail(result.error());
   if (!opt.json_file.empty()) {
@@ -87,13 +61,21 @@ int run_bench(const BenchCliOptions& opt) {
   return 0;
 }
 
+// "contention | pingpong | ..." for --help, from the table.
+std::string name_help() {
+  std::string names;
+  for (const experiments::BenchEntry& e : experiments::benches())
+    names += (names.empty() ? "" : " | ") + std::string(e.name);
+  return names;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<BenchCliOptions>();
   auto* sub = app.add_subcommand(
       "bench", "Run a seed experiment side by side on this machine (OS placement vs pinned ...)");
-  sub->add_option("name", opt->name, "contention | pingpong | smt | migrate | spawn")
+  sub->add_option("name", opt->name, name_help())
       ->required()
       ->check(CLI::IsMember(experiments::bench_names()));
   sub->add_option("--runs", opt->runs, "Runs per variant; the table shows the median "

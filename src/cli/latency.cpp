@@ -2,7 +2,8 @@
 //                   [--quick] [--csv F] [--json F] [--png F] [--svg F] [--load F]
 //                   [--topology F.xml] [--numeric-order]
 // Measures (or loads) a core-to-core latency matrix, prints the heatmap and the analysis,
-// writes the requested files. Parsing, calling the library and printing only.
+// writes the requested files. Parsing, one library call (latency::run_latency), rendering and
+// printing only.
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -11,19 +12,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
 
 #include "src/cli/command.hpp"
-#include "src/latency/compare.hpp"
-#include "src/latency/domains.hpp"
-#include "src/latency/measurement.hpp"
-#include "src/latency/numbering.hpp"
-#include "src/latency/ordering.hpp"
+#include "src/latency/latency_run.hpp"
 #include "src/render/latency_files.hpp"
 #include "src/render/latency_heatmap_text.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
-#include "threadmap/topology.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -71,81 +66,30 @@ std::string title_of(const latency::Matrix& m) {
   return who + ": one-way core-to-core latency (" + std::to_string(m.size()) + " CPUs)";
 }
 
-int run_latency(const LatencyOptions& opt) {
-  auto method = latency::parse_method(opt.method);
-  if (!method) return fail(method.error());
-  const bool measuring = opt.load.empty();
-  for (auto [option, path] : {std::pair<const char*, const std::string*>{"--csv", &opt.csv},
-                              {"--json", &opt.json}, {"--png", &opt.png}, {"--svg", &opt.svg}}) {
-    if (auto st = check_output_path(option, *path); !st) return fail(st.error());
+// The flag a request error is about, for the one error line.
+const char* flag_of(latency::LatencyField field) {
+  switch (field) {
+    case latency::LatencyField::load_file: return "--load";
+    case latency::LatencyField::topology_file: return "--topology";
+    case latency::LatencyField::cpus: return "--cpus";
+    case latency::LatencyField::none: break;
   }
-  if (!measuring && (!opt.cpus.empty() || opt.quick)) {
-    return fail(std::string("--cpus and --quick apply to a measurement, not to --load"));
-  }
+  return nullptr;
+}
 
-  // The topology used for ordering and comparison: the XML when given, else this machine when
-  // measuring; a loaded file without --topology is analysed from its latencies alone.
-  std::optional<Topology> topology;
-  std::string topology_source;
-  if (!opt.topology.empty()) {
-    auto t = Topology::load_xml(opt.topology);
-    if (!t) return fail(t.error());
-    topology = *t;
-    topology_source = opt.topology;
-  } else if (measuring) {
-    auto t = Topology::load_this_machine();
-    if (!t) return fail(t.error());
-    topology = *t;
-    topology_source = "hwloc, this machine";
-  }
-
-  std::optional<latency::Measurement> measurement;
-  latency::Matrix matrix;
-  if (measuring) {
-    auto here = Topology::load_this_machine();
-    if (!here) return fail(here.error());
-    latency::MeasureOptions mo;
-    if (!opt.cpus.empty()) {
-      auto set = here->resolve(opt.cpus);
-      if (!set) return fail(set.error().with_context("--cpus"));
-      mo.cpus = *set;
-    }
-    mo.method = *method;
-    mo.precision = opt.precision_pct / 100.0;
-    mo.budget_ms = opt.budget_ms;
-    mo.quick = opt.quick;
-    mo.recheck = !opt.no_recheck;
-    mo.seed = opt.seed;
-    if (stderr_is_tty()) mo.progress = show_progress;
-    auto run = latency::measure(mo, *here);
-    if (!run) return fail(run.error());
-    measurement = std::move(*run);
-    matrix = measurement->matrix;
-  } else {
-    auto loaded = latency::load_matrix(opt.load);
-    if (!loaded) return fail(loaded.error());
-    matrix = std::move(*loaded);
-  }
-
-  const auto domains = latency::analyse_domains(matrix);
-  const auto numbering = latency::analyse_numbering(matrix);
-  std::optional<latency::TopologyComparison> comparison;
-  if (topology) comparison = latency::compare_with_topology(domains, *topology);
-  const auto order = opt.numeric_order
-                         ? latency::numeric_order(matrix)
-                         : latency::topology_order(matrix, domains,
-                                                   topology ? &*topology : nullptr);
-
-  const latency::Measurement* m = measurement ? &*measurement : nullptr;
-  if (!opt.csv.empty()) {
-    if (auto st = write_file(opt.csv, render::latency_csv(matrix)); !st) return fail(st.error());
-  }
+// Writes the files asked for; stops at the first that cannot be written.
+Status write_outputs(const LatencyOptions& opt, const latency::LatencyRun& run) {
+  const latency::Matrix& matrix = run.matrix;
+  const latency::Measurement* m = run.measurement ? &*run.measurement : nullptr;
+  if (!opt.csv.empty())
+    if (auto st = write_file(opt.csv, render::latency_csv(matrix)); !st) return st;
   if (!opt.json.empty()) {
-    auto doc = render::latency_json(matrix, domains, m);
-    if (comparison) {
-      doc["topology_comparison"] = render::topology_comparison_json(*comparison, topology_source);
+    auto doc = render::latency_json(matrix, run.analysis.domains, m);
+    if (run.analysis.comparison) {
+      doc["topology_comparison"] =
+          render::topology_comparison_json(*run.analysis.comparison, run.topology_source);
     }
-    if (auto st = write_file(opt.json, doc.dump(1) + "\n"); !st) return fail(st.error());
+    if (auto st = write_file(opt.json, doc.dump(1) + "\n"); !st) return st;
   }
   render::HeatmapLabels labels;
   labels.title = title_of(matrix);
@@ -156,34 +100,65 @@ int run_latency(const LatencyOptions& opt) {
                       opt.numeric_order ? "CPU number" : "topology")
         : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
                       matrix.source, opt.numeric_order ? "CPU number" : "topology");
-  labels.domains = domains.domains;
-  if (!opt.png.empty()) {
-    if (auto st = render::write_heatmap_png(opt.png, matrix, order, labels); !st) {
-      return fail(st.error());
-    }
+  labels.domains = run.analysis.domains.domains;
+  if (!opt.png.empty())
+    if (auto st = render::write_heatmap_png(opt.png, matrix, run.analysis.order, labels); !st)
+      return st;
+  if (!opt.svg.empty())
+    if (auto st = render::write_heatmap_svg(opt.svg, matrix, run.analysis.order, labels); !st)
+      return st;
+  return {};
+}
+
+int run_latency(const LatencyOptions& opt) {
+  auto method = latency::parse_method(opt.method);
+  if (!method) return fail(method.error().with_context("bad --method"));
+  for (auto [option, path] : {std::pair<const char*, const std::string*>{"--csv", &opt.csv},
+                              {"--json", &opt.json}, {"--png", &opt.png}, {"--svg", &opt.svg}}) {
+    if (auto st = check_output_path(option, *path); !st) return fail(st.error());
   }
-  if (!opt.svg.empty()) {
-    if (auto st = render::write_heatmap_svg(opt.svg, matrix, order, labels); !st) {
-      return fail(st.error());
-    }
+  if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick)) {
+    return fail(std::string("--cpus and --quick apply to a measurement, not to --load"));
   }
+
+  latency::LatencyRequest request;
+  request.load_file = opt.load;
+  request.topology_file = opt.topology;
+  request.cpus = opt.cpus;
+  request.measure.method = *method;
+  request.measure.precision = opt.precision_pct / 100.0;
+  request.measure.budget_ms = opt.budget_ms;
+  request.measure.quick = opt.quick;
+  request.measure.recheck = !opt.no_recheck;
+  request.measure.seed = opt.seed;
+  if (stderr_is_tty()) request.measure.progress = show_progress;
+  request.row_order = opt.numeric_order ? latency::RowOrder::numeric : latency::RowOrder::topology;
+  latency::LatencyField field = latency::LatencyField::none;
+  auto run = latency::run_latency(request, &field);
+  if (!run) {
+    const char* flag = flag_of(field);
+    return fail(flag ? run.error().with_context(flag) : run.error());
+  }
+
+  if (auto st = write_outputs(opt, *run); !st) return fail(st.error());
   if (opt.json == "-" || opt.csv == "-") return 0;  // the file went to stdout
 
+  const latency::Measurement* m = run->measurement ? &*run->measurement : nullptr;
   render::TextHeatmapOptions heat;
   heat.color = stdout_is_tty();
-  std::string text = render::latency_provenance(matrix, m);
+  std::string text = render::latency_provenance(run->matrix, m);
   text += fmt::format("rows/columns in {} order\n\n",
                       opt.numeric_order ? "CPU number"
-                                        : (topology ? "topology (package, die, L3, core, CPU)"
-                                                    : "latency-domain"));
-  text += render::latency_heatmap_text(matrix, order, heat);
+                                        : (run->topology ? "topology (package, die, L3, core, CPU)"
+                                                         : "latency-domain"));
+  text += render::latency_heatmap_text(run->matrix, run->analysis.order, heat);
   render::LatencyTextInput in;
-  in.matrix = &matrix;
-  in.domains = &domains;
-  in.numbering = &numbering;
-  in.comparison = comparison ? &*comparison : nullptr;
+  in.matrix = &run->matrix;
+  in.domains = &run->analysis.domains;
+  in.numbering = &run->analysis.numbering;
+  in.comparison = run->analysis.comparison ? &*run->analysis.comparison : nullptr;
   in.measurement = m;
-  in.topology_source = topology_source;
+  in.topology_source = run->topology_source;
   text += render::latency_analysis_text(in);
   print(text);
   return 0;

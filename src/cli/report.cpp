@@ -6,7 +6,7 @@
 
 #include "src/cli/command.hpp"
 #include "src/os/files.hpp"
-#include "src/experiments/report_data.hpp"
+#include "src/report/report_data.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_json.hpp"
 #include "threadmap/version.hpp"
@@ -29,7 +29,7 @@ void show_latency_progress(const latency::Progress& p) {
 }
 
 int write_report(const ReportCliOptions& opt) {
-  experiments::ReportOptions ro;
+  report::ReportOptions ro;
   ro.quick = opt.quick;
   ro.runs = opt.runs;
   ro.latency_file = opt.latency_file;
@@ -41,7 +41,7 @@ int write_report(const ReportCliOptions& opt) {
     std::fflush(stderr);
   };
   if (stderr_is_tty()) ro.latency_progress = show_latency_progress;
-  auto report = experiments::collect_report(ro);
+  auto report = report::collect_report(ro);
   if (!report) return fail(report.error());
 
   const std::string png = opt.out_dir + "/latency-heatmap.png";

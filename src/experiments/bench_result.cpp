@@ -4,15 +4,13 @@
 
 namespace threadmap::experiments {
 
-Summary summarize(std::vector<double> samples) {
+Summary summarize_runs(std::vector<double> samples) {
+  const latency::SampleSummary stats = latency::summarize(samples);
   Summary s;
-  s.samples = samples;
-  if (samples.empty()) return s;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
-  s.min = samples.front();
-  s.max = samples.back();
+  s.samples = std::move(samples);
+  s.median = stats.median;
+  s.min = stats.min;
+  s.max = stats.max;
   s.spread_pct = s.median != 0 ? (s.max - s.min) / s.median * 100.0 : 0;
   return s;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/latency/stats.hpp"
 #include "threadmap/cpuset.hpp"
 
 namespace threadmap::experiments {
@@ -20,8 +21,13 @@ struct Summary {
   double spread_pct = 0;        ///< (max - min) / median * 100: how much the runs disagreed
 };
 
-/// Median, min, max and spread of `samples`; all zero when empty.
-Summary summarize(std::vector<double> samples);
+/// Median, min, max and spread of `samples` (the statistics are latency::summarize's, the one
+/// sample-statistics function of the project); all zero when empty.
+Summary summarize_runs(std::vector<double> samples);
+
+// Code of this namespace that needs only order statistics (median of counter samples) uses the
+// latency engine's function directly; there is no second implementation here.
+using latency::summarize;
 
 /// Where one thread of a variant was put. An empty set means "left to the OS scheduler".
 struct ThreadPlacement {

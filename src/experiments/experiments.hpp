@@ -9,7 +9,7 @@
 #include <string>
 
 #include "src/experiments/bench_result.hpp"
-#include "src/experiments/placement.hpp"
+#include "src/experiments/variant_placement.hpp"
 #include "threadmap/result.hpp"
 #include "threadmap/topology.hpp"
 
@@ -77,8 +77,5 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
 /// Paths of bin/threadmap-spawn and libthreadmap-cache.so found the way `run` finds the preload
 /// libraries (src/os/install_layout.hpp); a path is empty when the file is not found.
 SpawnOptions locate_spawn_tools();
-
-/// Names accepted by run_bench, in the order the report runs them.
-const std::vector<std::string>& bench_names();
 
 }  // namespace threadmap::experiments

@@ -26,7 +26,7 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
     }
   }
   for (std::size_t v = 0; v < result.variants.size(); ++v)
-    result.variants[v].value = summarize(std::move(samples[v]));
+    result.variants[v].value = summarize_runs(std::move(samples[v]));
   compute_ratios(result);
   return {};
 }

@@ -1,4 +1,4 @@
-// Which CPUs the experiments may use, and the list of experiment names.
+// Which CPUs the experiments may use.
 #include "src/experiments/experiments.hpp"
 #include "threadmap/affinity.hpp"
 
@@ -16,12 +16,6 @@ Result<CpuSet> usable_cpus(const Topology& topo) {
                           topo.allowed_cpus().to_list() + " and this process " +
                           process_allowed->to_list());
   return usable;
-}
-
-const std::vector<std::string>& bench_names() {
-  static const std::vector<std::string> names{"contention", "pingpong", "smt", "migrate",
-                                              "spawn"};
-  return names;
 }
 
 }  // namespace threadmap::experiments

@@ -38,6 +38,7 @@ SampleSummary summarize(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   s.median = quantile(samples, 0.5);
   s.min = samples.front();
+  s.max = samples.back();
   s.p90 = quantile(samples, 0.9);
   const std::size_t n = samples.size();
   if (n < 6) {

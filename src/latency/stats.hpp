@@ -15,6 +15,7 @@ struct SampleSummary {
   std::size_t count = 0;
   double median = 0;
   double min = 0;
+  double max = 0;
   double p90 = 0;
   double ci_low = 0;   ///< 95% CI of the median, from the binomial order statistics
   double ci_high = 0;

@@ -77,7 +77,7 @@ const char* topology_relation(Level level, bool same_numa) {
   }
 }
 
-double topology_distance(Level level, bool same_numa, const TopologyDistances& d) {
+double distance_ns(Level level, bool same_numa, const TopologyDistances& d) {
   if (!same_numa) return d.other_numa_ns;
   switch (level) {
     case Level::pu:
@@ -173,7 +173,7 @@ Status fill_latencies(const MachineInputs& in, MachineModel& m) {
       if (in.topology) {
         Level level = in.topology->shared_level(m.cpus[i].cpu, m.cpus[j].cpu);
         bool numa = in.topology->same_numa(m.cpus[i].cpu, m.cpus[j].cpu);
-        value = topology_distance(level, numa, in.distances);
+        value = distance_ns(level, numa, in.distances);
         text = topology_relation(level, numa);
       } else {
         text = i == j ? "same CPU"
@@ -225,6 +225,11 @@ int MachineModel::index_of(int os_cpu) const {
 
 std::string MachineModel::relation(int i, int j) const {
   return relation_of_level[relation_index[static_cast<std::size_t>(i) * cpus.size() + j]];
+}
+
+double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
+                            const TopologyDistances& distances) {
+  return distance_ns(topo.shared_level(cpu_a, cpu_b), topo.same_numa(cpu_a, cpu_b), distances);
 }
 
 Result<MachineModel> build_machine(const MachineInputs& in) {

@@ -27,6 +27,13 @@ struct TopologyDistances {
   double other_numa_ns = 200.0;      ///< other NUMA node or package (measured 108-204 ns)
 };
 
+/// Estimated one-way latency (ns) between two OS CPUs of `topo` from what they share (the
+/// closest common level, and whether they sit in one NUMA node), per `distances`. The one
+/// topology distance of the project: the planner's cost model and the experiments' choice of
+/// CPU pairs both use it.
+double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
+                            const TopologyDistances& distances = {});
+
 /// One candidate CPU and where it sits. Group ids are dense (0..n-1) within the model.
 struct PlanCpu {
   int cpu = -1;          ///< OS CPU number

@@ -19,7 +19,7 @@
 namespace threadmap::render {
 namespace {
 
-using experiments::MachineReport;
+using report::MachineReport;
 
 const char* kStyle = R"(
 :root { color-scheme: light; }

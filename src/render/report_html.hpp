@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "src/experiments/report_data.hpp"
+#include "src/report/report_data.hpp"
 
 namespace threadmap::render {
 
@@ -20,15 +20,15 @@ struct ReportImages {
 /// Draws the latency heatmap of `report` to `png_path` (topology order, domains outlined) and
 /// returns it as bytes in ReportImages; when the latency part is unavailable or drawing fails,
 /// the reason instead.
-ReportImages draw_report_images(const experiments::MachineReport& report,
+ReportImages draw_report_images(const report::MachineReport& report,
                                 const std::string& png_path);
 
 /// The page.
-std::string report_html(const experiments::MachineReport& report, const ReportImages& images);
+std::string report_html(const report::MachineReport& report, const ReportImages& images);
 
 namespace detail {
 /// The sections after the latency ones (recommendations, SMT, thread cache, benchmarks).
-std::string advice_and_bench_sections(const experiments::MachineReport& report);
+std::string advice_and_bench_sections(const report::MachineReport& report);
 }  // namespace detail
 
 }  // namespace threadmap::render

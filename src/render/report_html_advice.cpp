@@ -10,9 +10,9 @@ namespace threadmap::render::detail {
 namespace {
 
 using experiments::BenchResult;
-using experiments::MachineReport;
+using report::MachineReport;
 
-std::string bench_block(const BenchResult& b, const experiments::PartStatus& status,
+std::string bench_block(const BenchResult& b, const report::PartStatus& status,
                         const std::string& heading) {
   std::string out = "<h3>" + html::escape(heading) + "</h3>\n";
   if (!b.available || !status.available)

@@ -10,13 +10,13 @@ namespace {
 
 using nlohmann::json;
 
-json status_json(const experiments::PartStatus& s) {
+json status_json(const report::PartStatus& s) {
   return {{"available", s.available},
           {"unavailable_reason", s.available ? json(nullptr) : json(s.reason)},
           {"seconds", s.seconds}};
 }
 
-json latency_part_json(const experiments::LatencyPart& lat, const std::string& heatmap_file) {
+json latency_part_json(const report::LatencyPart& lat, const std::string& heatmap_file) {
   json j = status_json(lat.status);
   if (!lat.status.available) return j;
   j["how"] = lat.how;
@@ -45,7 +45,7 @@ json latency_part_json(const experiments::LatencyPart& lat, const std::string& h
   return j;
 }
 
-json advice_json(const experiments::AdvicePart& a) {
+json advice_json(const report::AdvicePart& a) {
   json j = status_json(a.status);
   j["model"] = a.model;
   json recs = json::array();
@@ -61,7 +61,7 @@ json advice_json(const experiments::AdvicePart& a) {
 
 }  // namespace
 
-json report_json(const experiments::MachineReport& r, const std::string& heatmap_file) {
+json report_json(const report::MachineReport& r, const std::string& heatmap_file) {
   json j{{"schema", "threadmap.report/1"},
          {"generated_utc", r.generated_utc},
          {"threadmap_version", r.threadmap_version},

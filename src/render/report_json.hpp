@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/experiments/report_data.hpp"
+#include "src/report/report_data.hpp"
 
 namespace threadmap::render {
 
 /// The whole report; `heatmap_file` names the PNG written next to it ("" when none).
-nlohmann::json report_json(const experiments::MachineReport& report,
+nlohmann::json report_json(const report::MachineReport& report,
                            const std::string& heatmap_file);
 
 }  // namespace threadmap::render

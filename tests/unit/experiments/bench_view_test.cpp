@@ -21,14 +21,14 @@ BenchResult sample_result() {
   os.label = "OS placement";
   os.placement = "not pinned";
   os.threads = {{"pair A thread 1", {}}};
-  os.value = summarize({5.0, 4.0, 6.0});
+  os.value = summarize_runs({5.0, 4.0, 6.0});
   Variant one;
   one.name = "one-core";
   one.label = "each pair on one CPU";
   one.placement = "A: CPU 0 + CPU 0";
   one.baseline = "os";
   one.threads = {{"pair A thread 1", CpuSet{0}}};
-  one.value = summarize({1.25, 1.0, 1.5});
+  one.value = summarize_runs({1.25, 1.0, 1.5});
   one.counters = {{"cpu_migrations", "count per run", true, 2, "perf", ""},
                   {"l1d_read_misses", "count per run", false, 0, "", "not supported: ENOENT"}};
   Variant smt;

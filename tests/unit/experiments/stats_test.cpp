@@ -9,12 +9,12 @@ namespace threadmap::experiments {
 namespace {
 
 TEST(Summarize, MedianOfOddAndEvenCounts) {
-  EXPECT_DOUBLE_EQ(summarize({5, 1, 3}).median, 3);
-  EXPECT_DOUBLE_EQ(summarize({4, 1, 3, 2}).median, 2.5);
+  EXPECT_DOUBLE_EQ(summarize_runs({5, 1, 3}).median, 3);
+  EXPECT_DOUBLE_EQ(summarize_runs({4, 1, 3, 2}).median, 2.5);
 }
 
 TEST(Summarize, KeepsRunOrderAndSpread) {
-  Summary s = summarize({4, 2, 8});
+  Summary s = summarize_runs({4, 2, 8});
   EXPECT_EQ(s.samples, (std::vector<double>{4, 2, 8}));
   EXPECT_DOUBLE_EQ(s.min, 2);
   EXPECT_DOUBLE_EQ(s.max, 8);
@@ -22,7 +22,7 @@ TEST(Summarize, KeepsRunOrderAndSpread) {
 }
 
 TEST(Summarize, EmptyIsAllZero) {
-  Summary s = summarize({});
+  Summary s = summarize_runs({});
   EXPECT_EQ(s.median, 0);
   EXPECT_TRUE(s.samples.empty());
 }
@@ -32,11 +32,11 @@ BenchResult two_variants(bool higher_is_better, double base, double other) {
   r.higher_is_better = higher_is_better;
   Variant b;
   b.name = "os";
-  b.value = summarize({base});
+  b.value = summarize_runs({base});
   Variant v;
   v.name = "pinned";
   v.baseline = "os";
-  v.value = summarize({other});
+  v.value = summarize_runs({other});
   r.variants = {b, v};
   return r;
 }

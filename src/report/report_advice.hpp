@@ -4,12 +4,12 @@
 // and the commands that apply each recommendation.
 #pragma once
 
-#include "src/experiments/report_data.hpp"
+#include "src/report/report_data.hpp"
 
-namespace threadmap::experiments {
+namespace threadmap::report {
 
 /// Builds the advice from the collected parts of `report` (topology, latency, benches).
 /// Unavailable when the topology is missing or the planner fails (with its message).
 AdvicePart make_advice(const MachineReport& report, const CpuSet& usable);
 
-}  // namespace threadmap::experiments
+}  // namespace threadmap::report

@@ -1,11 +1,8 @@
-#include "src/experiments/placement.hpp"
+#include "src/experiments/variant_placement.hpp"
+
+#include "src/plan/machine_model.hpp"
 
 namespace threadmap::experiments {
-
-int topology_distance(const Topology& topo, int cpu_a, int cpu_b) {
-  const int level = static_cast<int>(topo.shared_level(cpu_a, cpu_b));
-  return level * 2 + (topo.same_numa(cpu_a, cpu_b) ? 0 : 1);
-}
 
 std::optional<CpuPair> smt_sibling_pair(const Topology& topo, const CpuSet& allowed) {
   for (const CpuSet& core : topo.groups(Level::core)) {
@@ -17,6 +14,16 @@ std::optional<CpuPair> smt_sibling_pair(const Topology& topo, const CpuSet& allo
 
 namespace {
 
+// How far apart two CPUs are: the planner's estimated latency, then the shared level, so that
+// equal estimates (every cross-NUMA pair costs the same) still order another package farther
+// than another NUMA node of the same package.
+using Distance = std::pair<double, int>;
+
+Distance distance(const Topology& topo, int cpu_a, int cpu_b) {
+  return {plan::topology_distance_ns(topo, cpu_a, cpu_b),
+          static_cast<int>(topo.shared_level(cpu_a, cpu_b))};
+}
+
 // Best pair by a comparison of distances; `better(d, best)` decides. Ties keep the lowest CPUs
 // because the loops run in increasing order and only a strictly better pair replaces.
 template <class Better, class Accept>
@@ -24,11 +31,11 @@ std::optional<CpuPair> best_pair(const Topology& topo, const CpuSet& allowed, Be
                                  Accept accept) {
   const std::vector<int> cpus = allowed.to_vector();
   std::optional<CpuPair> best;
-  int best_distance = 0;
+  Distance best_distance{};
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     for (std::size_t j = i + 1; j < cpus.size(); ++j) {
       if (!accept(cpus[i], cpus[j])) continue;
-      const int d = topology_distance(topo, cpus[i], cpus[j]);
+      const Distance d = distance(topo, cpus[i], cpus[j]);
       if (!best || better(d, best_distance)) {
         best = CpuPair{cpus[i], cpus[j]};
         best_distance = d;
@@ -42,13 +49,13 @@ std::optional<CpuPair> best_pair(const Topology& topo, const CpuSet& allowed, Be
 
 std::optional<CpuPair> nearest_pair_on_two_cores(const Topology& topo, const CpuSet& allowed) {
   return best_pair(
-      topo, allowed, [](int d, int best) { return d < best; },
+      topo, allowed, [](const Distance& d, const Distance& best) { return d < best; },
       [&](int a, int b) { return !topo.smt_siblings(a).contains(b); });
 }
 
 std::optional<CpuPair> farthest_pair(const Topology& topo, const CpuSet& allowed) {
   return best_pair(
-      topo, allowed, [](int d, int best) { return d > best; }, [](int, int) { return true; });
+      topo, allowed, [](const Distance& d, const Distance& best) { return d > best; }, [](int, int) { return true; });
 }
 
 std::vector<int> core_slots(const Topology& topo, const CpuSet& allowed, int cpu) {

@@ -19,7 +19,12 @@
 #include "src/latency/numbering.hpp"
 #include "threadmap/topology.hpp"
 
-namespace threadmap::experiments {
+namespace threadmap::report {
+
+// The report runs and shows the seed benches; their result types are the report's vocabulary.
+using experiments::BenchResult;
+using experiments::SpawnOptions;
+using experiments::Variant;
 
 /// Whether a part of the report could be produced, and if not, why.
 struct PartStatus {
@@ -76,7 +81,7 @@ struct MachineReport {
   std::string usable_cpus;
   LatencyPart latency;
   AdvicePart advice;
-  std::vector<BenchResult> benches;       ///< in bench_names() order
+  std::vector<BenchResult> benches;       ///< in experiments::benches() order
   std::vector<PartStatus> bench_status;   ///< one per bench: failures are kept, not fatal
   double total_seconds = 0;
 };
@@ -104,4 +109,4 @@ Result<MachineReport> collect_report(const ReportOptions& options);
 /// CPU, in thread order, with OMP_PROC_BIND=close). `thread_cache` adds --thread-cache.
 std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache);
 
-}  // namespace threadmap::experiments
+}  // namespace threadmap::report

@@ -4,7 +4,8 @@
 
 #include <filesystem>
 
-#include "src/experiments/placement.hpp"
+#include "src/experiments/variant_placement.hpp"
+#include "src/plan/machine_model.hpp"
 
 namespace threadmap::experiments {
 namespace {
@@ -50,10 +51,10 @@ TEST(Placement, NearestPairOnTwoCoresIsNotSiblingsAndAsCloseAsAny) {
     EXPECT_FALSE(topo->smt_siblings(pair->first).contains(pair->second));
     // No pair of CPUs on different cores shares a closer level: check every CPU against the
     // first CPU's neighbours (cheap on 384-CPU machines).
-    const int d = topology_distance(*topo, pair->first, pair->second);
+    const double d = plan::topology_distance_ns(*topo, pair->first, pair->second);
     for (int cpu : allowed.to_vector()) {
       if (topo->smt_siblings(pair->first).contains(cpu)) continue;
-      EXPECT_GE(topology_distance(*topo, pair->first, cpu), d);
+      EXPECT_GE(plan::topology_distance_ns(*topo, pair->first, cpu), d);
     }
   }
 }

@@ -2,7 +2,7 @@
 // the commands that apply a recommendation, and charts that reference nothing outside the page.
 #include <gtest/gtest.h>
 
-#include "src/experiments/report_data.hpp"
+#include "src/report/report_data.hpp"
 #include "src/render/report_html_util.hpp"
 
 namespace threadmap {
@@ -34,7 +34,7 @@ TEST(ReportHtml, TablesEscapeCellsAndBarsStayInsideThePage) {
   experiments::Variant v;
   v.name = "os";
   v.label = "<os>";
-  v.value = experiments::summarize({2, 1, 3});
+  v.value = experiments::summarize_runs({2, 1, 3});
   b.variants = {v};
   std::string svg = render::html::bench_bars_svg(b);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
@@ -45,12 +45,12 @@ TEST(ReportHtml, TablesEscapeCellsAndBarsStayInsideThePage) {
 }
 
 TEST(ReportAdvice, CommandsApplyTheCpusInThreadOrder) {
-  auto cmds = experiments::apply_commands({3, 17}, false);
+  auto cmds = report::apply_commands({3, 17}, false);
   ASSERT_EQ(cmds.size(), 3u);
   EXPECT_EQ(cmds[0].command, "threadmap run --cpus 3,17 --policy compact -- ./app");
   EXPECT_EQ(cmds[1].command, "taskset -c 3,17 ./app");
   EXPECT_EQ(cmds[2].command, "OMP_PLACES='{3},{17}' OMP_PROC_BIND=close OMP_NUM_THREADS=2 ./app");
-  EXPECT_NE(experiments::apply_commands({0}, true)[0].command.find("--thread-cache"),
+  EXPECT_NE(report::apply_commands({0}, true)[0].command.find("--thread-cache"),
             std::string::npos);
 }
 

@@ -16,19 +16,16 @@ namespace threadmap::experiments {
 /// A pair of OS CPU numbers.
 using CpuPair = std::pair<int, int>;
 
-/// How far apart two CPUs are by topology: 0 same PU, then core, L1, L2, L3, die, package,
-/// machine; doubled, plus one when they sit in different NUMA nodes. Larger = farther.
-int topology_distance(const Topology& topo, int cpu_a, int cpu_b);
-
 /// Two allowed PUs of one core (SMT siblings), lowest core first; nullopt when no core has two
 /// allowed PUs (no SMT, or it is disabled or outside the allowed set).
 std::optional<CpuPair> smt_sibling_pair(const Topology& topo, const CpuSet& allowed);
 
-/// Two allowed CPUs on different cores that are as close as possible (sharing the most
-/// cache), lowest numbers on ties; nullopt when the allowed CPUs span fewer than two cores.
+/// Two allowed CPUs on different cores that are as close as possible (smallest
+/// plan::topology_distance_ns, the shallower shared level, then the lowest numbers on ties); nullopt when the allowed CPUs span fewer than two cores.
 std::optional<CpuPair> nearest_pair_on_two_cores(const Topology& topo, const CpuSet& allowed);
 
-/// The two allowed CPUs with the largest topology_distance (lowest numbers on ties);
+/// The two allowed CPUs with the largest plan::topology_distance_ns, the deeper shared level
+/// breaking ties (another package before another NUMA node of one package; lowest numbers last);
 /// nullopt when fewer than two CPUs are allowed.
 std::optional<CpuPair> farthest_pair(const Topology& topo, const CpuSet& allowed);
 

@@ -1,4 +1,4 @@
-#include "src/experiments/report_advice.hpp"
+#include "src/report/report_advice.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "src/plan/recommend.hpp"
 
-namespace threadmap::experiments {
+namespace threadmap::report {
 namespace {
 
 std::string comma_list(const std::vector<int>& cpus, const char* separator = ",") {
@@ -162,4 +162,4 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   return advice;
 }
 
-}  // namespace threadmap::experiments
+}  // namespace threadmap::report

@@ -3,29 +3,21 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 
 #include "src/experiments/latency_pairs.hpp"
-#include "src/experiments/report_data.hpp"
-#include "src/experiments/report_advice.hpp"
-#include "src/latency/ordering.hpp"
+#include "src/experiments/registry.hpp"
+#include "src/report/report_data.hpp"
+#include "src/report/report_advice.hpp"
+#include "src/latency/analysis.hpp"
+#include "src/os/monotonic_clock.hpp"
 
-namespace threadmap::experiments {
+namespace threadmap::report {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 // Measures (or loads) the matrix and analyses it. Only an unreadable --latency file is an error.
@@ -38,7 +30,7 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     part.matrix = std::move(*loaded);
     part.how = "loaded from " + o.latency_file + " (not measured by this report)";
     if (topo) {
-      part.notes = matrix_mismatch_notes(part.matrix, *topo);
+      part.notes = experiments::matrix_mismatch_notes(part.matrix, *topo);
       part.describes_this_machine = part.notes.empty();
     }
   } else if (!topo) {
@@ -70,38 +62,34 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
                "at most " + std::to_string(static_cast<int>(mo.budget_ms)) + " ms per pair and pass";
     part.notes = part.measurement->notes;
   }
-  part.domains = latency::analyse_domains(part.matrix);
-  part.numbering = latency::analyse_numbering(part.matrix);
-  if (topo && part.describes_this_machine)
-    part.comparison = latency::compare_with_topology(part.domains, *topo);
-  part.order = latency::topology_order(part.matrix, part.domains,
-                                       part.describes_this_machine ? topo : nullptr);
+  // A matrix of another machine is analysed from its latencies alone: comparing it with this
+  // machine's topology, or ordering it by that topology, would mix two machines.
+  latency::Analysis analysis =
+      latency::analyse(part.matrix, part.describes_this_machine ? topo : nullptr);
+  part.domains = std::move(analysis.domains);
+  part.numbering = std::move(analysis.numbering);
+  part.comparison = std::move(analysis.comparison);
+  part.order = std::move(analysis.order);
   return {};
 }
 
-BenchResult run_one_bench(const std::string& name, const Topology& topo, const ReportOptions& o,
-                          const BenchOptions& base, const LatencyPart& lat, PartStatus& status) {
-  Result<BenchResult> r = Error::invalid("unknown bench " + name);
-  if (name == "contention") r = run_contention(topo, base);
-  if (name == "smt") r = run_smt(topo, base);
-  if (name == "migrate") r = run_migrate(topo, base);
-  if (name == "pingpong") {
-    PingpongOptions ping;
-    static_cast<BenchOptions&>(ping) = base;
-    if (lat.status.available && lat.describes_this_machine) {
-      ping.latencies = latencies_from_matrix(lat.matrix);
-      ping.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
-    }
-    r = run_pingpong(topo, ping);
+// Runs one bench of the table with what the report already knows: its latency matrix, when
+// it describes this machine, chooses the ping-pong pairs (no second measurement).
+BenchResult run_one_bench(const experiments::BenchEntry& bench, const Topology& topo,
+                          const ReportOptions& o, const experiments::BenchOptions& base,
+                          const LatencyPart& lat, PartStatus& status) {
+  experiments::BenchRequest request;
+  request.options = base;
+  request.spawn_tools = o.spawn_tools;
+  request.measure_latencies = false;
+  if (lat.status.available && lat.describes_this_machine) {
+    request.latency_matrix = &lat.matrix;
+    request.latency_source = lat.measurement ? "measured by this report" : lat.matrix.source;
   }
-  if (name == "spawn") {
-    SpawnOptions spawn = o.spawn_tools;
-    static_cast<BenchOptions&>(spawn) = base;
-    r = run_spawn(topo, spawn);
-  }
+  Result<BenchResult> r = bench.run(topo, request);
   if (!r) {
     status = {false, r.error().message, 0};
-    return unavailable_bench(name, "", r.error().message);
+    return experiments::unavailable_bench(bench.name, "", r.error().message);
   }
   if (!r->available) status = {false, r->unavailable_reason, 0};
   return *r;
@@ -112,10 +100,10 @@ BenchResult run_one_bench(const std::string& name, const Topology& topo, const R
 Result<MachineReport> collect_report(const ReportOptions& o) {
   const Clock::time_point start = Clock::now();
   MachineReport rep;
-  rep.generated_utc = utc_now();
+  rep.generated_utc = os::utc_timestamp();
   rep.threadmap_version = o.version;
   rep.quick = o.quick;
-  const std::size_t steps = 3 + bench_names().size();
+  const std::size_t steps = 3 + experiments::benches().size();
   std::size_t step = 0;
   auto say = [&](const std::string& what) {
     ++step;
@@ -128,7 +116,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   CpuSet usable;
   if (auto topo = Topology::load_this_machine(); topo) {
     rep.topology = *topo;
-    if (auto u = usable_cpus(*topo); u) usable = *u;
+    if (auto u = experiments::usable_cpus(*topo); u) usable = *u;
     else rep.topology_status = {false, u.error().message, 0};
   } else {
     rep.topology_status = {false, topo.error().message, 0};
@@ -141,18 +129,19 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   if (Status st = collect_latency(rep, o, usable); !st) return st.error();
   rep.latency.status.seconds = seconds_since(t);
 
-  BenchOptions base;
+  experiments::BenchOptions base;
   base.quick = o.quick;
   base.runs = o.runs > 0 ? o.runs : (o.quick ? 3 : 5);
-  for (const std::string& name : bench_names()) {
+  for (const experiments::BenchEntry& bench : experiments::benches()) {
+    const std::string name = bench.name;
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
-      rep.benches.push_back(unavailable_bench(name, "", status.reason));
+      rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
     } else {
-      rep.benches.push_back(run_one_bench(name, *rep.topology, o, base, rep.latency, status));
+      rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
     rep.bench_status.push_back(status);
@@ -166,4 +155,4 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   return rep;
 }
 
-}  // namespace threadmap::experiments
+}  // namespace threadmap::report
