@@ -6,7 +6,6 @@
 // printing only.
 #include <fmt/format.h>
 
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include <memory>
 
 #include "src/cli/command.hpp"
+#include "src/os/files.hpp"
 #include "src/latency/latency_run.hpp"
 #include "src/render/latency_files.hpp"
 #include "src/render/latency_heatmap_text.hpp"
@@ -45,21 +45,6 @@ void show_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-// Output paths are checked before measuring, so a typo in --png does not throw away minutes of
-// measurement (and no file is written when another cannot be).
-Status check_output_path(const std::string& option, const std::string& path) {
-  if (path.empty() || path == "-") return {};
-  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos
-                                       ? 0
-                                       : path.find_last_of('/'));
-  if (path.find('/') == std::string::npos) dir = ".";
-  if (dir.empty()) dir = "/";
-  if (access(dir.c_str(), W_OK) != 0) {
-    return Error::from_errno(errno, option + " " + path + ": cannot write in '" + dir + "': " +
-                                        std::strerror(errno));
-  }
-  return {};
-}
 
 std::string title_of(const latency::Matrix& m) {
   std::string who = m.cpu_model.empty() ? m.source : m.cpu_model;
@@ -115,7 +100,10 @@ int run_latency(const LatencyOptions& opt) {
   if (!method) return fail(method.error().with_context("bad --method"));
   for (auto [option, path] : {std::pair<const char*, const std::string*>{"--csv", &opt.csv},
                               {"--json", &opt.json}, {"--png", &opt.png}, {"--svg", &opt.svg}}) {
-    if (auto st = check_output_path(option, *path); !st) return fail(st.error());
+    // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
+    if (path->empty()) continue;
+    if (auto st = os::check_writable(*path); !st)
+      return fail(st.error().with_context(std::string("bad ") + option));
   }
   if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick)) {
     return fail(std::string("--cpus and --quick apply to a measurement, not to --load"));
