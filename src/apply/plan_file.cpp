@@ -59,7 +59,7 @@ Result<PlanFile> parse_plan(const std::string& text, const std::string& source) 
 Result<PlanFile> read_plan_file(const std::string& path) {
   auto text = os::read_file(path, os::kDefaultReadLimit, "plan");
   if (!text) return text.error();
-  return parse_plan(*text, path);
+  return parse_plan(*text, path == "-" ? "stdin" : path);
 }
 
 }  // namespace threadmap::apply

@@ -1,5 +1,6 @@
 // Loading a Topology from hwloc: this machine, another process's view of it, or an XML file.
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -72,23 +73,23 @@ Result<Topology> Topology::load_for_process(pid_t pid) {
 }
 
 Result<Topology> Topology::load_xml(const std::string& path) {
-  {
-    // hwloc prints parser complaints itself; check the file looks like hwloc XML first so the
-    // common mistake (a wrong file) gets one clear line, and a missing or unreadable file its
-    // real reason.
-    auto head = os::read_file_head(path, 512);
-    if (!head)
-      return Error::from_errno(head.error().code.value(), "cannot read topology '" + path +
-                                                              "': " + head.error().code.message());
-    if (head->find("<topology") == std::string::npos)
-      return Error::invalid("'" + path + "' is not an hwloc XML topology (lstopo --of xml)");
-  }
+  // Read whole (bounded, "-" = stdin, the kernel's reason when unreadable) and handed to hwloc
+  // as a buffer. hwloc prints parser complaints itself; checking that the text looks like hwloc
+  // XML first gives the common mistake (a wrong file) one clear line.
+  const std::string shown = path == "-" ? std::string("stdin") : "'" + path + "'";
+  auto text = os::read_file(path, os::kDefaultReadLimit, "topology");
+  if (!text) return text.error();
+  if (text->find("<topology") == std::string::npos)
+    return Error::invalid(shown + " is not an hwloc XML topology (lstopo --of xml)");
+  if (text->size() >= static_cast<std::size_t>(INT32_MAX))
+    return Error::from_errno(EFBIG, "topology " + shown + " is too large");
   auto started = start(path);
   if (!started) return started.error();
   auto state = *started;
-  if (hwloc_topology_set_xml(state->topo, path.c_str()) != 0)
-    return hwloc_error("cannot read topology '" + path + "'");
-  if (auto st = finish(*state, "topology '" + path + "'"); !st) return st.error();
+  // The size hwloc takes counts the terminating NUL.
+  if (hwloc_topology_set_xmlbuffer(state->topo, text->c_str(), static_cast<int>(text->size() + 1)) != 0)
+    return hwloc_error("cannot read topology " + shown);
+  if (auto st = finish(*state, "topology " + shown); !st) return st.error();
   hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(state->allowed.native_handle()),
                     hwloc_topology_get_allowed_cpuset(state->topo));
   return Topology(state);

@@ -307,7 +307,7 @@ Result<Matrix> parse_matrix_text(const std::string& text, const std::string& nam
 Result<Matrix> load_matrix(const std::string& path) {
   auto text = os::read_file(path, os::kDefaultReadLimit, "latency matrix");
   if (!text) return text.error();
-  return parse_matrix_text(*text, path);
+  return parse_matrix_text(*text, path == "-" ? "stdin" : path);
 }
 
 }  // namespace threadmap::latency

@@ -333,7 +333,7 @@ Result<WorkloadSpec> parse_spec(std::string_view json_text, const std::string& s
 Result<WorkloadSpec> load_spec(const std::string& path) {
   auto text = os::read_file(path, os::kDefaultReadLimit, "spec");
   if (!text) return Error{text.error().code, one_line(text.error().message)};
-  return parse_spec(*text, path);
+  return parse_spec(*text, path == "-" ? "stdin" : path);
 }
 
 }  // namespace threadmap::plan
