@@ -61,4 +61,29 @@ TEST(Conventions, AFailedReportLeavesNoDirectoryBehind) {
   EXPECT_FALSE(std::filesystem::exists(dir)) << dir;
 }
 
+TEST(Conventions, DashReadsStdinWhereAFileIsRead) {
+  const std::string data = THREADMAP_TEST_DATA;
+  auto topo = run(tm("topo --summary --topology - < " + data + "/topologies/amd-2x-epyc7763-zen3.xml"));
+  EXPECT_EQ(topo.status, 0) << topo.err;
+  EXPECT_NE(topo.out.find("2 packages"), std::string::npos) << topo.out;  // 2 x EPYC 7763
+  auto matrix = run(tm("latency --load - < " + data + "/latency/AMD_Ryzen_9_7950X.csv"));
+  EXPECT_EQ(matrix.status, 0) << matrix.err;
+  EXPECT_NE(matrix.out.find("stdin"), std::string::npos);
+}
+
+TEST(Conventions, InputsAreBoundedAndDirectoriesSaySo) {
+  for (const char* args : {"plan --spec /dev/zero", "latency --load /dev/zero",
+                           "run --plan /dev/zero -- true", "topo --topology /dev/zero"}) {
+    auto r = run(tm(args));
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("larger than"), std::string::npos) << args << ": " << r.err;
+  }
+  for (const char* args : {"plan --spec /tmp", "latency --load /tmp", "topo --topology /tmp"}) {
+    auto r = run(tm(args));
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
 }  // namespace
