@@ -7,10 +7,22 @@
 #include "src/plan/explain.hpp"
 #include "src/plan/machine_model.hpp"
 #include "src/plan/one_line.hpp"
+#include "src/plan/policy.hpp"
 
 namespace threadmap::plan {
 
 namespace {
+
+// Thread t -> the t-th CPU of the policy's order over the candidates, cycling when there are
+// more threads (oversubscription was checked by build_problem), as candidate indexes.
+std::vector<int> policy_placement(const MachineModel& machine, const Topology& topology,
+                                  Policy policy, int threads) {
+  const std::vector<int> order = order_cpus(topology, machine.candidate_set, policy);
+  std::vector<int> cpu_of;
+  for (int cpu : cpus_for_threads(order, static_cast<std::size_t>(threads)))
+    cpu_of.push_back(machine.index_of(cpu));
+  return cpu_of;
+}
 
 Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) {
   MachineInputs machine_inputs;
@@ -27,9 +39,15 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   Plan plan;
   const auto start = std::chrono::steady_clock::now();
   Solution solution;
-  if (inputs.use_spread_policy) {
+  const std::optional<QuickPolicy> policy = inputs.placement_policy;
+  const std::optional<Policy> cpu_order = policy ? cpu_policy(*policy) : std::nullopt;
+  if (policy == QuickPolicy::spread) {
     solution.cpu_of = spread_placement(*machine, problem->size());
-    solution.solver = "hwloc-distrib spreading (--policy spread, not optimised)";
+    solution.solver = "hwloc-distrib spreading (policy spread, not optimised)";
+  } else if (cpu_order && inputs.topology) {
+    solution.cpu_of = policy_placement(*machine, *inputs.topology, *cpu_order, problem->size());
+    solution.solver = std::string("CPU policy ") + policy_name(*cpu_order) +
+                      " (the order threadmap run pins in; not optimised)";
   } else {
     auto solved = solve(*problem, inputs.solve);
     if (!solved) return solved.error().with_context("spec " + spec.source);
