@@ -7,22 +7,10 @@
 #include "src/plan/explain.hpp"
 #include "src/plan/machine_model.hpp"
 #include "src/plan/one_line.hpp"
-#include "src/plan/policy.hpp"
 
 namespace threadmap::plan {
 
 namespace {
-
-// Thread t -> the t-th CPU of the policy's order over the candidates, cycling when there are
-// more threads (oversubscription was checked by build_problem), as candidate indexes.
-std::vector<int> policy_placement(const MachineModel& machine, const Topology& topology,
-                                  Policy policy, int threads) {
-  const std::vector<int> order = order_cpus(topology, machine.candidate_set, policy);
-  std::vector<int> cpu_of;
-  for (int cpu : cpus_for_threads(order, static_cast<std::size_t>(threads)))
-    cpu_of.push_back(machine.index_of(cpu));
-  return cpu_of;
-}
 
 Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) {
   MachineInputs machine_inputs;
@@ -72,7 +60,7 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   for (std::size_t t = 0; t < spec.threads.size(); ++t)
     plan.assignments.push_back(
         PlannedThread{spec.threads[t].name, {machine->cpus[solution.cpu_of[t]].cpu}, why[t]});
-  for (const Baseline& b : baselines(*machine, problem->size()))
+  for (const Baseline& b : baselines(*machine, problem->size(), inputs.topology))
     plan.baselines.emplace_back(b.name, evaluate(*problem, b.cpu_of));
   return plan;
 }
