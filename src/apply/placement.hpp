@@ -1,5 +1,5 @@
 // Turning what the user asked `threadmap run` for (a plan, or CPUs plus a policy, plus skips)
-// into PinRules for the pin library.
+// into PinRules for the pin library. Messages describe the value; the CLI names the flag.
 #pragma once
 
 #include <string>
@@ -8,23 +8,16 @@
 
 #include "src/apply/pin_env.hpp"
 #include "src/apply/plan_file.hpp"
+#include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap::apply {
 
-/// How threads are spread over the CPUs of --cpus.
-enum class Policy {
-  compact,      ///< fill in topology order: SMT siblings and cores sharing caches first
-  scatter,      ///< spread: one per package, then per L3, then per core, SMT siblings last
-  round_robin,  ///< ascending OS CPU numbers
-};
-
-/// Parses "compact", "scatter" or "round-robin". EINVAL naming the text otherwise.
-Result<Policy> parse_policy(std::string_view text);
-
-/// The CPUs of `cpus` in the order `policy` hands them to threads (main thread first).
-/// CPUs the topology does not know are placed last, in ascending order.
-std::vector<int> order_cpus(const Topology& topology, const CpuSet& cpus, Policy policy);
+// The CPU policies are the planner's (src/plan/policy.hpp), so that `run --policy` and `plan
+// --policy` choose the same CPUs; these names keep apply's callers working unchanged.
+using plan::order_cpus;
+using plan::parse_policy;
+using plan::Policy;
 
 /// Rules that give the main thread order[0] and the k-th created thread order[(k+1) % n], so
 /// any number of threads cycles over the list. Empty order -> no rules.
@@ -39,11 +32,13 @@ inline constexpr size_t kMaxThreadName = 15;
 /// characters, glob characters taken literally).
 PinRules rules_from_plan(const PlanFile& plan, bool by_name);
 
-/// Adds --skip items: digits = creation index ("0" = first thread created), "lib:GLOB" = start
-/// routine library (e.g. "lib:libgomp*"), anything else = thread-name glob. EINVAL when empty.
+/// Adds skip items: digits = creation index ("0" = first thread created), "lib:GLOB" = start
+/// routine library (e.g. "lib:libgomp*"), anything else = thread-name glob. EINVAL, naming the
+/// item, when one is empty, an index is out of range or "lib:" has no pattern.
 Status add_skips(PinRules& rules, const std::vector<std::string>& items);
 
-/// Parses a --lib item "GLOB=CPUS" (CPUS resolved on `topology`) and adds it.
+/// Parses a library rule "GLOB=CPUS" (CPUS resolved on `topology`) and adds it. EINVAL naming
+/// the rule when it is not GLOB=CPUS or CPUS does not resolve.
 Status add_library_rule(PinRules& rules, const Topology& topology, std::string_view item);
 
 }  // namespace threadmap::apply

@@ -31,12 +31,26 @@ struct PlanOptions {
   std::uint64_t seed = 1;
 };
 
+// The quick form's policy; compact when --threads comes without one.
+Result<plan::QuickPolicy> quick_policy(const PlanOptions& opt) {
+  auto policy = plan::parse_quick_policy(opt.policy.empty() ? "compact" : opt.policy);
+  if (!policy) return policy.error().with_context("bad --policy");
+  return policy;
+}
+
+// The spec from the one form given; errors name the flag whose value is wrong.
 Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
   if (!opt.spec_file.empty()) return plan::load_spec(opt.spec_file);
-  if (opt.pairs > 0) return plan::pairs_spec(opt.pairs);
-  auto policy = plan::parse_policy(opt.policy.empty() ? "compact" : opt.policy);
+  if (opt.pairs > 0) {
+    auto spec = plan::pairs_spec(opt.pairs);
+    if (!spec) return spec.error().with_context("bad --pairs");
+    return spec;
+  }
+  auto policy = quick_policy(opt);
   if (!policy) return policy.error();
-  return plan::threads_spec(opt.threads, *policy);
+  auto spec = plan::threads_spec(opt.threads, *policy);
+  if (!spec) return spec.error().with_context("bad --threads");
+  return spec;
 }
 
 int run_plan(const PlanOptions& opt) {
@@ -46,7 +60,7 @@ int run_plan(const PlanOptions& opt) {
   std::optional<plan::ExportFormat> format;
   if (!opt.export_format.empty()) {
     auto parsed = plan::parse_export_format(opt.export_format);
-    if (!parsed) return fail(parsed.error());
+    if (!parsed) return fail(parsed.error().with_context("bad --export"));
     format = *parsed;
   }
   auto spec = read_spec(opt);
@@ -76,7 +90,7 @@ int run_plan(const PlanOptions& opt) {
     if (!isolated) return fail(isolated.error());
     inputs.isolated = *isolated;
   }
-  inputs.use_spread_policy = opt.threads > 0 && opt.policy == "spread";
+  if (opt.threads > 0) inputs.placement_policy = *quick_policy(opt);  // parsed in read_spec
   inputs.solve.local_time_limit_s = opt.time_limit_s;
   inputs.solve.exact_time_limit_s = opt.time_limit_s;
   inputs.solve.seed = opt.seed;
@@ -103,7 +117,7 @@ void add_plan_command(CLI::App& app, Runner& selected) {
                     ->check(CLI::Range(1, 1000000));
   auto* threads = sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy")
                       ->check(CLI::Range(1, 1000000));
-  sub->add_option("--policy", opt->policy, "With --threads: compact (they talk), scatter (compute), spread (hwloc-distrib)");
+  sub->add_option("--policy", opt->policy, "With --threads: compact, scatter or round-robin (the CPUs `threadmap run --policy` pins), or spread (hwloc-distrib)");
   spec->excludes(pairs)->excludes(threads);
   pairs->excludes(threads);
   sub->add_option("--topology", opt->topology_file, "Plan for another machine: hwloc XML (lstopo --of xml)");

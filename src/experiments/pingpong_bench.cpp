@@ -82,11 +82,11 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
     const CpuPair p = *options.pair;
     for (int cpu : {p.first, p.second})
       if (!usable->contains(cpu))
-        return Error::invalid("bad --pair " + std::to_string(p.first) + "," +
+        return Error::invalid("bad CPU pair " + std::to_string(p.first) + "," +
                               std::to_string(p.second) + ": CPU " + std::to_string(cpu) +
                               " is not in the usable set " + usable->to_list());
     if (p.first == p.second)
-      return Error::invalid("bad --pair " + std::to_string(p.first) + "," +
+      return Error::invalid("bad CPU pair " + std::to_string(p.first) + "," +
                             std::to_string(p.second) + ": the two CPUs must differ");
     r.variants.push_back(pair_variant("pair", "requested pair", p, latency_of(p)));
   } else {
@@ -110,8 +110,8 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
       best = nearest_pair_on_two_cores(topo, *usable);
       if (!best) best = smt_sibling_pair(topo, *usable);
       worst = farthest_pair(topo, *usable);
-      r.notes.push_back("best/worst pairs chosen by topology, not measured latency: give "
-                        "--latency FILE to choose them by measurement");
+      r.notes.push_back("best/worst pairs chosen by topology, not measured latency: give a "
+                        "latency matrix to choose them by measurement");
     }
     for (auto [name, label, pair] :
          {std::tuple{"best", "best pair by " + chosen_by, best},

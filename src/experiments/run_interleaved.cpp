@@ -7,7 +7,7 @@ namespace threadmap::experiments {
 
 Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once) {
   if (options.runs < 1)
-    return Error::invalid("bad --runs " + std::to_string(options.runs) + ": need at least 1");
+    return Error::invalid("bad run count " + std::to_string(options.runs) + ": need at least 1");
   result.runs = options.runs;
   result.quick = options.quick;
   std::vector<std::vector<double>> samples(result.variants.size());

@@ -94,6 +94,23 @@ void symmetrize(Matrix& m) {
   }
 }
 
+// Row i of the matrix from the cells of `line` starting at `first_value` (0 for nviennot's
+// CSV, 1 after the CPU label of ours); empty cells and the diagonal stay unmeasured.
+Status read_row(const CsvLine& line, std::size_t first_value, std::size_t i,
+                const std::string& name, Matrix& m) {
+  for (std::size_t j = 0; j < m.size(); ++j) {
+    std::string_view cell = line.cells[j + first_value];
+    if (cell.empty() || i == j) continue;
+    double v = 0;
+    if (!parse_ns(cell, v)) {
+      return at(name, line.line_number, j + first_value + 1,
+                quoted(cell) + " is not a latency (a finite number of ns >= 0)");
+    }
+    m.at(i, j) = v;
+  }
+  return {};
+}
+
 // nviennot/core-to-core-latency: N lines of N cells, cell [i][j] filled for i > j (the first
 // line is all empty). Rows are CPUs 0..N-1 in OS order. Cells above the diagonal are accepted
 // when present (some forks write the full square).
@@ -115,16 +132,7 @@ Result<Matrix> parse_nviennot(const std::vector<CsvLine>& lines, const std::stri
                 "row has " + std::to_string(line.cells.size()) + " cells, expected " +
                     std::to_string(n));
     }
-    for (std::size_t j = 0; j < n; ++j) {
-      std::string_view cell = line.cells[j];
-      if (cell.empty() || i == j) continue;
-      double v = 0;
-      if (!parse_ns(cell, v)) {
-        return at(name, line.line_number, j + 1,
-                  quoted(cell) + " is not a latency (a finite number of ns >= 0)");
-      }
-      m.at(i, j) = v;
-    }
+    if (Status st = read_row(line, 0, i, name, m); !st) return st.error();
   }
   symmetrize(m);
   m.cell_statistic = "as written by core-to-core-latency: the mean of its samples per pair";
@@ -167,16 +175,7 @@ Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string
                 "row label " + quoted(line.cells[0]) + " should be CPU " +
                     std::to_string(cpus[i]) + " (rows follow the header order)");
     }
-    for (std::size_t j = 0; j < n; ++j) {
-      std::string_view cell = line.cells[j + 1];
-      if (cell.empty() || i == j) continue;
-      double v = 0;
-      if (!parse_ns(cell, v)) {
-        return at(name, line.line_number, j + 2,
-                  quoted(cell) + " is not a latency (a finite number of ns >= 0)");
-      }
-      m.at(i, j) = v;
-    }
+    if (Status st = read_row(line, 1, i, name, m); !st) return st.error();
   }
   symmetrize(m);
   m.cell_statistic = "as written in the square CSV";

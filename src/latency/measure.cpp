@@ -81,7 +81,7 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
       pairs.push_back(members[pick(rng)]);
       represents.push_back(name + " (" + std::to_string(members.size()) + " pairs)");
     }
-    run.notes.push_back("--quick: measured " + std::to_string(pairs.size()) +
+    run.notes.push_back("quick mode: measured " + std::to_string(pairs.size()) +
                         " representative pair(s), one per topology class; every other cell "
                         "copies its class's representative");
   } else {

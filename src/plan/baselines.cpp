@@ -95,10 +95,21 @@ std::vector<int> spread_placement(const MachineModel& m, int threads) {
   return out;
 }
 
-std::vector<Baseline> baselines(const MachineModel& m, int threads) {
+std::vector<int> policy_placement(const MachineModel& m, const Topology& topology,
+                                  Policy policy, int threads) {
+  const std::vector<int> order = order_cpus(topology, m.candidate_set, policy);
+  std::vector<int> cpu_of;
+  for (int cpu : cpus_for_threads(order, static_cast<std::size_t>(std::max(threads, 0))))
+    cpu_of.push_back(m.index_of(cpu));
+  return cpu_of;
+}
+
+std::vector<Baseline> baselines(const MachineModel& m, int threads, const Topology* topology) {
   return {{"sequential", sequential_placement(m, threads)},
-          {"compact", compact_placement(m, threads)},
-          {"scatter", scatter_placement(m, threads)},
+          {"compact", topology ? policy_placement(m, *topology, Policy::compact, threads)
+                               : compact_placement(m, threads)},
+          {"scatter", topology ? policy_placement(m, *topology, Policy::scatter, threads)
+                               : scatter_placement(m, threads)},
           {"spread", spread_placement(m, threads)}};
 }
 

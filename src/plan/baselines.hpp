@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "src/plan/policy.hpp"
 #include "src/plan/problem.hpp"
+#include "threadmap/topology.hpp"
 
 namespace threadmap::plan {
 
@@ -27,7 +29,16 @@ std::vector<int> scatter_placement(const MachineModel& machine, int threads);
 /// counts, recursively, so threads end up as far apart as the hierarchy allows.
 std::vector<int> spread_placement(const MachineModel& machine, int threads);
 
-/// All four, in the order above.
-std::vector<Baseline> baselines(const MachineModel& machine, int threads);
+/// Thread t -> the t-th candidate in the order of the CPU policy (policy.hpp: the order
+/// `threadmap run --policy` pins in), cycling when there are more threads than candidates.
+/// Candidate indexes, like the placements above.
+std::vector<int> policy_placement(const MachineModel& machine, const Topology& topology,
+                                  Policy policy, int threads);
+
+/// All four, in the order above. With a topology, compact and scatter are the CPU policies'
+/// placements (policy_placement), so a plan's baselines cost exactly what `threadmap run
+/// --policy` would do; without one (a latency matrix alone) they follow the matrix's hierarchy.
+std::vector<Baseline> baselines(const MachineModel& machine, int threads,
+                                const Topology* topology = nullptr);
 
 }  // namespace threadmap::plan

@@ -36,7 +36,7 @@ Result<ExportFormat> parse_export_format(std::string_view text) {
   if (text == "likwid") return ExportFormat::likwid;
   if (text == "slurm") return ExportFormat::slurm;
   if (text == "systemd") return ExportFormat::systemd;
-  return Error::invalid("--export '" + std::string(text) +
+  return Error::invalid("unknown export format '" + std::string(text) +
                         "': must be taskset, omp, gomp, kmp, likwid, slurm or systemd");
 }
 

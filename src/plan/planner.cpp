@@ -27,9 +27,15 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   Plan plan;
   const auto start = std::chrono::steady_clock::now();
   Solution solution;
-  if (inputs.use_spread_policy) {
+  const std::optional<QuickPolicy> policy = inputs.placement_policy;
+  const std::optional<Policy> cpu_order = policy ? cpu_policy(*policy) : std::nullopt;
+  if (policy == QuickPolicy::spread) {
     solution.cpu_of = spread_placement(*machine, problem->size());
-    solution.solver = "hwloc-distrib spreading (--policy spread, not optimised)";
+    solution.solver = "hwloc-distrib spreading (policy spread, not optimised)";
+  } else if (cpu_order && inputs.topology) {
+    solution.cpu_of = policy_placement(*machine, *inputs.topology, *cpu_order, problem->size());
+    solution.solver = std::string("CPU policy ") + policy_name(*cpu_order) +
+                      " (the order threadmap run pins in; not optimised)";
   } else {
     auto solved = solve(*problem, inputs.solve);
     if (!solved) return solved.error().with_context("spec " + spec.source);
@@ -54,7 +60,7 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   for (std::size_t t = 0; t < spec.threads.size(); ++t)
     plan.assignments.push_back(
         PlannedThread{spec.threads[t].name, {machine->cpus[solution.cpu_of[t]].cpu}, why[t]});
-  for (const Baseline& b : baselines(*machine, problem->size()))
+  for (const Baseline& b : baselines(*machine, problem->size(), inputs.topology))
     plan.baselines.emplace_back(b.name, evaluate(*problem, b.cpu_of));
   return plan;
 }

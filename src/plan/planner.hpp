@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,7 +47,11 @@ struct PlanInputs {
   const Topology* topology = nullptr;
   const latency::Matrix* matrix = nullptr;
   CpuSet isolated;                ///< isolated CPUs (read_isolated_cpus on this machine)
-  bool use_spread_policy = false; ///< --policy spread: take the hwloc-distrib placement as is
+  /// Place by this policy instead of solving: CPU policies take the candidates in the order of
+  /// policy.hpp (the order `threadmap run --policy` pins in, so both commands agree); spread
+  /// takes the hwloc-distrib placement. A CPU policy needs the topology: with a matrix alone
+  /// the solver places the threads as if no policy were given. nullopt = solve.
+  std::optional<QuickPolicy> placement_policy;
   SolveOptions solve;
 };
 

@@ -56,7 +56,7 @@ Status check_feasible(const WorkloadSpec& spec, const Problem& p) {
                           std::to_string(single_threads + group_cpus) + " CPUs but only " +
                           std::to_string(m.size()) + " are available (" +
                           m.candidate_set.to_list() +
-                          "); set \"oversubscribe\": true in the spec (or pass --oversubscribe) to let threads share CPUs");
+                          "); allow oversubscription (\"oversubscribe\": true in the spec) to let threads share CPUs");
   return {};
 }
 

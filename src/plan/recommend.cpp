@@ -7,21 +7,29 @@
 #include "src/plan/planner.hpp"
 
 namespace threadmap::plan {
+namespace {
 
-Result<std::vector<PairRecommendation>> recommend_pairs(RecommendInputs& inputs, int pairs) {
-  auto spec = pairs_spec(pairs);
+// Solves a quick-form spec on the inputs' machine and records the model the planner used.
+Result<Plan> solve_quick(const Result<WorkloadSpec>& spec, RecommendInputs& inputs) {
   if (!spec) return spec.error();
   PlanInputs plan_inputs;
   plan_inputs.topology = inputs.topology;
   plan_inputs.matrix = inputs.matrix;
   auto plan = make_plan(*spec, plan_inputs);
+  if (plan) inputs.model = plan->model;
+  return plan;
+}
+
+}  // namespace
+
+Result<std::vector<PairRecommendation>> recommend_pairs(RecommendInputs& inputs, int pairs) {
+  auto plan = solve_quick(pairs_spec(pairs), inputs);
   if (!plan) return plan.error();
   MachineInputs machine_inputs;
   machine_inputs.topology = inputs.topology;
   machine_inputs.matrix = inputs.matrix;
   auto machine = build_machine(machine_inputs);
   if (!machine) return machine.error();
-  inputs.model = plan->model;
   std::vector<PairRecommendation> out;
   for (int k = 0; k < pairs; ++k) {
     PairRecommendation r;
@@ -39,14 +47,8 @@ Result<std::vector<PairRecommendation>> recommend_pairs(RecommendInputs& inputs,
 }
 
 Result<std::vector<int>> recommend_compute_cpus(RecommendInputs& inputs, int threads) {
-  auto spec = threads_spec(threads, QuickPolicy::scatter);
-  if (!spec) return spec.error();
-  PlanInputs plan_inputs;
-  plan_inputs.topology = inputs.topology;
-  plan_inputs.matrix = inputs.matrix;
-  auto plan = make_plan(*spec, plan_inputs);
+  auto plan = solve_quick(threads_spec(threads, QuickPolicy::scatter), inputs);
   if (!plan) return plan.error();
-  inputs.model = plan->model;
   std::vector<int> out;
   for (const auto& a : plan->assignments) out.push_back(a.cpus[0]);
   return out;

@@ -5,10 +5,12 @@
 // machine; CPU expressions are resolved later against the topology by the planner.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "src/plan/policy.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::plan {
@@ -64,15 +66,22 @@ Result<std::vector<std::string>> expand_name(std::string_view pattern);
 /// (latency-critical, weight 1), as in a ping-pong or a contending pair.
 Result<WorkloadSpec> pairs_spec(int pairs);
 
-/// How `--threads N --policy P` interprets its threads.
+/// How the quick form `threads_spec` places its threads: one of the CPU policies of policy.hpp
+/// (the same order `threadmap run --policy` pins in), or hwloc-distrib spreading, which splits a
+/// known number of threads over the machine and so is no CPU order (the planner alone has it).
 enum class QuickPolicy {
-  compact,  ///< the threads talk all-to-all: packed onto the lowest-latency CPUs
-  scatter,  ///< compute threads: one per core, never SMT siblings while cores are free
-  spread,   ///< hwloc-distrib-style spreading over the whole machine (placement, not solved)
+  compact,      ///< the threads talk all-to-all; CPUs in Policy::compact order
+  scatter,      ///< compute threads; CPUs in Policy::scatter order
+  round_robin,  ///< compute threads; CPUs in ascending numbers (Policy::round_robin)
+  spread,       ///< hwloc-distrib-style spreading over the whole machine
 };
 
-/// Parses "compact" / "scatter" / "spread".
-Result<QuickPolicy> parse_policy(std::string_view text);
+/// Parses "spread" or a name parse_policy accepts. On failure EINVAL: "unknown policy 'TEXT'
+/// (expected compact, scatter, round-robin or spread)".
+Result<QuickPolicy> parse_quick_policy(std::string_view text);
+
+/// The CPU policy a quick policy places by; nullopt for spread.
+std::optional<Policy> cpu_policy(QuickPolicy policy);
 
 /// Quick form `--threads N --policy P` (see QuickPolicy).
 Result<WorkloadSpec> threads_spec(int threads, QuickPolicy policy);

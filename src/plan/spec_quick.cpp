@@ -12,7 +12,7 @@ constexpr int kMaxQuickThreads = 65536;
 
 Result<WorkloadSpec> pairs_spec(int pairs) {
   if (pairs < 1 || pairs > kMaxQuickThreads / 2)
-    return Error::invalid("--pairs " + std::to_string(pairs) + ": must be between 1 and " +
+    return Error::invalid("bad pair count " + std::to_string(pairs) + ": must be 1.." +
                           std::to_string(kMaxQuickThreads / 2));
   WorkloadSpec spec;
   spec.source = "--pairs " + std::to_string(pairs);
@@ -29,24 +29,40 @@ Result<WorkloadSpec> pairs_spec(int pairs) {
   return spec;
 }
 
-Result<QuickPolicy> parse_policy(std::string_view text) {
-  if (text == "compact") return QuickPolicy::compact;
-  if (text == "scatter") return QuickPolicy::scatter;
+Result<QuickPolicy> parse_quick_policy(std::string_view text) {
   if (text == "spread") return QuickPolicy::spread;
-  return Error::invalid("--policy '" + std::string(text) + "': must be compact, scatter or spread");
+  auto policy = parse_policy(text);
+  if (!policy)
+    return Error::invalid("unknown policy '" + std::string(text) +
+                          "' (expected compact, scatter, round-robin or spread)");
+  switch (*policy) {
+    case Policy::compact: return QuickPolicy::compact;
+    case Policy::scatter: return QuickPolicy::scatter;
+    case Policy::round_robin: return QuickPolicy::round_robin;
+  }
+  return QuickPolicy::compact;
+}
+
+std::optional<Policy> cpu_policy(QuickPolicy policy) {
+  switch (policy) {
+    case QuickPolicy::compact: return Policy::compact;
+    case QuickPolicy::scatter: return Policy::scatter;
+    case QuickPolicy::round_robin: return Policy::round_robin;
+    case QuickPolicy::spread: break;
+  }
+  return std::nullopt;
 }
 
 Result<WorkloadSpec> threads_spec(int threads, QuickPolicy policy) {
   if (threads < 1 || threads > kMaxQuickThreads)
-    return Error::invalid("--threads " + std::to_string(threads) + ": must be between 1 and " +
+    return Error::invalid("bad thread count " + std::to_string(threads) + ": must be 1.." +
                           std::to_string(kMaxQuickThreads));
   if (policy == QuickPolicy::compact && threads > 2048)
-    return Error::invalid("--threads " + std::to_string(threads) +
-                          " --policy compact: every pair talks, at most 2048 threads");
+    return Error::invalid("bad thread count " + std::to_string(threads) +
+                          " for policy compact: every pair talks, at most 2048 threads");
   WorkloadSpec spec;
-  const char* policy_name = policy == QuickPolicy::compact   ? "compact"
-                            : policy == QuickPolicy::scatter ? "scatter"
-                                                             : "spread";
+  const std::optional<Policy> order = cpu_policy(policy);
+  const char* policy_name = order ? plan::policy_name(*order) : "spread";
   spec.source = "--threads " + std::to_string(threads) + " --policy " + policy_name;
   for (int k = 0; k < threads; ++k) {
     ThreadSpec t;

@@ -213,6 +213,11 @@ Status finish(cairo_surface_t* surface, cairo_t* cr, const std::string& path) {
 
 ImageSize heatmap_image_size(std::size_t cpus) { return layout_for(cpus).size; }
 
+CellGrid heatmap_cell_grid(std::size_t cpus) {
+  const Layout l = layout_for(cpus);
+  return {l.left, l.top, l.cell};
+}
+
 Status write_heatmap_png(const std::string& path, const latency::Matrix& matrix,
                          const std::vector<std::size_t>& order, const HeatmapLabels& labels) {
   ImageSize size = heatmap_image_size(order.size());

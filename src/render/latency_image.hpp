@@ -29,6 +29,18 @@ struct ImageSize {
 /// The size heatmaps of `cpus` CPUs are drawn at.
 ImageSize heatmap_image_size(std::size_t cpus);
 
+/// Where the cells of a heatmap of `cpus` CPUs are drawn (pixels for PNG, points for SVG): the
+/// cell of row r, column c of the order covers [x + c*cell, x + (c+1)*cell) horizontally and
+/// [y + r*cell, y + (r+1)*cell) vertically. For readers of the image (tests, image maps).
+struct CellGrid {
+  int x = 0;
+  int y = 0;
+  int cell = 0;
+};
+
+/// The cell grid of a heatmap of `cpus` CPUs, as written by write_heatmap_png/svg.
+CellGrid heatmap_cell_grid(std::size_t cpus);
+
 /// Writes a PNG. Fails naming the path when cairo cannot write it.
 Status write_heatmap_png(const std::string& path, const latency::Matrix& matrix,
                          const std::vector<std::size_t>& order, const HeatmapLabels& labels);

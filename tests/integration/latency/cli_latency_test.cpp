@@ -80,8 +80,8 @@ TEST(CliLatency, TwoLinesMethodAndQuickSayWhatTheyDid) {
   auto j = read_json(json);
   EXPECT_EQ(j["method"], "two-lines");
   EXPECT_TRUE(j["quick"].get<bool>());
-  EXPECT_NE(j["notes"].dump().find("--quick: measured"), std::string::npos);
-  EXPECT_NE(r.out.find("--quick: measured"), std::string::npos);
+  EXPECT_NE(j["notes"].dump().find("quick mode: measured"), std::string::npos);
+  EXPECT_NE(r.out.find("quick mode: measured"), std::string::npos);
   for (const auto& p : j["pairs"]) EXPECT_TRUE(p.contains("represents"));
   std::remove(json.c_str());
 }

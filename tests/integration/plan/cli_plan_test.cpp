@@ -132,8 +132,8 @@ TEST(CliPlan, BadInputIsOneClearLine) {
   expect_one_error_line(with_spec(R"({"threads": [{"name": "a", "share-core-with": "b"},
                                                   {"name": "b", "share-core-with": "a"}]})"), "cycle");
   expect_one_error_line(with_spec("{not json"), "not valid JSON");
-  expect_one_error_line(run(plan("--pairs 1 --export numactl" + vm)), "--export 'numactl'");
-  expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)), "--policy 'dense'");
+  expect_one_error_line(run(plan("--pairs 1 --export numactl" + vm)), "bad --export: unknown export format 'numactl'");
+  expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)), "bad --policy: unknown policy 'dense'");
   expect_one_error_line(run(plan(vm)), "exactly one of");
   expect_one_error_line(run(plan("--pairs 1 --latency /nonexistent.csv")), "/nonexistent.csv");
   // A matrix of another machine than the topology: named, with the CPU it lacks.

@@ -3,6 +3,8 @@
 // configurations leave the program running unpinned; exit statuses pass through.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/integration/run/run_helpers.hpp"
 
 namespace {
@@ -202,4 +204,28 @@ TEST_F(Run, BadInputIsRefusedBeforeTheProgramStarts) {
   EXPECT_EQ(bad.out, "");
 }
 
+// One policy engine: for the same CPUs, policy and thread count, `run` pins each thread where
+// `plan --policy` places it (thread t of the plan = the probe's main, then thread-0, ...).
+TEST_F(Run, PolicyPinsTheCpusPlanAssigns) {
+  for (const char* policy : {"compact", "scatter", "round-robin"}) {
+    SCOPED_TRACE(policy);
+    const int threads = 4;  // more than this machine's CPUs: both cycle over the order
+    auto planned = run(kTm + " plan --threads " + std::to_string(threads) + " --policy " +
+                       policy + " --oversubscribe --json");
+    ASSERT_EQ(planned.status, 0) << planned.err;
+    auto plan = nlohmann::json::parse(planned.out);
+    ASSERT_EQ(plan["assignments"].size(), static_cast<std::size_t>(threads));
+    auto o = run(kTm + " run --cpus all --policy " + policy + " -- " + kProbe + " pthreads " +
+                 std::to_string(threads - 1));
+    ASSERT_EQ(o.status, 0) << o.err;
+    auto p = placements(o.out);
+    for (int t = 0; t < threads; ++t) {
+      const std::string label = t == 0 ? "main" : "thread-" + std::to_string(t - 1);
+      EXPECT_EQ(p[label].affinity, std::to_string(plan["assignments"][t]["cpus"][0].get<int>()))
+          << label;
+    }
+  }
+}
+
 }  // namespace
+

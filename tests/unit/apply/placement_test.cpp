@@ -1,4 +1,4 @@
-// Policies over real machines' topologies, and plan/skip translation.
+// Plan, order and skip translation into pin rules (the policies are tested in tests/unit/plan).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -12,58 +12,6 @@ Topology load(const std::string& file) {
   auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + file);
   EXPECT_TRUE(topo.ok()) << file;
   return std::move(topo.value());
-}
-
-TEST(Policy, ParsesNamesAndRejectsOthers) {
-  EXPECT_EQ(*parse_policy("compact"), Policy::compact);
-  EXPECT_EQ(*parse_policy("scatter"), Policy::scatter);
-  EXPECT_EQ(*parse_policy("round-robin"), Policy::round_robin);
-  EXPECT_FALSE(parse_policy("spread").ok());
-}
-
-TEST(Policy, EveryPolicyUsesEachCpuOnce) {
-  Topology topo = load("amd-2x-epyc9654-zen4.xml");
-  for (Policy p : {Policy::compact, Policy::scatter, Policy::round_robin}) {
-    auto order = order_cpus(topo, topo.complete_cpus(), p);
-    EXPECT_EQ(order.size(), topo.complete_cpus().count());
-    EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), order.size());
-  }
-}
-
-TEST(Policy, ScatterAlternatesPackagesThenSpreadsOverL3s) {
-  Topology topo = load("amd-2x-epyc7763-zen3.xml");
-  auto order = order_cpus(topo, topo.complete_cpus(), Policy::scatter);
-  ASSERT_GE(order.size(), 32u);
-  // The first threads land on different packages in turn ...
-  for (size_t k = 0; k + 1 < 16; ++k)
-    EXPECT_NE(topo.pu(order[k])->package, topo.pu(order[k + 1])->package) << k;
-  // ... and the first 16 cover all 16 L3 domains (8 per package) before any L3 is reused.
-  std::set<int> l3s;
-  for (size_t k = 0; k < 16; ++k) l3s.insert(topo.pu(order[k])->l3);
-  EXPECT_EQ(l3s.size(), 16u);
-}
-
-TEST(Policy, ScatterPutsSmtSiblingsLast) {
-  Topology topo = load("intel-2x-xeonmax9460-sapphirerapids.xml");
-  auto order = order_cpus(topo, topo.complete_cpus(), Policy::scatter);
-  std::set<int> cores;
-  size_t cores_total = static_cast<size_t>(topo.counts().cores);
-  for (size_t k = 0; k < cores_total; ++k) cores.insert(topo.pu(order[k])->core);
-  EXPECT_EQ(cores.size(), cores_total);  // one PU per core before any sibling
-}
-
-TEST(Policy, CompactFillsCoresAndCachesInOrder) {
-  Topology topo = load("intel-2x-xeonmax9460-sapphirerapids.xml");
-  auto order = order_cpus(topo, topo.complete_cpus(), Policy::compact);
-  // SMT siblings are adjacent: threads 0 and 1 share a core.
-  EXPECT_EQ(topo.pu(order[0])->core, topo.pu(order[1])->core);
-  EXPECT_EQ(topo.pu(order[0])->package, topo.pu(order[order.size() / 2 - 1])->package);
-}
-
-TEST(Policy, RoundRobinIsAscendingOsNumbers) {
-  Topology topo = load("intel-2x-xeonmax9460-sapphirerapids.xml");
-  auto order = order_cpus(topo, CpuSet{5, 1, 3}, Policy::round_robin);
-  EXPECT_EQ(order, (std::vector<int>{1, 3, 5}));
 }
 
 TEST(Rules, FromOrderGivesMainTheFirstCpuAndCyclesTheRest) {

@@ -112,7 +112,7 @@ TEST_F(Benches, PingpongRejectsAPairOutsideTheUsableCpus) {
   opt.pair = CpuPair{usable_.first(), usable_.last() + 64};
   auto r = run_pingpong(*topo_, opt);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("--pair"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("bad CPU pair"), std::string::npos) << r.error().message;
 }
 
 TEST_F(Benches, SmtRunsBothWorkloadsAndSkipsSiblingsWithoutSmt) {
@@ -178,7 +178,7 @@ TEST_F(Benches, ZeroRunsIsRejected) {
   none.runs = 0;
   auto r = run_contention(*topo_, none);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("--runs"), std::string::npos);
+  EXPECT_NE(r.error().message.find("bad run count 0"), std::string::npos);
 }
 
 TEST_F(Benches, ATopologyFileCannotBeBenchmarked) {

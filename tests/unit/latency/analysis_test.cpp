@@ -1,7 +1,8 @@
-// Numbering lies, topology comparison and display order on published matrices and recorded
-// topologies.
+// latency::analyse, numbering lies, topology comparison and display order on published matrices
+// and recorded topologies.
 #include <gtest/gtest.h>
 
+#include "src/latency/analysis.hpp"
 #include "src/latency/compare.hpp"
 #include "src/latency/numbering.hpp"
 #include "src/latency/ordering.hpp"
@@ -132,6 +133,32 @@ TEST(Ordering, InferredDomainsPutSmtSiblingsNextToEachOther) {
   EXPECT_EQ(first, d.domains[0]);
   auto numeric = latency::numeric_order(m);
   EXPECT_EQ(m.cpus[numeric[1]], 1);
+}
+
+// latency::analyse is what `threadmap latency` and the report both call: on a published matrix
+// it finds the same domains, SMT-aware order and numbering as the pieces it is made of, and
+// compares with a topology only when given one.
+TEST(Analyse, OneCallGivesDomainsNumberingAndOrder) {
+  auto m = load("AMD_EPYC_7773X.csv");
+  latency::Analysis a = latency::analyse(m, nullptr);
+  EXPECT_FALSE(a.comparison);
+  ASSERT_EQ(a.order.size(), 128u);
+  EXPECT_EQ(m.cpus[a.order[1]], 64);  // CPU 0's SMT sibling, as the recorded latencies say
+  EXPECT_EQ(a.domains.domains, latency::analyse_domains(m).domains);
+  EXPECT_EQ(a.numbering.cpus.size(), m.size());
+  latency::Analysis numeric = latency::analyse(m, nullptr, latency::RowOrder::numeric);
+  EXPECT_EQ(m.cpus[numeric.order[1]], 1);
+}
+
+TEST(Analyse, ComparesWithTheTopologyItIsGiven) {
+  auto topo = Topology::load_xml(kData + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  ASSERT_TRUE(topo) << topo.error().message;
+  latency::Matrix m = latency::make_matrix(topo->complete_cpus().to_vector());
+  m.at(0, 1) = m.at(1, 0) = 30;
+  latency::Analysis a = latency::analyse(m, &*topo);
+  ASSERT_TRUE(a.comparison);
+  EXPECT_TRUE(a.comparison->domains_agree);
+  EXPECT_EQ(a.order.size(), 2u);
 }
 
 TEST(TextHeatmap, FiveHundredTwelveCpusFitATerminal) {

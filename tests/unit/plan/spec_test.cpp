@@ -122,7 +122,7 @@ TEST(Spec, QuickForms) {
   EXPECT_TRUE(scatter->edges.empty());
   EXPECT_FALSE(pairs_spec(0).ok());
   EXPECT_FALSE(threads_spec(-1, QuickPolicy::compact).ok());
-  EXPECT_FALSE(parse_policy("dense").ok());
+  EXPECT_FALSE(parse_quick_policy("dense").ok());
 }
 
 }  // namespace
