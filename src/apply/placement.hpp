@@ -13,12 +13,6 @@
 
 namespace threadmap::apply {
 
-// The CPU policies are the planner's (src/plan/policy.hpp), so that `run --policy` and `plan
-// --policy` choose the same CPUs; these names keep apply's callers working unchanged.
-using plan::order_cpus;
-using plan::parse_policy;
-using plan::Policy;
-
 /// Rules that give the main thread order[0] and the k-th created thread order[(k+1) % n], so
 /// any number of threads cycles over the list. Empty order -> no rules.
 PinRules rules_from_order(const std::vector<int>& order);

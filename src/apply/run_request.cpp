@@ -4,6 +4,7 @@
 #include "src/apply/placement.hpp"
 #include "src/apply/plan_file.hpp"
 #include "src/os/install_layout.hpp"
+#include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap::apply {
@@ -18,13 +19,14 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
     rules = rules_from_plan(*plan, r.by_name);
   } else if (!r.cpus.empty()) {
     field = RunField::policy;
-    auto policy = parse_policy(r.policy);
+    auto policy = plan::parse_policy(r.policy);
     if (!policy) return policy.error();
     field = RunField::cpus;
     auto cpus = topo.resolve(r.cpus);
     if (!cpus) return cpus.error();
     if (cpus->empty()) return Error::invalid("the CPU set '" + r.cpus + "' is empty");
-    rules = rules_from_order(order_cpus(topo, *cpus, *policy));
+    // The planner's policy engine: `run --policy` pins what `plan --policy` plans.
+    rules = rules_from_order(plan::order_cpus(topo, *cpus, *policy));
   }
   field = RunField::skip;
   if (auto st = add_skips(rules, r.skip); !st) return st.error();

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/experiments/registry.hpp"
 #include "src/render/bench_view.hpp"
 #include "threadmap/topology.hpp"
@@ -35,6 +36,10 @@ int run_bench(const BenchCliOptions& opt) {
   if (!entry) return fail(std::string("unknown bench '") + opt.name + "'");
   if ((!opt.pair.empty() || !opt.latency_file.empty()) && !entry->takes_pair_and_latency)
     return fail("--pair and --latency apply to 'bench pingpong' only, not '" + opt.name + "'");
+  Outputs out;
+  out.declare("--json", &opt.json_file);
+  // Checked before the bench runs: a typo must not cost the minutes of measuring.
+  if (auto st = out.check(); !st) return reject(st.error());
   experiments::BenchRequest request;
   if (!opt.pair.empty()) {
     auto pair = parse_pair(opt.pair);
@@ -53,10 +58,8 @@ int run_bench(const BenchCliOptions& opt) {
   auto result = entry->run(*topo, request);
   if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
   if (!result) return fail(result.error());
-  if (!opt.json_file.empty()) {
-    Status written = write_file(opt.json_file, render::bench_json(*result).dump(2) + "\n");
-    if (!written) return fail(written.error());
-  }
+  out.set(&opt.json_file, render::bench_json(*result).dump(2) + "\n");
+  if (auto st = out.commit(); !st) return fail(st.error());
   if (opt.json_file != "-") print(render::bench_text(*result));
   return 0;
 }

@@ -34,6 +34,10 @@ int fail(const std::string& message);
 /// nothing was read, measured or run.
 int usage_error(const Error& error);
 int usage_error(const std::string& message);
+/// For checks made before any work (options, output paths): a value that cannot be valid
+/// (EINVAL: conflicting outputs, a malformed value) is a usage error (2); anything else (a
+/// directory that does not exist, permission denied) a failure (1).
+int reject(const Error& error);
 /// The process exit status for a subcommand that returned `status`: a failed write to stdout
 /// (a closed pipe, a full disk) makes an otherwise successful command fail, after one line.
 int finish(int status);

@@ -6,14 +6,13 @@
 // printing only.
 #include <fmt/format.h>
 
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
 #include "src/cli/command.hpp"
-#include "src/os/files.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/latency/latency_run.hpp"
 #include "src/render/latency_files.hpp"
 #include "src/render/latency_heatmap_text.hpp"
@@ -33,6 +32,7 @@ struct LatencyOptions {
   bool numeric_order = false;
   bool no_recheck = false;
   std::uint64_t seed = 0;
+  bool measure_options_given = false;  // --method/--precision/--budget-ms/--no-recheck/--seed
 };
 
 // Progress on stderr, overwritten in place; only called when stderr is a terminal.
@@ -62,19 +62,18 @@ const char* flag_of(latency::LatencyField field) {
   return nullptr;
 }
 
-// Writes the files asked for; stops at the first that cannot be written.
-Status write_outputs(const LatencyOptions& opt, const latency::LatencyRun& run) {
+// The files asked for, rendered; written together by Outputs::commit.
+Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run, Outputs& out) {
   const latency::Matrix& matrix = run.matrix;
   const latency::Measurement* m = run.measurement ? &*run.measurement : nullptr;
-  if (!opt.csv.empty())
-    if (auto st = write_file(opt.csv, render::latency_csv(matrix)); !st) return st;
-  if (!opt.json.empty()) {
+  if (out.wanted(&opt.csv)) out.set(&opt.csv, render::latency_csv(matrix));
+  if (out.wanted(&opt.json)) {
     auto doc = render::latency_json(matrix, run.analysis.domains, m);
     if (run.analysis.comparison) {
       doc["topology_comparison"] =
           render::topology_comparison_json(*run.analysis.comparison, run.topology_source);
     }
-    if (auto st = write_file(opt.json, doc.dump(1) + "\n"); !st) return st;
+    out.set(&opt.json, doc.dump(1) + "\n");
   }
   render::HeatmapLabels labels;
   labels.title = title_of(matrix);
@@ -86,27 +85,29 @@ Status write_outputs(const LatencyOptions& opt, const latency::LatencyRun& run) 
         : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
                       matrix.source, opt.numeric_order ? "CPU number" : "topology");
   labels.domains = run.analysis.domains.domains;
-  if (!opt.png.empty())
-    if (auto st = render::write_heatmap_png(opt.png, matrix, run.analysis.order, labels); !st)
-      return st;
-  if (!opt.svg.empty())
-    if (auto st = render::write_heatmap_svg(opt.svg, matrix, run.analysis.order, labels); !st)
-      return st;
+  for (auto [path, format] : {std::pair{&opt.png, render::ImageFormat::png},
+                              std::pair{&opt.svg, render::ImageFormat::svg}}) {
+    if (!out.wanted(path)) continue;
+    auto image = render::heatmap_image(format, matrix, run.analysis.order, labels);
+    if (!image) return image.error();
+    out.set(path, std::move(*image));
+  }
   return {};
 }
 
 int run_latency(const LatencyOptions& opt) {
   auto method = latency::parse_method(opt.method);
   if (!method) return fail(method.error().with_context("bad --method"));
-  for (auto [option, path] : {std::pair<const char*, const std::string*>{"--csv", &opt.csv},
-                              {"--json", &opt.json}, {"--png", &opt.png}, {"--svg", &opt.svg}}) {
-    // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
-    if (path->empty()) continue;
-    if (auto st = os::check_writable(*path); !st)
-      return fail(st.error().with_context(std::string("bad ") + option));
-  }
-  if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick)) {
-    return fail(std::string("--cpus and --quick apply to a measurement, not to --load"));
+  Outputs out;
+  out.declare("--csv", &opt.csv);
+  out.declare("--json", &opt.json);
+  out.declare("--png", &opt.png);
+  out.declare("--svg", &opt.svg);
+  // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
+  if (auto st = out.check(); !st) return reject(st.error());
+  if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick || opt.measure_options_given)) {
+    return usage_error(std::string("--cpus, --quick, --method, --precision, --budget-ms, "
+                                   "--no-recheck and --seed apply to a measurement, not to --load"));
   }
 
   latency::LatencyRequest request;
@@ -128,7 +129,8 @@ int run_latency(const LatencyOptions& opt) {
     return fail(flag ? run.error().with_context(flag) : run.error());
   }
 
-  if (auto st = write_outputs(opt, *run); !st) return fail(st.error());
+  if (auto st = render_outputs(opt, *run, out); !st) return fail(st.error());
+  if (auto st = out.commit(); !st) return fail(st.error());
   if (opt.json == "-" || opt.csv == "-") return 0;  // the file went to stdout
 
   const latency::Measurement* m = run->measurement ? &*run->measurement : nullptr;
@@ -186,7 +188,11 @@ void add_latency_command(CLI::App& app, Runner& selected) {
   sub->add_flag("--no-recheck", opt->no_recheck,
                 "Measure each pair once (skips the instability check; halves the time)");
   sub->add_option("--seed", opt->seed, "Seed of the pair-order shuffle (default: clock)");
-  sub->callback([&selected, opt] { selected = [opt] { return run_latency(*opt); }; });
+  sub->callback([&selected, opt, sub] {
+    for (const char* name : {"--method", "--precision", "--budget-ms", "--no-recheck", "--seed"})
+      opt->measure_options_given = opt->measure_options_given || sub->get_option(name)->count() > 0;
+    selected = [opt] { return run_latency(*opt); };
+  });
 }
 
 }  // namespace threadmap::cli

@@ -29,6 +29,10 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+int reject(const Error& error) {
+  return error.code == std::errc::invalid_argument ? usage_error(error) : fail(error);
+}
+
 void print(const std::string& text) {
   if (int e = os::write_stdout(text); e != 0 && g_stdout_error == 0) g_stdout_error = e;
 }

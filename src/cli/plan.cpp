@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/plan/export.hpp"
 #include "src/plan/isolated.hpp"
@@ -22,6 +23,7 @@ struct PlanOptions {
   std::string topology_file;
   std::string latency_file;
   std::string allowed;
+  bool allowed_given = false;  // --allowed on the command line, even as 
   std::string reserved;
   bool oversubscribe = false;
   bool json = false;
@@ -63,6 +65,11 @@ int run_plan(const PlanOptions& opt) {
     if (!parsed) return fail(parsed.error().with_context("bad --export"));
     format = *parsed;
   }
+  if (opt.allowed_given && opt.allowed.empty())
+    return usage_error(std::string("bad --allowed: the CPU set is empty"));
+  Outputs out;
+  out.declare("--output", &opt.output);
+  if (auto st = out.check(); !st) return reject(st.error());
   auto spec = read_spec(opt);
   if (!spec) return fail(spec.error());
   if (!opt.allowed.empty()) spec->allowed = opt.allowed;
@@ -97,9 +104,8 @@ int run_plan(const PlanOptions& opt) {
   auto planned = plan::make_plan(*spec, inputs);
   if (!planned) return fail(planned.error());
 
-  if (!opt.output.empty())
-    if (auto st = write_file(opt.output, render::plan_json(*planned).dump(2) + "\n"); !st)
-      return fail(st.error());
+  out.set(&opt.output, render::plan_json(*planned).dump(2) + "\n");
+  if (auto st = out.commit(); !st) return fail(st.error());
   if (format) print(plan::export_plan(*planned, *format));
   else if (opt.json) print(render::plan_json(*planned).dump(2) + "\n");
   else print(render::plan_text(*planned));
@@ -124,7 +130,8 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   sub->add_option("--latency", opt->latency_file,
                   "Measured latency matrix (threadmap latency JSON/CSV or nviennot CSV); alone, it "
                   "stands for the machine");
-  sub->add_option("--allowed", opt->allowed, "CPUs to plan on (overrides the spec's constraints.allowed)");
+  auto* allowed = sub->add_option("--allowed", opt->allowed,
+                                  "CPUs to plan on (overrides the spec's constraints.allowed)");
   sub->add_option("--reserved", opt->reserved, "CPUs to keep free (overrides constraints.reserved)");
   sub->add_flag("--oversubscribe", opt->oversubscribe, "Let threads share CPUs when there are too few");
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
@@ -134,7 +141,10 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)");
-  sub->callback([&selected, opt] { selected = [opt] { return run_plan(*opt); }; });
+  sub->callback([&selected, opt, allowed] {
+    opt->allowed_given = allowed->count() > 0;
+    selected = [opt] { return run_plan(*opt); };
+  });
 }
 
 }  // namespace threadmap::cli

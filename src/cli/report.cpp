@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/os/files.hpp"
 #include "src/report/report_data.hpp"
 #include "src/render/report_html.hpp"
@@ -44,16 +45,20 @@ int write_report(const ReportCliOptions& opt) {
   auto report = report::collect_report(ro);
   if (!report) return fail(report.error());
 
-  const std::string png = opt.out_dir + "/latency-heatmap.png";
-  render::ReportImages images = render::draw_report_images(*report, png);
+  // The three files land together or not at all.
+  render::ReportImages images = render::draw_report_images(*report);
+  const std::string png_name = images.heatmap_png.empty() ? "" : "latency-heatmap.png";
+  const std::string png_path = opt.out_dir + "/latency-heatmap.png";
   const std::string html_path = opt.out_dir + "/report.html";
   const std::string json_path = opt.out_dir + "/report.json";
-  if (Status st = write_file(html_path, render::report_html(*report, images)); !st)
-    return fail(st.error());
-  const std::string png_name = images.heatmap_png.empty() ? "" : "latency-heatmap.png";
-  if (Status st = write_file(json_path, render::report_json(*report, png_name).dump(1) + "\n");
-      !st)
-    return fail(st.error());
+  Outputs out;
+  out.declare("--out", &html_path);
+  out.declare("--out", &json_path);
+  if (!png_name.empty()) out.declare("--out", &png_path);
+  out.set(&html_path, render::report_html(*report, images));
+  out.set(&json_path, render::report_json(*report, png_name).dump(1) + "\n");
+  out.set(&png_path, images.heatmap_png);
+  if (Status st = out.commit(); !st) return fail(st.error());
   std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
   print("report: " + html_path + " (open it in a browser; self-contained)\n" +
         "data:   " + json_path + "\n");

@@ -38,7 +38,7 @@ int run_watch(const WatchOptions& opt) {
   if (opt.target.empty()) return usage_error(std::string("watch: give a PID or -- CMD ARGS..."));
   if (opt.by_name && opt.plan_path.empty())
     return usage_error(std::string("watch: --by-name needs --plan"));
-  if (auto st = check_watch_outputs(opt.outputs); !st) return usage_error(st.error());
+  if (auto st = check_watch_outputs(opt.outputs); !st) return reject(st.error());
   auto settings = apply::watch_settings(opt.interval_ms, opt.duration_s, opt.plan_path, opt.by_name);
   if (!settings) return fail(settings.error());  // a bad plan is reported before anything starts
   if (opt.live && stdout_is_tty())

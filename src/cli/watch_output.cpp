@@ -1,23 +1,29 @@
 #include "src/cli/watch_output.hpp"
 
 #include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/os/files.hpp"
 #include "src/render/watch_timeline.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
 
+namespace {
+
+Outputs declared(const WatchOutputs& outputs) {
+  Outputs out;
+  out.declare("--json", &outputs.json_path);
+  out.declare("--timeline", &outputs.timeline_path);
+  return out;
+}
+
+}  // namespace
+
 Status check_watch_outputs(const WatchOutputs& outputs) {
-  if (!outputs.json_path.empty())
-    if (auto st = os::check_writable(outputs.json_path); !st)
-      return st.error().with_context("bad --json");
-  if (!outputs.timeline_path.empty()) {
+  if (!outputs.timeline_path.empty())
     if (auto format = render::image_format_for(outputs.timeline_path); !format)
       return format.error().with_context("bad --timeline");
-    if (auto st = os::check_writable(outputs.timeline_path); !st)
-      return st.error().with_context("bad --timeline");
-  }
-  return {};
+  return declared(outputs).check();
 }
 
 bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const WatchOutputs& outputs,
@@ -36,21 +42,18 @@ bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const Watc
   } else {
     print(text);
   }
-  // Everything is rendered first and written last, so a failing picture leaves no JSON behind.
-  std::string json;
-  if (!outputs.json_path.empty()) json = render::watch_json(w.summary, w.history).dump(2) + "\n";
-  std::string image;
-  if (!outputs.timeline_path.empty()) {
+  // Everything is rendered first and written together, so a failing picture leaves no JSON.
+  Outputs out = declared(outputs);
+  if (out.wanted(&outputs.json_path))
+    out.set(&outputs.json_path, render::watch_json(w.summary, w.history).dump(2) + "\n");
+  if (out.wanted(&outputs.timeline_path)) {
     auto format = render::image_format_for(outputs.timeline_path);
     if (!format) return fail(format.error()) == 0;
     auto drawn = render::watch_timeline_image(w.history, *format);
     if (!drawn) return fail(drawn.error()) == 0;
-    image = std::move(*drawn);
+    out.set(&outputs.timeline_path, std::move(*drawn));
   }
-  if (!outputs.json_path.empty())
-    if (auto st = os::write_file(outputs.json_path, json); !st) return fail(st.error()) == 0;
-  if (!outputs.timeline_path.empty())
-    if (auto st = os::write_file(outputs.timeline_path, image); !st) return fail(st.error()) == 0;
+  if (auto st = out.commit(); !st) return fail(st.error()) == 0;
   return true;
 }
 

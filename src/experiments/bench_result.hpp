@@ -25,10 +25,6 @@ struct Summary {
 /// sample-statistics function of the project); all zero when empty.
 Summary summarize_runs(std::vector<double> samples);
 
-// Code of this namespace that needs only order statistics (median of counter samples) uses the
-// latency engine's function directly; there is no second implementation here.
-using latency::summarize;
-
 /// Where one thread of a variant was put. An empty set means "left to the OS scheduler".
 struct ThreadPlacement {
   std::string thread;  ///< role of the thread ("pair A thread 1", "creator")

@@ -94,7 +94,7 @@ std::vector<Counter> CounterTotals::counters(std::size_t variant) const {
     c.unit = "count per run, summed over threads";
     c.supported = v.supported[e] && !v.samples[e].empty();
     if (c.supported) {
-      c.median = summarize(v.samples[e]).median;
+      c.median = latency::summarize(v.samples[e]).median;
       c.how = v.how[e] + ", median of " + std::to_string(v.samples[e].size()) + " runs";
     } else {
       c.reason = v.how[e].empty() ? "not measured" : v.how[e];

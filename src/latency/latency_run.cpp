@@ -36,6 +36,10 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
     if (!request.cpus.empty()) {
       auto set = here->resolve(request.cpus);
       if (!set) return blame(LatencyField::cpus, failed_field, set.error());
+      // An empty set would otherwise mean "all CPUs" to measure().
+      if (set->empty())
+        return blame(LatencyField::cpus, failed_field,
+                     Error::invalid("the CPU set '" + request.cpus + "' is empty"));
       mo.cpus = *set;
     }
     auto measured = measure(mo, *here);

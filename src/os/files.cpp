@@ -136,6 +136,13 @@ Status write_file(const std::string& path, const std::string& text) {
     if (rc != 0) return write_error(path, rc);
     return {};
   }
+  auto staged = stage_file(path, text);
+  if (!staged) return staged.error();
+  return commit_staged(*staged);
+}
+
+Result<StagedFile> stage_file(const std::string& path, const std::string& text) {
+  if (is_directory(path)) return write_error(path, EISDIR);
   std::string temp = path + ".tmp-XXXXXX";
   int fd = mkstemp(temp.data());
   if (fd < 0) return write_error(path, errno);
@@ -145,13 +152,23 @@ Status write_file(const std::string& path, const std::string& text) {
   umask(mask);
   if (rc == 0 && fchmod(fd, 0666 & ~mask) != 0) rc = errno;
   if (::close(fd) != 0 && rc == 0) rc = errno;
-  if (rc == 0 && ::rename(temp.c_str(), path.c_str()) != 0) rc = errno;
   if (rc != 0) {
     ::unlink(temp.c_str());
     return write_error(path, rc);
   }
+  return StagedFile{temp, path};
+}
+
+Status commit_staged(const StagedFile& staged) {
+  if (::rename(staged.temp_path.c_str(), staged.path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(staged.temp_path.c_str());
+    return write_error(staged.path, e);
+  }
   return {};
 }
+
+void discard_staged(const StagedFile& staged) { ::unlink(staged.temp_path.c_str()); }
 
 Status create_directory(const std::string& path, bool* created) {
   if (created) *created = false;
@@ -175,6 +192,11 @@ bool is_directory(const std::string& path) {
 bool is_regular_file(const std::string& path) {
   struct stat st{};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_special_file(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 int write_stdout(const std::string& text) { return write_all(STDOUT_FILENO, text.data(), text.size()); }

@@ -27,6 +27,21 @@ Result<std::string> read_file_head(const std::string& path, std::size_t bytes);
 /// temporary name in its directory, flushed and renamed over `path`; on failure nothing is left
 /// behind. A write error on stdout (EPIPE, ENOSPC on /dev/full) is an error too.
 Status write_file(const std::string& path, const std::string& text);
+/// A file written under a temporary name in its target's directory, waiting to be renamed
+/// into place: several outputs are staged first and committed together, so a command that fails
+/// half-way leaves none of them.
+struct StagedFile {
+  std::string temp_path;
+  std::string path;
+};
+/// Writes `text` to a temporary file next to `path` (same mode a plain create would give).
+/// Fails naming `path`; nothing is left behind then.
+Result<StagedFile> stage_file(const std::string& path, const std::string& text);
+/// Renames a staged file into place. Fails naming the path (the temporary file is removed).
+Status commit_staged(const StagedFile& staged);
+/// Removes a staged file that will not be committed.
+void discard_staged(const StagedFile& staged);
+
 /// Checks, before any work, that write_file(path) can succeed as far as can be known: "-", or a
 /// path that is not a directory in an existing, writable directory.
 Status check_writable(const std::string& path);
@@ -40,6 +55,9 @@ void remove_empty_directory(const std::string& path);
 bool is_directory(const std::string& path);
 /// True when `path` names an existing regular file.
 bool is_regular_file(const std::string& path);
+/// True when `path` names an existing file that is neither regular nor a directory (a device
+/// such as /dev/null, a FIFO, a socket).
+bool is_special_file(const std::string& path);
 
 /// Writes `text` to stdout / stderr unbuffered (write(2), EINTR retried). 0 or the errno.
 int write_stdout(const std::string& text);

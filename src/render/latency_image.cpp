@@ -3,7 +3,6 @@
 // 512-CPU matrix cost one image instead of 262,144 SVG rectangles.
 #include "src/render/latency_image.hpp"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <fmt/format.h>
 
@@ -197,18 +196,6 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
   text_at(cr, bar_x, bar_y + bar_h + 16, "log scale", 0);
 }
 
-Status finish(cairo_surface_t* surface, cairo_t* cr, const std::string& path) {
-  cairo_destroy(cr);
-  cairo_surface_finish(surface);
-  cairo_status_t st = cairo_surface_status(surface);
-  cairo_surface_destroy(surface);
-  if (st != CAIRO_STATUS_SUCCESS) {
-    return Error::from_errno(EIO, "cannot write heatmap '" + path + "': " +
-                                      cairo_status_to_string(st));
-  }
-  return {};
-}
-
 }  // namespace
 
 ImageSize heatmap_image_size(std::size_t cpus) { return layout_for(cpus).size; }
@@ -218,34 +205,13 @@ CellGrid heatmap_cell_grid(std::size_t cpus) {
   return {l.left, l.top, l.cell};
 }
 
-Status write_heatmap_png(const std::string& path, const latency::Matrix& matrix,
-                         const std::vector<std::size_t>& order, const HeatmapLabels& labels) {
+Result<std::string> heatmap_image(ImageFormat format, const latency::Matrix& matrix,
+                                  const std::vector<std::size_t>& order,
+                                  const HeatmapLabels& labels) {
   ImageSize size = heatmap_image_size(order.size());
-  cairo_surface_t* surface =
-      cairo_image_surface_create(CAIRO_FORMAT_RGB24, size.width, size.height);
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, matrix, order, labels);
-  cairo_status_t st = cairo_surface_write_to_png(surface, path.c_str());
-  Status done = finish(surface, cr, path);
-  if (st != CAIRO_STATUS_SUCCESS) {
-    return Error::from_errno(EIO, "cannot write heatmap '" + path + "': " +
-                                      cairo_status_to_string(st));
-  }
-  return done;
-}
-
-Status write_heatmap_svg(const std::string& path, const latency::Matrix& matrix,
-                         const std::vector<std::size_t>& order, const HeatmapLabels& labels) {
-  ImageSize size = heatmap_image_size(order.size());
-  cairo_surface_t* surface = cairo_svg_surface_create(path.c_str(), size.width, size.height);
-  if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
-    std::string why = cairo_status_to_string(cairo_surface_status(surface));
-    cairo_surface_destroy(surface);
-    return Error::from_errno(EIO, "cannot write heatmap '" + path + "': " + why);
-  }
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, matrix, order, labels);
-  return finish(surface, cr, path);
+  return draw_image(
+      format, size.width, size.height, [&](cairo_t* cr) { draw(cr, matrix, order, labels); },
+      "the heatmap");
 }
 
 }  // namespace threadmap::render

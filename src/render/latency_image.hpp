@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/latency/matrix.hpp"
+#include "src/render/cairo_image.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 
@@ -38,15 +39,13 @@ struct CellGrid {
   int cell = 0;
 };
 
-/// The cell grid of a heatmap of `cpus` CPUs, as written by write_heatmap_png/svg.
+/// The cell grid of a heatmap of `cpus` CPUs, as drawn by heatmap_image.
 CellGrid heatmap_cell_grid(std::size_t cpus);
 
-/// Writes a PNG. Fails naming the path when cairo cannot write it.
-Status write_heatmap_png(const std::string& path, const latency::Matrix& matrix,
-                         const std::vector<std::size_t>& order, const HeatmapLabels& labels);
-
-/// Writes an SVG (cells embedded as one image, so 512 CPUs stay a small file).
-Status write_heatmap_svg(const std::string& path, const latency::Matrix& matrix,
-                         const std::vector<std::size_t>& order, const HeatmapLabels& labels);
+/// The heatmap encoded as PNG or SVG (in SVG the cells are embedded as one image, so 512 CPUs
+/// stay a small file). Fails with cairo's reason when drawing fails.
+Result<std::string> heatmap_image(ImageFormat format, const latency::Matrix& matrix,
+                                  const std::vector<std::size_t>& order,
+                                  const HeatmapLabels& labels);
 
 }  // namespace threadmap::render

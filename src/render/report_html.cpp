@@ -244,7 +244,7 @@ std::string numbering_section(const MachineReport& r) {
 
 }  // namespace
 
-ReportImages draw_report_images(const MachineReport& report, const std::string& png_path) {
+ReportImages draw_report_images(const MachineReport& report) {
   ReportImages images;
   const auto& lat = report.latency;
   if (!lat.status.available) {
@@ -256,16 +256,12 @@ ReportImages draw_report_images(const MachineReport& report, const std::string& 
                  ": one-way core-to-core latency (" + std::to_string(lat.matrix.size()) + " CPUs)";
   labels.subtitle = "ns; rows/columns in topology order; latency domains outlined";
   labels.domains = lat.domains.domains;
-  Status drawn = write_heatmap_png(png_path, lat.matrix, lat.order, labels);
+  auto drawn = heatmap_image(ImageFormat::png, lat.matrix, lat.order, labels);
   if (!drawn) {
     images.heatmap_reason = drawn.error().message;
     return images;
   }
-  std::ifstream in(png_path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  images.heatmap_png = bytes.str();
-  if (images.heatmap_png.empty()) images.heatmap_reason = "cannot read back " + png_path;
+  images.heatmap_png = std::move(*drawn);
   return images;
 }
 

@@ -17,11 +17,9 @@ struct ReportImages {
   std::string heatmap_reason;  ///< why there is no heatmap (when heatmap_png is empty)
 };
 
-/// Draws the latency heatmap of `report` to `png_path` (topology order, domains outlined) and
-/// returns it as bytes in ReportImages; when the latency part is unavailable or drawing fails,
-/// the reason instead.
-ReportImages draw_report_images(const report::MachineReport& report,
-                                const std::string& png_path);
+/// Draws the latency heatmap of `report` (topology order, domains outlined) as PNG bytes in
+/// ReportImages; when the latency part is unavailable or drawing fails, the reason instead.
+ReportImages draw_report_images(const report::MachineReport& report);
 
 /// The page.
 std::string report_html(const report::MachineReport& report, const ReportImages& images);

@@ -1,7 +1,6 @@
 // Timeline drawing with cairo (PNG and SVG from the same code, written to memory streams).
 #include "src/render/watch_timeline.hpp"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <fmt/format.h>
 
@@ -34,11 +33,6 @@ Rgb color_for(size_t index, size_t count) {
     default: out = {c, 0, x}; break;
   }
   return {out.r + m, out.g + m, out.b + m};
-}
-
-cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
-  static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
-  return CAIRO_STATUS_SUCCESS;
 }
 
 void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
@@ -132,16 +126,6 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
 
 }  // namespace
 
-Result<ImageFormat> image_format_for(const std::string& path) {
-  auto ends_with = [&path](const char* ext) {
-    std::string e = ext;
-    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends_with(".png")) return ImageFormat::png;
-  if (ends_with(".svg")) return ImageFormat::svg;
-  return Error::invalid("cannot tell the image format of '" + path + "' (use .png or .svg)");
-}
-
 Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, ImageFormat format) {
   const size_t rows = std::max<size_t>(history.threads().size(), 1);
   const double row_h = std::clamp(4000.0 / static_cast<double>(rows), 2.0, 16.0);
@@ -156,27 +140,10 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
   const double legend_rows = std::ceil(static_cast<double>(cpus) * 70.0 / (width - left)) + 1;
   const double height = top + static_cast<double>(rows) * row_h + 40 + legend_rows * 18 + 10;
 
-  std::string bytes;
-  cairo_surface_t* surface = nullptr;
-  if (format == ImageFormat::svg) {
-    surface = cairo_svg_surface_create_for_stream(append_bytes, &bytes, width, height);
-  } else {
-    surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width),
-                                         static_cast<int>(height));
-  }
-  cairo_t* cr = cairo_create(surface);
-  draw(cr, history, width, height, row_h, left, top, plot_w);
-  cairo_status_t status = cairo_status(cr);
-  cairo_destroy(cr);
-  if (status == CAIRO_STATUS_SUCCESS && format == ImageFormat::png)
-    status = cairo_surface_write_to_png_stream(surface, append_bytes, &bytes);
-  cairo_surface_finish(surface);
-  if (status == CAIRO_STATUS_SUCCESS) status = cairo_surface_status(surface);
-  cairo_surface_destroy(surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    return Error::from_errno(EIO, std::string("cannot draw the timeline: ") +
-                                      cairo_status_to_string(status));
-  return bytes;
+  return draw_image(
+      format, static_cast<int>(width), static_cast<int>(height),
+      [&](cairo_t* cr) { draw(cr, history, width, height, row_h, left, top, plot_w); },
+      "the timeline");
 }
 
 }  // namespace threadmap::render

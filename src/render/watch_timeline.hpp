@@ -6,15 +6,10 @@
 #include <string>
 
 #include "src/monitor/watch_history.hpp"
+#include "src/render/cairo_image.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::render {
-
-/// Image formats the timeline can be written in.
-enum class ImageFormat { png, svg };
-
-/// The format for a file name by its extension (.png / .svg). EINVAL naming it otherwise.
-Result<ImageFormat> image_format_for(const std::string& path);
 
 /// Draws the timeline and returns the encoded image (PNG or SVG bytes). Rows get thinner for
 /// many threads (the picture stays under about 4,000 pixels tall); names are written when rows

@@ -98,9 +98,18 @@ TEST(CliLatency, OneCpuIsAClearError) {
 TEST(CliLatency, BadOptionsAreRejected) {
   EXPECT_EQ(run(latency("--method fence")).status, 2);
   EXPECT_EQ(run(latency("--precision 0")).status, 2);
-  CommandResult r = run(latency("--load " + data("AMD_Ryzen_9_7950X.csv") + " --quick"));
-  EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(lines(r.err), 1);
+  // Options that cannot apply together are usage errors (2), refused before any work.
+  for (const std::string extra : {" --quick", " --method cas", " --seed 3", " --no-recheck"}) {
+    CommandResult r = run(latency("--load " + data("AMD_Ryzen_9_7950X.csv") + extra));
+    EXPECT_EQ(r.status, 2) << extra;
+    EXPECT_EQ(lines(r.err), 1) << extra;
+  }
+  CommandResult both = run(latency("--load " + data("AMD_Ryzen_9_7950X.csv") + " --json - --csv -"));
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.err.find("stdout"), std::string::npos) << both.err;
+  CommandResult empty = run(latency("--cpus 0x0 --budget-ms 5"));
+  EXPECT_NE(empty.status, 0);
+  EXPECT_NE(empty.err.find("empty"), std::string::npos) << empty.err;
 }
 
 TEST(CliLatency, LoadsNviennotCsvAndWritesEveryFormat) {

@@ -94,7 +94,7 @@ TEST(Policy, QuickPolicyIsTheCpuPolicyOrSpread) {
 std::vector<int> run_cpus(const Topology& topo, Policy policy, std::size_t threads) {
   auto all = topo.resolve("all");
   EXPECT_TRUE(all.ok());
-  const apply::PinRules rules = apply::rules_from_order(apply::order_cpus(topo, *all, policy));
+  const apply::PinRules rules = apply::rules_from_order(plan::order_cpus(topo, *all, policy));
   std::vector<int> cpus{rules.main_cpus ? rules.main_cpus->first() : -1};
   for (std::size_t k = 0; k + 1 < threads; ++k)
     cpus.push_back(rules.cycle[k % rules.cycle.size()].first());
