@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
   const double adaptive_ns = median_of(warm);
   PassConfig equal;
   equal.fixed_round_trips = 1000;
-  equal.fixed_samples = std::max<std::size_t>(
-      1, static_cast<std::size_t>(adaptive_ns / (1000 * 2 * one_way)));
+  equal.fixed_samples =
+      std::max<std::size_t>(1, static_cast<std::size_t>(adaptive_ns / (1000 * 2 * one_way)));
   PassConfig nviennot;
   nviennot.fixed_round_trips = 1000;
   nviennot.fixed_samples = 300;
@@ -132,8 +132,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::printf("one pair, CPUs %d <-> %d, %d interleaved runs per procedure; one-way ns; time = "
-              "wall time per result incl. thread start (median of runs)\n\n", a, b, runs);
+  std::printf(
+      "one pair, CPUs %d <-> %d, %d interleaved runs per procedure; one-way ns; time = "
+      "wall time per result incl. thread start (median of runs)\n\n",
+      a, b, runs);
   // Drift-corrected results: each divided by the median of all procedures in the same round,
   // which removes what moved for everyone (the host placing the vCPUs elsewhere).
   std::vector<std::vector<double>> relative(procs.size());
@@ -157,14 +159,17 @@ int main(int argc, char** argv) {
                 p.statistic, t, median_of(p.results_ns), s, dc, t / base_time,
                 base_spread > 0 ? s / base_spread : 0.0, base_dc > 0 ? dc / base_dc : 0.0);
   }
-  std::printf("\nspread = (p90 - p10) / median of the %d results; spread-dc = the same after "
-              "dividing each result by the median of its round (removes drift common to all "
-              "procedures); ratios = procedure / adaptive (> 1: slower or less repeatable than "
-              "ours)\n", runs);
-  std::printf("pairs per hour at these times: adaptive %.0f, nviennot %.0f, c2clat %.0f; a "
-              "512-CPU machine has %d pairs\n", 3.6e6 / base_time,
-              3.6e6 / median_of(procs[3].times_ms), 3.6e6 / median_of(procs[4].times_ms),
-              512 * 511 / 2);
+  std::printf(
+      "\nspread = (p90 - p10) / median of the %d results; spread-dc = the same after "
+      "dividing each result by the median of its round (removes drift common to all "
+      "procedures); ratios = procedure / adaptive (> 1: slower or less repeatable than "
+      "ours)\n",
+      runs);
+  std::printf(
+      "pairs per hour at these times: adaptive %.0f, nviennot %.0f, c2clat %.0f; a "
+      "512-CPU machine has %d pairs\n",
+      3.6e6 / base_time, 3.6e6 / median_of(procs[3].times_ms), 3.6e6 / median_of(procs[4].times_ms),
+      512 * 511 / 2);
 
   auto m = load_matrix(THREADMAP_TEST_DATA
                        "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");

@@ -4,7 +4,8 @@
 //
 // Two placements: every thread on CPU 0 (the plain run under `taskset -c 0`, so all of them
 // place threads identically and only the pinning mechanism differs), and threads spread over
-// CPUs 0,1 (the plain run unpinned; pinned runs pay for cross-CPU wake-ups there). Usage: bench_pin_overhead [THREADS] [ROUNDS]
+// CPUs 0,1 (the plain run unpinned; pinned runs pay for cross-CPU wake-ups there). Usage:
+// bench_pin_overhead [THREADS] [ROUNDS]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -95,9 +96,10 @@ int main(int argc, char** argv) {
   const bool likwid = have_likwid();
   const std::string likwid_threads = std::to_string(std::min(std::atol(threads.c_str()), 200L));
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  std::printf("pinning overhead: %s create+join per run, median of %d interleaved rounds; "
-              "per create+join: wall-clock ns and process CPU ns (all threads, user+system)\n",
-              threads.c_str(), rounds);
+  std::printf(
+      "pinning overhead: %s create+join per run, median of %d interleaved rounds; "
+      "per create+join: wall-clock ns and process CPU ns (all threads, user+system)\n",
+      threads.c_str(), rounds);
 
   std::vector<Config> same = {
       {"no preload (taskset -c 0)", "taskset -c 0 " + loop, {}, {}},
@@ -108,12 +110,16 @@ int main(int argc, char** argv) {
       {"likwid-pin -c 0", likwid ? "likwid-pin -q -c 0 " + loop : "", {}, {}},
       {"likwid-pin -c 0,0 (" + likwid_threads + " threads)",
        likwid ? "likwid-pin -q -c 0,0 " + std::string(SPAWN_LOOP) + " " + likwid_threads : "",
-       {}, {}}};
+       {},
+       {}}};
   measure("every thread on CPU 0 (same placement, only the mechanism differs):", same, rounds);
 
   std::vector<Config> spread = {
       {"no preload (unpinned)", loop, {}, {}},
-      {"threadmap run --cpus 0,1 (cycle)", tm + " run --cpus 0,1 --policy round-robin -- " + loop, {}, {}},
+      {"threadmap run --cpus 0,1 (cycle)",
+       tm + " run --cpus 0,1 --policy round-robin -- " + loop,
+       {},
+       {}},
       {"likwid-pin -c 0,1", likwid ? "likwid-pin -q -c 0,1 " + loop : "", {}, {}}};
   measure("threads spread over CPUs 0,1:", spread, rounds);
   return 0;

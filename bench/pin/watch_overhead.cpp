@@ -92,8 +92,11 @@ int main(int argc, char** argv) {
               wall, samples, threadmap::monitor::counter_source_name(sampler.source()));
   std::printf("  first sample (opens every thread's counters and files): %.1f ms CPU\n",
               first_cpu * 1e3);
-  std::printf("  steady state: watcher CPU time %.3f s = %.2f%% of one CPU (getrusage user+system / wall)\n",
-              cpu, cpu / wall * 100.0);
-  std::printf("  steady state per sample: %.0f us (CPU time / samples)\n", cpu / static_cast<double>(samples) * 1e6);
+  std::printf(
+      "  steady state: watcher CPU time %.3f s = %.2f%% of one CPU (getrusage user+system / "
+      "wall)\n",
+      cpu, cpu / wall * 100.0);
+  std::printf("  steady state per sample: %.0f us (CPU time / samples)\n",
+              cpu / static_cast<double>(samples) * 1e6);
   return 0;
 }

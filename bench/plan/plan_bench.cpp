@@ -39,8 +39,10 @@ WorkloadSpec server_workload(int threads) {
       t.name = "p" + std::to_string(p) + "s" + std::to_string(s);
       const int index = static_cast<int>(spec.threads.size());
       spec.threads.push_back(t);
-      if (s == 0) spec.edges.push_back(EdgeSpec{0, index, 1.0, "dispatch"});
-      else spec.edges.push_back(EdgeSpec{index - 1, index, 10.0, "pipeline"});
+      if (s == 0)
+        spec.edges.push_back(EdgeSpec{0, index, 1.0, "dispatch"});
+      else
+        spec.edges.push_back(EdgeSpec{index - 1, index, 10.0, "pipeline"});
     }
   while (static_cast<int>(spec.threads.size()) < threads - background) {
     ThreadSpec t;
@@ -58,13 +60,15 @@ WorkloadSpec server_workload(int threads) {
 }
 
 const Topology& synthetic_topology() {
-  static Topology topo = *Topology::load_xml(std::string(THREADMAP_BENCH_DATA) + "/synthetic-2pkg-512cpu.xml");
+  static Topology topo =
+      *Topology::load_xml(std::string(THREADMAP_BENCH_DATA) + "/synthetic-2pkg-512cpu.xml");
   return topo;
 }
 
 const latency::Matrix& measured_matrix() {
-  static latency::Matrix m = *latency::load_matrix(
-      std::string(THREADMAP_TEST_DATA) + "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
+  static latency::Matrix m =
+      *latency::load_matrix(std::string(THREADMAP_TEST_DATA) +
+                            "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
   return m;
 }
 
@@ -75,7 +79,8 @@ void report(benchmark::State& state, const Plan& plan) {
   int best_breaks = std::numeric_limits<int>::max();
   for (const auto& [name, cost] : plan.baselines) {
     cheapest = std::min(cheapest, cost.total());
-    if (cost.rule_breaks() < best_breaks || (cost.rule_breaks() == best_breaks && cost.total() < best)) {
+    if (cost.rule_breaks() < best_breaks ||
+        (cost.rule_breaks() == best_breaks && cost.total() < best)) {
       best = cost.total();
       best_breaks = cost.rule_breaks();
     }
@@ -85,14 +90,17 @@ void report(benchmark::State& state, const Plan& plan) {
   state.counters["best_baseline_cost"] = best;
   state.counters["best_baseline_rule_breaks"] = best_breaks;
   state.counters["baseline/plan"] = plan.cost.total() > 0 ? best / plan.cost.total() : 0;
-  state.counters["cheapest_baseline/plan"] = plan.cost.total() > 0 ? cheapest / plan.cost.total() : 0;
+  state.counters["cheapest_baseline/plan"] =
+      plan.cost.total() > 0 ? cheapest / plan.cost.total() : 0;
 }
 
 void BM_Plan(benchmark::State& state, bool measured) {
   const WorkloadSpec spec = server_workload(static_cast<int>(state.range(0)));
   PlanInputs in;
-  if (measured) in.matrix = &measured_matrix();
-  else in.topology = &synthetic_topology();
+  if (measured)
+    in.matrix = &measured_matrix();
+  else
+    in.topology = &synthetic_topology();
   Plan last;
   for (auto _ : state) {
     auto plan = make_plan(spec, in);
@@ -104,8 +112,16 @@ void BM_Plan(benchmark::State& state, bool measured) {
   }
   report(state, last);
 }
-BENCHMARK_CAPTURE(BM_Plan, topology512, false)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK_CAPTURE(BM_Plan, matrix512, true)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Plan, topology512, false)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_Plan, matrix512, true)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 enum Stage { greedy, iterated, exact };
 
@@ -132,7 +148,8 @@ void BM_Stage(benchmark::State& state, Stage stage) {
   state.counters["cost"] = cost;
 }
 BENCHMARK_CAPTURE(BM_Stage, greedy, greedy)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Stage, greedy_plus_iterated_local_search, iterated)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stage, greedy_plus_iterated_local_search, iterated)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Stage, branch_and_bound_from_scratch, exact)->Unit(benchmark::kMillisecond);
 
 }  // namespace

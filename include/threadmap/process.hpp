@@ -15,14 +15,14 @@ namespace threadmap {
 /// One thread of a process as /proc/PID/task/TID reports it.
 struct ThreadInfo {
   pid_t tid = 0;
-  std::string name;               ///< comm, as set by pthread_setname_np (15 chars max)
-  char state = '?';               ///< R, S, D, Z, ...
-  CpuSet allowed;                 ///< Cpus_allowed_list: the thread's affinity
-  int last_cpu = -1;              ///< CPU it last ran on (stat field 39)
-  std::uint64_t voluntary_switches = 0;     ///< voluntary_ctxt_switches
-  std::uint64_t involuntary_switches = 0;   ///< nonvoluntary_ctxt_switches
-  std::uint64_t user_ticks = 0;   ///< utime, in clock ticks (sysconf(_SC_CLK_TCK))
-  std::uint64_t system_ticks = 0; ///< stime, in clock ticks
+  std::string name;                        ///< comm, as set by pthread_setname_np (15 chars max)
+  char state = '?';                        ///< R, S, D, Z, ...
+  CpuSet allowed;                          ///< Cpus_allowed_list: the thread's affinity
+  int last_cpu = -1;                       ///< CPU it last ran on (stat field 39)
+  std::uint64_t voluntary_switches = 0;    ///< voluntary_ctxt_switches
+  std::uint64_t involuntary_switches = 0;  ///< nonvoluntary_ctxt_switches
+  std::uint64_t user_ticks = 0;            ///< utime, in clock ticks (sysconf(_SC_CLK_TCK))
+  std::uint64_t system_ticks = 0;          ///< stime, in clock ticks
 };
 
 /// Thread ids of process `pid`, ascending. ESRCH when the process does not exist.
@@ -47,11 +47,11 @@ struct ThreadSelector {
 
 /// Outcome of pinning the threads of a running process.
 struct PinOutcome {
-  std::vector<pid_t> pinned;                           ///< pinned and read back
-  std::vector<pid_t> vanished;                         ///< exited before or while pinning
-  std::vector<std::pair<pid_t, Error>> failed;         ///< could not be pinned, and why
-  std::vector<pid_t> missing_tids;                     ///< requested tids not in the process
-  int list_passes = 0;                                 ///< times the thread list was read
+  std::vector<pid_t> pinned;                    ///< pinned and read back
+  std::vector<pid_t> vanished;                  ///< exited before or while pinning
+  std::vector<std::pair<pid_t, Error>> failed;  ///< could not be pinned, and why
+  std::vector<pid_t> missing_tids;              ///< requested tids not in the process
+  int list_passes = 0;                          ///< times the thread list was read
   bool ok() const { return failed.empty() && missing_tids.empty(); }
 };
 

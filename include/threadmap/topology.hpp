@@ -28,10 +28,10 @@ struct TopoObject {
   int os_index = -1;       ///< OS index (-1 when the OS gives none); for PUs the OS CPU number
   int depth = 0;           ///< depth in the tree, Machine = 0
   int parent = -1;         ///< index into Topology::objects(), -1 for the root
-  std::vector<int> children;   ///< indexes into Topology::objects(), memory children first
-  CpuSet cpus;                 ///< OS CPU numbers below this object
-  std::uint64_t cache_bytes = 0;   ///< cache size for caches, memory size for NUMA nodes
-  std::string subtype;             ///< hwloc subtype (e.g. "Module", "CCX"), may be empty
+  std::vector<int> children;      ///< indexes into Topology::objects(), memory children first
+  CpuSet cpus;                    ///< OS CPU numbers below this object
+  std::uint64_t cache_bytes = 0;  ///< cache size for caches, memory size for NUMA nodes
+  std::string subtype;            ///< hwloc subtype (e.g. "Module", "CCX"), may be empty
 };
 
 /// Where one PU (OS CPU number) sits. Each field is the logical index of the containing object

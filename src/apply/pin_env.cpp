@@ -21,7 +21,8 @@ Status check_pattern(const std::string& pattern, const std::string& what) {
   if (pattern.empty()) return Error::invalid(what + ": empty pattern");
   for (char c : pattern) {
     if (c == ';' || static_cast<unsigned char>(c) < 0x20)
-      return Error::invalid(what + " '" + pattern + "': ';' and control characters are not allowed");
+      return Error::invalid(what + " '" + pattern +
+                            "': ';' and control characters are not allowed");
   }
   return {};
 }

@@ -25,15 +25,15 @@ struct PatternRule {
 
 /// Everything the pin library can be told. Empty rules = pin nothing.
 struct PinRules {
-  std::optional<CpuSet> main_cpus;                    ///< the main thread
-  std::vector<std::optional<CpuSet>> slots;           ///< slot k = k-th unclaimed created thread
-  std::vector<CpuSet> cycle;                          ///< slots past `slots` take cycle[k % n]
-  std::vector<PatternRule> by_name;                   ///< applied when a thread names itself
-  std::vector<PatternRule> by_library;                ///< by the start routine's library
-  std::vector<long> skip_indexes;                     ///< creation indexes left unpinned
-  std::vector<std::string> skip_names;                ///< name globs left unpinned
-  std::vector<std::string> skip_libraries;            ///< library globs left unpinned
-  bool inherit = false;                               ///< exec'd children keep the rules
+  std::optional<CpuSet> main_cpus;           ///< the main thread
+  std::vector<std::optional<CpuSet>> slots;  ///< slot k = k-th unclaimed created thread
+  std::vector<CpuSet> cycle;                 ///< slots past `slots` take cycle[k % n]
+  std::vector<PatternRule> by_name;          ///< applied when a thread names itself
+  std::vector<PatternRule> by_library;       ///< by the start routine's library
+  std::vector<long> skip_indexes;            ///< creation indexes left unpinned
+  std::vector<std::string> skip_names;       ///< name globs left unpinned
+  std::vector<std::string> skip_libraries;   ///< library globs left unpinned
+  bool inherit = false;                      ///< exec'd children keep the rules
 };
 
 /// Checks the rules (non-empty sets, every CPU in `allowed`, patterns without ';' or control

@@ -44,7 +44,8 @@ PinRules rules_from_plan(const PlanFile& plan, bool by_name) {
 Status add_skips(PinRules& rules, const std::vector<std::string>& items) {
   for (const std::string& item : items) {
     if (item.empty()) return Error::invalid("empty skip item");
-    bool digits = std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool digits =
+        std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits) {
       if (item.size() > 7) return Error::invalid("skip index '" + item + "' is out of range");
       rules.skip_indexes.push_back(std::stol(item));

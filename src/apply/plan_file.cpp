@@ -44,8 +44,7 @@ Result<PlanFile> parse_plan(const std::string& text, const std::string& source) 
     planned.thread = name->get<std::string>();
     for (const nlohmann::json& cpu : *cpus) {
       if (!cpu.is_number_integer() || cpu.get<long>() < 0 || cpu.get<long>() > 65535)
-        return bad(where + " (" + planned.thread + "): CPU " + cpu.dump() +
-                   " is not a CPU number");
+        return bad(where + " (" + planned.thread + "): CPU " + cpu.dump() + " is not a CPU number");
       planned.cpus.add(cpu.get<int>());
     }
     if (!seen.insert(planned.thread).second)

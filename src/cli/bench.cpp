@@ -81,8 +81,9 @@ void add_bench_command(CLI::App& app, Runner& selected) {
   sub->add_option("name", opt->name, name_help())
       ->required()
       ->check(CLI::IsMember(experiments::bench_names()));
-  sub->add_option("--runs", opt->runs, "Runs per variant; the table shows the median "
-                                       "(default 5, 3 with --quick)")
+  sub->add_option("--runs", opt->runs,
+                  "Runs per variant; the table shows the median "
+                  "(default 5, 3 with --quick)")
       ->check(CLI::Range(1, 1000));
   sub->add_flag("--quick", opt->quick, "Short mode: less work per run (a few seconds, for CI)");
   sub->add_option("--json", opt->json_file,

@@ -45,7 +45,6 @@ void show_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-
 std::string title_of(const latency::Matrix& m) {
   std::string who = m.cpu_model.empty() ? m.source : m.cpu_model;
   return who + ": one-way core-to-core latency (" + std::to_string(m.size()) + " CPUs)";
@@ -54,10 +53,14 @@ std::string title_of(const latency::Matrix& m) {
 // The flag a request error is about, for the one error line.
 const char* flag_of(latency::LatencyField field) {
   switch (field) {
-    case latency::LatencyField::load_file: return "--load";
-    case latency::LatencyField::topology_file: return "--topology";
-    case latency::LatencyField::cpus: return "--cpus";
-    case latency::LatencyField::none: break;
+    case latency::LatencyField::load_file:
+      return "--load";
+    case latency::LatencyField::topology_file:
+      return "--topology";
+    case latency::LatencyField::cpus:
+      return "--cpus";
+    case latency::LatencyField::none:
+      break;
   }
   return nullptr;
 }
@@ -78,12 +81,12 @@ Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
   render::HeatmapLabels labels;
   labels.title = title_of(matrix);
   labels.subtitle =
-      m ? fmt::format("method {}; per pair the median of timed batches; domains outlined; "
-                      "rows/columns in {} order",
-                      latency::method_name(m->method),
-                      opt.numeric_order ? "CPU number" : "topology")
-        : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
-                      matrix.source, opt.numeric_order ? "CPU number" : "topology");
+      m ? fmt::format(
+              "method {}; per pair the median of timed batches; domains outlined; "
+              "rows/columns in {} order",
+              latency::method_name(m->method), opt.numeric_order ? "CPU number" : "topology")
+        : fmt::format("as stored in {}; domains outlined; rows/columns in {} order", matrix.source,
+                      opt.numeric_order ? "CPU number" : "topology");
   labels.domains = run.analysis.domains.domains;
   for (auto [path, format] : {std::pair{&opt.png, render::ImageFormat::png},
                               std::pair{&opt.svg, render::ImageFormat::svg}}) {
@@ -106,8 +109,9 @@ int run_latency(const LatencyOptions& opt) {
   // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
   if (auto st = out.check(); !st) return reject(st.error());
   if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick || opt.measure_options_given)) {
-    return usage_error(std::string("--cpus, --quick, --method, --precision, --budget-ms, "
-                                   "--no-recheck and --seed apply to a measurement, not to --load"));
+    return usage_error(
+        std::string("--cpus, --quick, --method, --precision, --budget-ms, "
+                    "--no-recheck and --seed apply to a measurement, not to --load"));
   }
 
   latency::LatencyRequest request;
@@ -169,8 +173,7 @@ void add_latency_command(CLI::App& app, Runner& selected) {
   sub->add_option("--precision", opt->precision_pct,
                   "Target half-width of each pair's 95% CI of the median, in % (default 3)")
       ->check(CLI::Range(0.1, 50.0));
-  sub->add_option("--budget-ms", opt->budget_ms,
-                  "Most time per pair and pass, in ms (default 100)")
+  sub->add_option("--budget-ms", opt->budget_ms, "Most time per pair and pass, in ms (default 100)")
       ->check(CLI::Range(1.0, 60000.0));
   sub->add_flag("--quick", opt->quick,
                 "Measure one representative pair per topology class only (and say so)");

@@ -7,8 +7,7 @@
 #include "threadmap/version.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "threadmap — measure the machine, plan thread placement, apply it, verify it held"};
+  CLI::App app{"threadmap — measure the machine, plan thread placement, apply it, verify it held"};
   app.name("threadmap");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("threadmap ") + THREADMAP_VERSION_STRING);
@@ -28,8 +27,7 @@ int main(int argc, char** argv) {
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     known = known || (argc > 1 && sub->check_name(argv[1]));
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::fprintf(stderr, "threadmap: unknown subcommand '%s' (see 'threadmap --help')\n",
-                 argv[1]);
+    std::fprintf(stderr, "threadmap: unknown subcommand '%s' (see 'threadmap --help')\n", argv[1]);
     return 2;
   }
   try {

@@ -31,8 +31,7 @@ Status Outputs::check() const {
       if (wanted(entries_[j].path) && *entries_[j].path == *e.path)
         return Error::invalid(entries_[j].flag + " and " + e.flag + " name the same file '" +
                               *e.path + "'");
-    if (auto st = os::check_writable(*e.path); !st)
-      return st.error().with_context("bad " + e.flag);
+    if (auto st = os::check_writable(*e.path); !st) return st.error().with_context("bad " + e.flag);
   }
   return {};
 }

@@ -48,8 +48,8 @@ int run_pin(const PinOptions& given) {
   if (!topo) return fail(topo.error());
   auto cpus = topo->resolve(opt.cpus);
   if (!cpus) return fail(cpus.error().with_context("bad --cpus"));
-  auto outcome = pin_process_threads(opt.pid, *cpus, topo->allowed_cpus(),
-                                     make_selector(opt.threads));
+  auto outcome =
+      pin_process_threads(opt.pid, *cpus, topo->allowed_cpus(), make_selector(opt.threads));
   if (!outcome) return fail(outcome.error());
   if (opt.json) {
     print(render::pin_outcome_json(opt.pid, *cpus, *outcome).dump(2) + "\n");

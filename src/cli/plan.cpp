@@ -23,7 +23,7 @@ struct PlanOptions {
   std::string topology_file;
   std::string latency_file;
   std::string allowed;
-  bool allowed_given = false;  // --allowed on the command line, even as 
+  bool allowed_given = false;  // --allowed on the command line, even as
   std::string reserved;
   bool oversubscribe = false;
   bool json = false;
@@ -57,8 +57,10 @@ Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
 
 int run_plan(const PlanOptions& opt) {
   const int forms = !opt.spec_file.empty() + (opt.pairs > 0) + (opt.threads > 0);
-  if (forms != 1) return fail(std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N"));
-  if (!opt.policy.empty() && opt.threads <= 0) return fail(std::string("--policy goes with --threads N"));
+  if (forms != 1)
+    return fail(std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N"));
+  if (!opt.policy.empty() && opt.threads <= 0)
+    return fail(std::string("--policy goes with --threads N"));
   std::optional<plan::ExportFormat> format;
   if (!opt.export_format.empty()) {
     auto parsed = plan::parse_export_format(opt.export_format);
@@ -106,9 +108,12 @@ int run_plan(const PlanOptions& opt) {
 
   out.set(&opt.output, render::plan_json(*planned).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
-  if (format) print(plan::export_plan(*planned, *format));
-  else if (opt.json) print(render::plan_json(*planned).dump(2) + "\n");
-  else print(render::plan_text(*planned));
+  if (format)
+    print(plan::export_plan(*planned, *format));
+  else if (opt.json)
+    print(render::plan_json(*planned).dump(2) + "\n");
+  else
+    print(render::plan_text(*planned));
   return 0;
 }
 
@@ -119,25 +124,34 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   auto* sub = app.add_subcommand(
       "plan", "Plan thread placement from a workload spec, the topology and measured latencies");
   auto* spec = sub->add_option("--spec", opt->spec_file, "Workload spec JSON (see docs/plan.md)");
-  auto* pairs = sub->add_option("--pairs", opt->pairs, "Quick form: N pairs of threads that talk to each other")
+  auto* pairs = sub->add_option("--pairs", opt->pairs,
+                                "Quick form: N pairs of threads that talk to each other")
                     ->check(CLI::Range(1, 1000000));
-  auto* threads = sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy")
-                      ->check(CLI::Range(1, 1000000));
-  sub->add_option("--policy", opt->policy, "With --threads: compact, scatter or round-robin (the CPUs `threadmap run --policy` pins), or spread (hwloc-distrib)");
+  auto* threads =
+      sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy")
+          ->check(CLI::Range(1, 1000000));
+  sub->add_option("--policy", opt->policy,
+                  "With --threads: compact, scatter or round-robin (the CPUs `threadmap run "
+                  "--policy` pins), or spread (hwloc-distrib)");
   spec->excludes(pairs)->excludes(threads);
   pairs->excludes(threads);
-  sub->add_option("--topology", opt->topology_file, "Plan for another machine: hwloc XML (lstopo --of xml)");
+  sub->add_option("--topology", opt->topology_file,
+                  "Plan for another machine: hwloc XML (lstopo --of xml)");
   sub->add_option("--latency", opt->latency_file,
                   "Measured latency matrix (threadmap latency JSON/CSV or nviennot CSV); alone, it "
                   "stands for the machine");
   auto* allowed = sub->add_option("--allowed", opt->allowed,
                                   "CPUs to plan on (overrides the spec's constraints.allowed)");
-  sub->add_option("--reserved", opt->reserved, "CPUs to keep free (overrides constraints.reserved)");
-  sub->add_flag("--oversubscribe", opt->oversubscribe, "Let threads share CPUs when there are too few");
+  sub->add_option("--reserved", opt->reserved,
+                  "CPUs to keep free (overrides constraints.reserved)");
+  sub->add_flag("--oversubscribe", opt->oversubscribe,
+                "Let threads share CPUs when there are too few");
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
-  sub->add_option("--export", opt->export_format, "Print as taskset|omp|gomp|kmp|likwid|slurm|systemd")
+  sub->add_option("--export", opt->export_format,
+                  "Print as taskset|omp|gomp|kmp|likwid|slurm|systemd")
       ->excludes(json);
-  sub->add_option("-o,--output", opt->output, "Also write the plan JSON to FILE (for threadmap run --plan)");
+  sub->add_option("-o,--output", opt->output,
+                  "Also write the plan JSON to FILE (for threadmap run --plan)");
   sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)");

@@ -7,9 +7,9 @@
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/os/files.hpp"
-#include "src/report/report_data.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_json.hpp"
+#include "src/report/report_data.hpp"
 #include "threadmap/version.hpp"
 
 namespace threadmap::cli {
@@ -86,8 +86,7 @@ void add_report_command(CLI::App& app, Runner& selected) {
                   "(default ./threadmap-report)");
   sub->add_flag("--quick", opt->quick,
                 "Quick: one latency pair per topology class, short benchmarks");
-  sub->add_option("--runs", opt->runs,
-                  "Runs per benchmark variant (default 5, 3 with --quick)")
+  sub->add_option("--runs", opt->runs, "Runs per benchmark variant (default 5, 3 with --quick)")
       ->check(CLI::Range(1, 100));
   sub->add_option("--latency", opt->latency_file,
                   "Use this saved latency matrix (threadmap latency --json/--csv) instead of "

@@ -23,13 +23,20 @@ struct RunOptions {
 // The flag a request error is about, for the one error line.
 std::string flag_of(apply::RunField field) {
   switch (field) {
-    case apply::RunField::plan: return "--plan";
-    case apply::RunField::cpus: return "--cpus";
-    case apply::RunField::policy: return "--policy";
-    case apply::RunField::skip: return "--skip";
-    case apply::RunField::libs: return "--lib";
-    case apply::RunField::command: return "command";
-    case apply::RunField::none: break;
+    case apply::RunField::plan:
+      return "--plan";
+    case apply::RunField::cpus:
+      return "--cpus";
+    case apply::RunField::policy:
+      return "--policy";
+    case apply::RunField::skip:
+      return "--skip";
+    case apply::RunField::libs:
+      return "--lib";
+    case apply::RunField::command:
+      return "command";
+    case apply::RunField::none:
+      break;
   }
   return "";
 }

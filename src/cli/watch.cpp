@@ -29,7 +29,8 @@ Result<pid_t> parse_pid(const std::string& text) {
   bool digits = !text.empty() && text.size() <= 10 &&
                 text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || std::stoll(text) <= 0 || std::stoll(text) > 0x7fffffff)
-    return Error::invalid("bad PID '" + text + "': expected a positive process id (a command to "
+    return Error::invalid("bad PID '" + text +
+                          "': expected a positive process id (a command to "
                           "start goes after --)");
   return static_cast<pid_t>(std::stoll(text));
 }
@@ -39,7 +40,8 @@ int run_watch(const WatchOptions& opt) {
   if (opt.by_name && opt.plan_path.empty())
     return usage_error(std::string("watch: --by-name needs --plan"));
   if (auto st = check_watch_outputs(opt.outputs); !st) return reject(st.error());
-  auto settings = apply::watch_settings(opt.interval_ms, opt.duration_s, opt.plan_path, opt.by_name);
+  auto settings =
+      apply::watch_settings(opt.interval_ms, opt.duration_s, opt.plan_path, opt.by_name);
   if (!settings) return fail(settings.error());  // a bad plan is reported before anything starts
   if (opt.live && stdout_is_tty())
     settings->on_sample = [](const monitor::WatchHistory& h) {
@@ -48,8 +50,8 @@ int run_watch(const WatchOptions& opt) {
 
   // Words before "--" are a PID; words after it, the command to start.
   const int after = arguments_after_separator();
-  const std::size_t before = after < 0 ? opt.target.size()
-                                       : opt.target.size() - static_cast<std::size_t>(after);
+  const std::size_t before =
+      after < 0 ? opt.target.size() : opt.target.size() - static_cast<std::size_t>(after);
   if (before > 0 && after > 0)
     return usage_error(std::string("watch: give a PID or -- CMD ARGS..., not both"));
   if (before > 1) return usage_error(std::string("watch: give one PID (a command goes after --)"));
@@ -84,14 +86,15 @@ void add_watch_command(CLI::App& app, Runner& selected) {
   sub->add_option("--duration", opt->duration_s,
                   "Stop after this many seconds (default: until the process exits or Ctrl-C)")
       ->check(positive_seconds_validator());
-  sub->add_option("--json", opt->outputs.json_path, "Write the summary as JSON (threadmap.watch/1)");
+  sub->add_option("--json", opt->outputs.json_path,
+                  "Write the summary as JSON (threadmap.watch/1)");
   sub->add_option("--timeline", opt->outputs.timeline_path,
                   "Write the timeline picture (threads by time, colored by CPU): F.png or F.svg");
   sub->add_option("--plan", opt->plan_path,
                   "Plan JSON: report each thread's share of samples on its planned CPUs");
   sub->add_flag("--by-name", opt->by_name, "With --plan: match plan threads by thread name");
-  sub->add_flag("--no-live", [opt](std::int64_t) { opt->live = false; },
-                "No live table, even on a terminal");
+  sub->add_flag(
+      "--no-live", [opt](std::int64_t) { opt->live = false; }, "No live table, even on a terminal");
   sub->callback([&selected, opt] { selected = [opt] { return run_watch(*opt); }; });
 }
 

@@ -34,9 +34,8 @@ bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const Watc
   }
   const monitor::WatchResult& w = *watched;
   // A program that ends before the first sample is still a program: say so, as its summary.
-  std::string text = w.history.samples() == 0
-                         ? render::watch_empty_text(w.summary)
-                         : render::watch_summary_text(w.summary);
+  std::string text = w.history.samples() == 0 ? render::watch_empty_text(w.summary)
+                                              : render::watch_summary_text(w.summary);
   if (summary_to_stderr) {
     os::write_stderr(text);
   } else {

@@ -29,10 +29,10 @@ CpuSet from_cpus(const std::vector<int>& cpus) {
 Result<CpuSet> read_tid_affinity(pid_t tid) {
   std::vector<int> cpus;
   if (int e = os::get_tid_affinity(tid, cpus); e != 0)
-    return Error::from_errno(e, "cannot read the affinity of " +
-                                    (tid == 0 ? std::string("the calling thread")
-                                              : "tid " + std::to_string(tid)) +
-                                    ": " + std::strerror(e));
+    return Error::from_errno(
+        e, "cannot read the affinity of " +
+               (tid == 0 ? std::string("the calling thread") : "tid " + std::to_string(tid)) +
+               ": " + std::strerror(e));
   return from_cpus(cpus);
 }
 
@@ -95,8 +95,8 @@ Status pin_tid(pid_t tid, const CpuSet& cpus, const CpuSet& allowed) {
   std::string who = tid_label(tid);
   if (auto st = check_request(who, cpus, allowed); !st) return st;
   if (int e = os::set_tid_affinity(tid, detail::to_cpus(cpus)); e != 0)
-    return Error::from_errno(e, "cannot pin " + who + " to " + cpus.to_list() + ": " +
-                                    std::strerror(e));
+    return Error::from_errno(
+        e, "cannot pin " + who + " to " + cpus.to_list() + ": " + std::strerror(e));
   return {};
 }
 
@@ -121,8 +121,8 @@ Status pin_thread(pthread_t thread, const CpuSet& cpus) {
   if (!allowed) return allowed.error();
   if (auto st = check_request("thread", cpus, *allowed); !st) return st;
   if (int rc = os::set_thread_affinity(thread, detail::to_cpus(cpus)); rc != 0)
-    return Error::from_errno(rc, "cannot pin thread to " + cpus.to_list() + ": " +
-                                     std::strerror(rc));
+    return Error::from_errno(rc,
+                             "cannot pin thread to " + cpus.to_list() + ": " + std::strerror(rc));
   return {};
 }
 

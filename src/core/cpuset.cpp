@@ -7,9 +7,9 @@
 
 #include <cctype>
 #include <charconv>
-#include <new>
 #include <climits>
 #include <cstdlib>
+#include <new>
 #include <string>
 
 namespace threadmap {
@@ -112,7 +112,8 @@ Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
-    std::string_view word = s.substr(start, comma == std::string_view::npos ? s.npos : comma - start);
+    std::string_view word =
+        s.substr(start, comma == std::string_view::npos ? s.npos : comma - start);
     if (word.empty() || (start > 0 && word.size() > 8))
       return Error::invalid("bad CPU mask '" + std::string(text) +
                             "': comma-separated words must be 1-8 hex digits");

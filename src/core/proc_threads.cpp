@@ -32,8 +32,8 @@ Result<std::vector<pid_t>> list_tids(pid_t pid) { return os::list_task_ids(pid);
 
 Result<ThreadInfo> read_thread(pid_t pid, pid_t tid) {
   auto gone = [&] {
-    return Error::from_errno(ESRCH, "thread " + std::to_string(tid) + " of process " +
-                                        std::to_string(pid) + " is gone");
+    return Error::from_errno(
+        ESRCH, "thread " + std::to_string(tid) + " of process " + std::to_string(pid) + " is gone");
   };
   auto stat_text = os::read_proc_text(os::task_path(pid, tid, "stat"));
   auto status_text = os::read_proc_text(os::task_path(pid, tid, "status"));
@@ -86,8 +86,9 @@ Result<std::string> process_name(pid_t pid) {
 
 Result<PinOutcome> pin_process_threads(pid_t pid, const CpuSet& cpus, const CpuSet& allowed,
                                        const ThreadSelector& selector) {
-  if (cpus.empty()) return Error::invalid("cannot pin the threads of " + std::to_string(pid) +
-                                          ": the CPU set is empty");
+  if (cpus.empty())
+    return Error::invalid("cannot pin the threads of " + std::to_string(pid) +
+                          ": the CPU set is empty");
   CpuSet outside = cpus - allowed;
   if (!outside.empty())
     return Error::invalid("cannot pin the threads of " + std::to_string(pid) + " to " +

@@ -40,8 +40,8 @@ Result<Topology> Topology::load_this_machine() {
   auto state = *started;
   state->this_machine = true;
   // Keep CPUs the cgroup forbids in the tree (shown as not allowed) instead of hiding them.
-  hwloc_topology_set_flags(state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED |
-                                            HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+  hwloc_topology_set_flags(
+      state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED | HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
   if (auto st = finish(*state, "this machine's topology"); !st) return st.error();
   // hwloc's allowed set follows the cgroup only; taskset-style affinity restricts further.
   CpuSet allowed;
@@ -59,8 +59,8 @@ Result<Topology> Topology::load_for_process(pid_t pid) {
   if (!started) return started.error();
   auto state = *started;
   state->this_machine = true;
-  hwloc_topology_set_flags(state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED |
-                                            HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+  hwloc_topology_set_flags(
+      state->topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED | HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
   // The target's cgroup decides what its threads may be given; their current affinity is what
   // a pin changes, so it does not restrict the allowed set.
   if (hwloc_topology_set_pid(state->topo, pid) != 0)
@@ -87,7 +87,8 @@ Result<Topology> Topology::load_xml(const std::string& path) {
   if (!started) return started.error();
   auto state = *started;
   // The size hwloc takes counts the terminating NUL.
-  if (hwloc_topology_set_xmlbuffer(state->topo, text->c_str(), static_cast<int>(text->size() + 1)) != 0)
+  if (hwloc_topology_set_xmlbuffer(state->topo, text->c_str(),
+                                   static_cast<int>(text->size() + 1)) != 0)
     return hwloc_error("cannot read topology " + shown);
   if (auto st = finish(*state, "topology " + shown); !st) return st.error();
   hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(state->allowed.native_handle()),

@@ -48,20 +48,34 @@ void place_pu(Topology::State& state, hwloc_obj_t pu_obj) {
   for (hwloc_obj_t up = pu_obj->parent; up; up = up->parent) {
     int idx = static_cast<int>(up->logical_index);
     switch (up->type) {
-      case HWLOC_OBJ_CORE: if (place.core < 0) place.core = idx; break;
-      case HWLOC_OBJ_L1CACHE: if (place.l1 < 0) place.l1 = idx; break;
-      case HWLOC_OBJ_L2CACHE: if (place.l2 < 0) place.l2 = idx; break;
-      case HWLOC_OBJ_L3CACHE: if (place.l3 < 0) place.l3 = idx; break;
-      case HWLOC_OBJ_DIE: if (place.die < 0) place.die = idx; break;
-      case HWLOC_OBJ_PACKAGE: if (place.package < 0) place.package = idx; break;
-      default: break;
+      case HWLOC_OBJ_CORE:
+        if (place.core < 0) place.core = idx;
+        break;
+      case HWLOC_OBJ_L1CACHE:
+        if (place.l1 < 0) place.l1 = idx;
+        break;
+      case HWLOC_OBJ_L2CACHE:
+        if (place.l2 < 0) place.l2 = idx;
+        break;
+      case HWLOC_OBJ_L3CACHE:
+        if (place.l3 < 0) place.l3 = idx;
+        break;
+      case HWLOC_OBJ_DIE:
+        if (place.die < 0) place.die = idx;
+        break;
+      case HWLOC_OBJ_PACKAGE:
+        if (place.package < 0) place.package = idx;
+        break;
+      default:
+        break;
     }
   }
   // NUMA nodes hang off the tree as memory children; the node whose CPUs include this PU is
   // its local node.
   int nodes = hwloc_get_nbobjs_by_type(state.topo, HWLOC_OBJ_NUMANODE);
   for (int i = 0; i < nodes; ++i) {
-    hwloc_obj_t node = hwloc_get_obj_by_type(state.topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    hwloc_obj_t node =
+        hwloc_get_obj_by_type(state.topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     if (node && node->cpuset && hwloc_bitmap_isset(node->cpuset, pu_obj->os_index)) {
       place.numa = static_cast<int>(node->logical_index);
       break;
@@ -97,15 +111,24 @@ void read_kinds(Topology::State& state) {
 
 hwloc_obj_type_t level_type(Level level) {
   switch (level) {
-    case Level::pu: return HWLOC_OBJ_PU;
-    case Level::core: return HWLOC_OBJ_CORE;
-    case Level::l1: return HWLOC_OBJ_L1CACHE;
-    case Level::l2: return HWLOC_OBJ_L2CACHE;
-    case Level::l3: return HWLOC_OBJ_L3CACHE;
-    case Level::die: return HWLOC_OBJ_DIE;
-    case Level::package: return HWLOC_OBJ_PACKAGE;
-    case Level::numa: return HWLOC_OBJ_NUMANODE;
-    case Level::machine: return HWLOC_OBJ_MACHINE;
+    case Level::pu:
+      return HWLOC_OBJ_PU;
+    case Level::core:
+      return HWLOC_OBJ_CORE;
+    case Level::l1:
+      return HWLOC_OBJ_L1CACHE;
+    case Level::l2:
+      return HWLOC_OBJ_L2CACHE;
+    case Level::l3:
+      return HWLOC_OBJ_L3CACHE;
+    case Level::die:
+      return HWLOC_OBJ_DIE;
+    case Level::package:
+      return HWLOC_OBJ_PACKAGE;
+    case Level::numa:
+      return HWLOC_OBJ_NUMANODE;
+    case Level::machine:
+      return HWLOC_OBJ_MACHINE;
   }
   return HWLOC_OBJ_MACHINE;
 }
@@ -238,15 +261,24 @@ bool Topology::same_numa(int cpu_a, int cpu_b) const {
 
 const char* level_name(Level level) {
   switch (level) {
-    case Level::pu: return "pu";
-    case Level::core: return "core";
-    case Level::l1: return "l1";
-    case Level::l2: return "l2";
-    case Level::l3: return "l3";
-    case Level::die: return "die";
-    case Level::package: return "package";
-    case Level::numa: return "numa";
-    case Level::machine: return "machine";
+    case Level::pu:
+      return "pu";
+    case Level::core:
+      return "core";
+    case Level::l1:
+      return "l1";
+    case Level::l2:
+      return "l2";
+    case Level::l3:
+      return "l3";
+    case Level::die:
+      return "die";
+    case Level::package:
+      return "package";
+    case Level::numa:
+      return "numa";
+    case Level::machine:
+      return "machine";
   }
   return "machine";
 }

@@ -67,7 +67,8 @@ Result<CpuSet> resolve_location(hwloc_topology_t topo, const std::string& term) 
   size_t start = 0;
   while (start < term.size()) {
     size_t dot = term.find('.', start);
-    std::string part = term.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string part =
+        term.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     size_t colon = part.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == part.size())
       return Error::invalid("bad CPU location '" + part + "' in '" + term +
@@ -84,8 +85,7 @@ Result<CpuSet> resolve_location(hwloc_topology_t topo, const std::string& term) 
         indexes = CpuSet::range(0, static_cast<int>(inside.size()) - 1);
       } else {
         auto parsed = CpuSet::parse_list(index_text);
-        if (!parsed)
-          return Error::invalid("bad index list '" + index_text + "' in '" + term + "'");
+        if (!parsed) return Error::invalid("bad index list '" + index_text + "' in '" + term + "'");
         indexes = *parsed;
       }
       for (int i : indexes.to_vector()) {

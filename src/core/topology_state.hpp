@@ -16,8 +16,8 @@ struct Topology::State {
   bool this_machine = false;
   CpuSet allowed;
   std::vector<TopoObject> objects;
-  std::vector<PuPlace> pus;          // ordered by OS CPU number
-  std::vector<int> pu_by_os;         // OS CPU number -> index into pus, -1 when absent
+  std::vector<PuPlace> pus;   // ordered by OS CPU number
+  std::vector<int> pu_by_os;  // OS CPU number -> index into pus, -1 when absent
   std::vector<CpuKind> kinds;
 
   State() = default;

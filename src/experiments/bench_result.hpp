@@ -18,7 +18,7 @@ struct Summary {
   double median = 0;            ///< median of samples (mean of the middle two when even)
   double min = 0;
   double max = 0;
-  double spread_pct = 0;        ///< (max - min) / median * 100: how much the runs disagreed
+  double spread_pct = 0;  ///< (max - min) / median * 100: how much the runs disagreed
 };
 
 /// Median, min, max and spread of `samples` (the statistics are latency::summarize's, the one
@@ -50,7 +50,7 @@ struct Variant {
   std::string baseline;   ///< name of the variant this one is compared with; "" = a baseline
   bool available = true;  ///< false when it cannot run here (no SMT, tool missing, ...)
   std::string unavailable_reason;
-  Summary value;          ///< the measured values, in BenchResult::unit
+  Summary value;  ///< the measured values, in BenchResult::unit
   /// How much better than the baseline, >1 = better whatever the unit's direction:
   /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
   double ratio_to_baseline = 0;
@@ -59,9 +59,9 @@ struct Variant {
 
 /// One experiment's complete outcome.
 struct BenchResult {
-  std::string name;          ///< "contention", "pingpong", "smt", "migrate", "spawn"
-  std::string title;         ///< one line saying what is measured
-  std::string unit;          ///< unit of Variant::value ("ms", "op/s", "threads/s")
+  std::string name;   ///< "contention", "pingpong", "smt", "migrate", "spawn"
+  std::string title;  ///< one line saying what is measured
+  std::string unit;   ///< unit of Variant::value ("ms", "op/s", "threads/s")
   bool higher_is_better = false;
   std::string how_measured;  ///< what one sample is, e.g. "wall time from release to last finish"
   int runs = 0;              ///< samples per variant (the median is over these)

@@ -35,8 +35,8 @@ Variant make_variant(std::string name, std::string label, const std::vector<CpuS
   if (cpus[0].empty()) {
     v.placement = "not pinned: the scheduler decides";
   } else {
-    v.placement = "A: CPU " + cpus[0].to_list() + " + CPU " + cpus[1].to_list() +
-                  ", B: CPU " + cpus[2].to_list() + " + CPU " + cpus[3].to_list();
+    v.placement = "A: CPU " + cpus[0].to_list() + " + CPU " + cpus[1].to_list() + ", B: CPU " +
+                  cpus[2].to_list() + " + CPU " + cpus[3].to_list();
   }
   return v;
 }
@@ -84,10 +84,10 @@ VariantPlan plan_contention(const Topology& topo, const CpuSet& usable) {
     plan.variants.push_back(v);
   }
   if (!smt)
-    plan.notes.push_back("no usable core has two SMT siblings, so 'one core' means both "
-                         "threads of a pair time-share one CPU");
-  if (shared_core)
-    plan.notes.push_back("all usable CPUs are on one core: both pairs share it");
+    plan.notes.push_back(
+        "no usable core has two SMT siblings, so 'one core' means both "
+        "threads of a pair time-share one CPU");
+  if (shared_core) plan.notes.push_back("all usable CPUs are on one core: both pairs share it");
 
   return plan;
 }
@@ -101,8 +101,9 @@ Result<BenchResult> run_contention(const Topology& topo, const BenchOptions& opt
   r.unit = "ms";
   r.higher_is_better = false;
   r.how_measured = "wall time from the common start to the last thread's finish, per run";
-  r.published = "5.09 ms -> 1.32 ms (~3.9x) with each pair pinned to one core "
-                "(thread affinity blog, Google Benchmark)";
+  r.published =
+      "5.09 ms -> 1.32 ms (~3.9x) with each pair pinned to one core "
+      "(thread affinity blog, Google Benchmark)";
   r.allowed_cpus = usable->to_list();
 
   VariantPlan plan = plan_contention(topo, *usable);
@@ -112,26 +113,27 @@ Result<BenchResult> run_contention(const Topology& topo, const BenchOptions& opt
   // The published result also reports the L1 miss rate (51% -> 3%): count L1d misses (and
   // switches, migrations) per run where the machine has the counters.
   CounterTotals totals(r.variants.size());
-  Status status = run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
-    PaddedCounter counters[2];
-    std::vector<CpuSet> cpus;
-    for (const ThreadPlacement& t : r.variants[index].threads) cpus.push_back(t.cpus);
-    Result<double> seconds = run_pinned(
-        cpus,
-        [&](std::size_t thread) {
-          std::atomic<long>& counter = counters[thread / 2].value;
-          for (int i = 0; i < kIncrementsPerThread; ++i)
-            counter.fetch_add(1, std::memory_order_relaxed);
-        },
-        totals.hooks_for_run(cpus.size()));
-    if (seconds && record) totals.record(index);
-    if (!seconds) return seconds.error();
-    for (const PaddedCounter& c : counters)
-      if (c.value.load() != 2L * kIncrementsPerThread)
-        return Error::from_errno(EIO, "lost increments: counter ended at " +
-                                          std::to_string(c.value.load()));
-    return *seconds * 1e3;
-  });
+  Status status =
+      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
+        PaddedCounter counters[2];
+        std::vector<CpuSet> cpus;
+        for (const ThreadPlacement& t : r.variants[index].threads) cpus.push_back(t.cpus);
+        Result<double> seconds = run_pinned(
+            cpus,
+            [&](std::size_t thread) {
+              std::atomic<long>& counter = counters[thread / 2].value;
+              for (int i = 0; i < kIncrementsPerThread; ++i)
+                counter.fetch_add(1, std::memory_order_relaxed);
+            },
+            totals.hooks_for_run(cpus.size()));
+        if (seconds && record) totals.record(index);
+        if (!seconds) return seconds.error();
+        for (const PaddedCounter& c : counters)
+          if (c.value.load() != 2L * kIncrementsPerThread)
+            return Error::from_errno(
+                EIO, "lost increments: counter ended at " + std::to_string(c.value.load()));
+        return *seconds * 1e3;
+      });
   if (!status) return status.error();
   for (std::size_t v = 0; v < r.variants.size(); ++v)
     if (r.variants[v].available) r.variants[v].counters = totals.counters(v);

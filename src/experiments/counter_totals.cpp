@@ -32,10 +32,14 @@ EventReading read_event(const monitor::ThreadCounters& c, ThreadEvent event) {
 
 const char* thread_event_name(ThreadEvent event) {
   switch (event) {
-    case ThreadEvent::context_switches: return "context_switches";
-    case ThreadEvent::cpu_migrations: return "cpu_migrations";
-    case ThreadEvent::l1d_read_misses: return "l1d_read_misses";
-    case ThreadEvent::dtlb_read_misses: return "dtlb_read_misses";
+    case ThreadEvent::context_switches:
+      return "context_switches";
+    case ThreadEvent::cpu_migrations:
+      return "cpu_migrations";
+    case ThreadEvent::l1d_read_misses:
+      return "l1d_read_misses";
+    case ThreadEvent::dtlb_read_misses:
+      return "dtlb_read_misses";
   }
   return "?";
 }
@@ -64,8 +68,10 @@ ThreadHooks CounterTotals::hooks_for_run(std::size_t threads) {
       readings[e] = read_event(*open_[i], static_cast<ThreadEvent>(e));
     std::lock_guard<std::mutex> guard(lock_);
     for (std::size_t e = 0; e < kThreadEventCount; ++e) {
-      if (readings[e].count) run_sum_[e] += static_cast<double>(*readings[e].count);
-      else run_supported_[e] = false;
+      if (readings[e].count)
+        run_sum_[e] += static_cast<double>(*readings[e].count);
+      else
+        run_supported_[e] = false;
       if (run_how_[e].empty()) run_how_[e] = readings[e].how;
     }
     open_[i].reset();

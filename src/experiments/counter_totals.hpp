@@ -1,5 +1,5 @@
-// Per-thread counters (monitor::ThreadCounters) summed over the threads of a run, and summarized per
-// variant over the recorded runs into the Counter rows a BenchResult shows. Used by the
+// Per-thread counters (monitor::ThreadCounters) summed over the threads of a run, and summarized
+// per variant over the recorded runs into the Counter rows a BenchResult shows. Used by the
 // contention and migrate experiments through run_pinned's hooks, so opening and reading the
 // counters is never inside the timed part.
 #pragma once

@@ -43,7 +43,7 @@ struct PingpongOptions : BenchOptions {
     double one_way_ns;
   };
   std::vector<Latency> latencies;
-  std::string latency_source;  ///< where `latencies` came from, for the notes
+  std::string latency_source;              ///< where `latencies` came from, for the notes
   std::vector<std::string> latency_notes;  ///< caveats about that source, copied to the notes
 };
 

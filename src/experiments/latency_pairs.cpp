@@ -38,7 +38,8 @@ std::vector<std::string> matrix_mismatch_notes(const latency::Matrix& matrix,
   if (!matrix_cpus.is_subset_of(topo.complete_cpus()))
     notes.push_back("the latency matrix (" + matrix.source + ") covers CPUs " +
                     matrix_cpus.to_list() + " but this machine has " +
-                    topo.complete_cpus().to_list() + ": it was probably measured on another "
+                    topo.complete_cpus().to_list() +
+                    ": it was probably measured on another "
                     "machine");
   if (!matrix.cpu_model.empty() && !topo.cpu_model().empty() &&
       matrix.cpu_model != topo.cpu_model())

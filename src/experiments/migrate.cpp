@@ -6,10 +6,10 @@
 #include <mutex>
 #include <random>
 
+#include "src/experiments/counter_totals.hpp"
 #include "src/experiments/experiments.hpp"
 #include "src/experiments/pinned_run.hpp"
 #include "src/experiments/run_interleaved.hpp"
-#include "src/experiments/counter_totals.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::experiments {
@@ -53,8 +53,9 @@ Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& option
   r.unit = "ms";
   r.higher_is_better = false;
   r.how_measured = "wall time for every thread to finish its rounds";
-  r.published = "hopping threads pay in migrations, context switches, L1 and TLB misses "
-                "(task migration post, measured with perf)";
+  r.published =
+      "hopping threads pay in migrations, context switches, L1 and TLB misses "
+      "(task migration post, measured with perf)";
   r.allowed_cpus = usable->to_list();
   const std::vector<int> cpus = usable->to_vector();
   const std::size_t threads = std::min(cpus.size(), kMaxThreads);
@@ -78,9 +79,9 @@ Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& option
     hop.threads.push_back({role, *usable});
   }
   os.placement = std::to_string(threads) + " threads, not pinned";
-  stay.placement = std::to_string(threads) + " threads on CPUs " +
-                   CpuSet::from_vector({cpus.begin(), cpus.begin() + static_cast<long>(threads)})
-                       .to_list();
+  stay.placement =
+      std::to_string(threads) + " threads on CPUs " +
+      CpuSet::from_vector({cpus.begin(), cpus.begin() + static_cast<long>(threads)}).to_list();
   hop.placement = std::to_string(threads) + " threads, each re-pinned to a random CPU of " +
                   usable->to_list() + " before every round";
   if (cpus.size() < 2) {
@@ -93,25 +94,25 @@ Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& option
 
   CounterTotals totals(r.variants.size());
   unsigned seed = 1;
-  Status status = run_interleaved(r, options, [&](std::size_t index, bool record)
-                                                   -> Result<double> {
-    // Hopping threads start unpinned and pin themselves anew before every round.
-    const bool hopping = r.variants[index].name == "hop";
-    std::vector<CpuSet> placement;
-    for (const ThreadPlacement& t : r.variants[index].threads)
-      placement.push_back(hopping ? CpuSet{} : t.cpus);
-    ++seed;
-    std::mutex lock;
-    std::optional<Error> error;
-    Result<double> seconds = run_pinned(
-        placement,
-        [&](std::size_t t) { sort_rounds(t, rounds, hopping, cpus, seed, lock, error); },
-        totals.hooks_for_run(placement.size()));
-    if (!seconds) return seconds.error();
-    if (error) return *error;
-    if (record) totals.record(index);
-    return *seconds * 1e3;
-  });
+  Status status =
+      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
+        // Hopping threads start unpinned and pin themselves anew before every round.
+        const bool hopping = r.variants[index].name == "hop";
+        std::vector<CpuSet> placement;
+        for (const ThreadPlacement& t : r.variants[index].threads)
+          placement.push_back(hopping ? CpuSet{} : t.cpus);
+        ++seed;
+        std::mutex lock;
+        std::optional<Error> error;
+        Result<double> seconds = run_pinned(
+            placement,
+            [&](std::size_t t) { sort_rounds(t, rounds, hopping, cpus, seed, lock, error); },
+            totals.hooks_for_run(placement.size()));
+        if (!seconds) return seconds.error();
+        if (error) return *error;
+        if (record) totals.record(index);
+        return *seconds * 1e3;
+      });
   if (!status) return status.error();
   for (std::size_t v = 0; v < r.variants.size(); ++v)
     if (r.variants[v].available) r.variants[v].counters = totals.counters(v);

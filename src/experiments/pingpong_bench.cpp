@@ -40,8 +40,8 @@ Variant pair_variant(std::string name, std::string label, CpuPair pair, double l
   v.threads = {{"ping", CpuSet{pair.first}}, {"pong", CpuSet{pair.second}}};
   v.placement = "CPU " + std::to_string(pair.first) + " <-> CPU " + std::to_string(pair.second);
   if (!std::isnan(latency_ns))
-    v.placement += " (one-way " + std::to_string(static_cast<long>(std::lround(latency_ns))) +
-                   " ns)";
+    v.placement +=
+        " (one-way " + std::to_string(static_cast<long>(std::lround(latency_ns))) + " ns)";
   return v;
 }
 
@@ -61,13 +61,13 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
   r.unit = "op/s";
   r.higher_is_better = true;
   r.how_measured = "hand-offs (one thread's store seen by the other) per second of wall time";
-  r.published = "15.5 M -> 16.6 M op/s (+7%) choosing the pair by measured latency instead of "
-                "numbering (\"CPU Affinity: because even a single chip is nonuniform\")";
+  r.published =
+      "15.5 M -> 16.6 M op/s (+7%) choosing the pair by measured latency instead of "
+      "numbering (\"CPU Affinity: because even a single chip is nonuniform\")";
   r.allowed_cpus = usable->to_list();
   if (usable->count() < 2)
-    return unavailable_bench(r.name, r.title,
-                             "needs two usable CPUs, this process may use only " +
-                                 usable->to_list());
+    return unavailable_bench(
+        r.name, r.title, "needs two usable CPUs, this process may use only " + usable->to_list());
 
   r.notes = options.latency_notes;
   auto latency_of = [&](CpuPair p) {
@@ -91,8 +91,8 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
     r.variants.push_back(pair_variant("pair", "requested pair", p, latency_of(p)));
   } else {
     const CpuPair seq = sequential_pair(*usable);
-    r.variants.push_back(pair_variant("sequential", "sequential pair (n, n+1)", seq,
-                                      latency_of(seq)));
+    r.variants.push_back(
+        pair_variant("sequential", "sequential pair (n, n+1)", seq, latency_of(seq)));
     // Best and worst by latency among usable pairs; by topology when no latency is given.
     std::optional<CpuPair> best, worst;
     double best_ns = 0, worst_ns = 0;
@@ -110,12 +110,12 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
       best = nearest_pair_on_two_cores(topo, *usable);
       if (!best) best = smt_sibling_pair(topo, *usable);
       worst = farthest_pair(topo, *usable);
-      r.notes.push_back("best/worst pairs chosen by topology, not measured latency: give a "
-                        "latency matrix to choose them by measurement");
+      r.notes.push_back(
+          "best/worst pairs chosen by topology, not measured latency: give a "
+          "latency matrix to choose them by measurement");
     }
-    for (auto [name, label, pair] :
-         {std::tuple{"best", "best pair by " + chosen_by, best},
-          std::tuple{"worst", "worst pair by " + chosen_by, worst}}) {
+    for (auto [name, label, pair] : {std::tuple{"best", "best pair by " + chosen_by, best},
+                                     std::tuple{"worst", "worst pair by " + chosen_by, worst}}) {
       if (!pair) continue;
       bool duplicate = false;
       for (const Variant& v : r.variants)
@@ -123,8 +123,8 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
                                   v.threads[1].cpus == CpuSet{pair->second});
       if (duplicate) {
         r.notes.push_back(std::string("the ") + name + " pair is CPU " +
-                          std::to_string(pair->first) + " <-> CPU " +
-                          std::to_string(pair->second) + ", already measured above");
+                          std::to_string(pair->first) + " <-> CPU " + std::to_string(pair->second) +
+                          ", already measured above");
         continue;
       }
       Variant v = pair_variant(name, label, *pair, latency_of(*pair));
@@ -140,8 +140,9 @@ Result<BenchResult> run_pingpong(const Topology& topo, const PingpongOptions& op
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
     PaddedCounter ping, pong;
     const Variant& v = r.variants[index];
-    Result<double> seconds = run_pinned({v.threads[0].cpus, v.threads[1].cpus},
-                                        [&](std::size_t t) { exchange(t, round_trips, ping, pong); });
+    Result<double> seconds = run_pinned({v.threads[0].cpus, v.threads[1].cpus}, [&](std::size_t t) {
+      exchange(t, round_trips, ping, pong);
+    });
     if (!seconds) return seconds.error();
     return 2.0 * static_cast<double>(round_trips) / std::max(*seconds, 1e-9);
   });

@@ -53,10 +53,10 @@ Result<BenchResult> pingpong(const Topology& topo, const BenchRequest& request) 
 
 const std::vector<BenchEntry>& benches() {
   static const std::vector<BenchEntry> table{
-      {"contention", "two pairs of threads on one atomic each: OS placement vs pinned pairs",
-       false, contention},
-      {"pingpong", "two counters handed back and forth: best vs worst vs sequential CPU pair",
-       true, pingpong},
+      {"contention", "two pairs of threads on one atomic each: OS placement vs pinned pairs", false,
+       contention},
+      {"pingpong", "two counters handed back and forth: best vs worst vs sequential CPU pair", true,
+       pingpong},
       {"smt", "float workloads alone, on two cores, on two SMT siblings", false, smt},
       {"migrate", "threads sorting ints: OS placement vs pinned vs hopping CPUs", false, migrate},
       {"spawn", "create+join rate with and without the thread cache", false, spawn},
@@ -81,7 +81,8 @@ Result<BenchResult> run_bench(std::string_view name, const Topology& topo,
   const BenchEntry* entry = find_bench(name);
   if (!entry) {
     std::string expected;
-    for (const BenchEntry& e : benches()) expected += (expected.empty() ? "" : ", ") + std::string(e.name);
+    for (const BenchEntry& e : benches())
+      expected += (expected.empty() ? "" : ", ") + std::string(e.name);
     return Error::invalid("unknown bench '" + std::string(name) + "' (expected " + expected + ")");
   }
   return entry->run(topo, request);

@@ -35,8 +35,8 @@ struct BenchRequest {
 
 /// One bench of the table.
 struct BenchEntry {
-  const char* name;         ///< "contention", as typed after `threadmap bench`
-  const char* description;  ///< one line, for --help and listings
+  const char* name;             ///< "contention", as typed after `threadmap bench`
+  const char* description;      ///< one line, for --help and listings
   bool takes_pair_and_latency;  ///< whether BenchRequest::pair / latency_* mean anything to it
   /// Sets the bench up from the request and runs it; fails with the bench's own message.
   Result<BenchResult> (*run)(const Topology& topo, const BenchRequest& request);

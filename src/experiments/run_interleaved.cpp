@@ -20,8 +20,8 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
     for (std::size_t v = 0; v < result.variants.size(); ++v) {
       if (!result.variants[v].available) continue;
       Result<double> sample = once(v, record);
-      if (!sample) return sample.error().with_context(result.name + " (" +
-                                                      result.variants[v].label + ")");
+      if (!sample)
+        return sample.error().with_context(result.name + " (" + result.variants[v].label + ")");
       if (record) samples[v].push_back(*sample);
     }
   }

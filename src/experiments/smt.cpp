@@ -52,8 +52,7 @@ VariantPlan plan_smt(const Topology& topo, const CpuSet& usable) {
   VariantPlan plan;
   const std::optional<CpuPair> siblings = smt_sibling_pair(topo, usable);
   const std::optional<CpuPair> two_cores = nearest_pair_on_two_cores(topo, usable);
-  const int alone_cpu = siblings ? siblings->first : two_cores ? two_cores->first
-                                                               : usable.first();
+  const int alone_cpu = siblings ? siblings->first : two_cores ? two_cores->first : usable.first();
   for (const char* const* w : {kAccumulate, kSin}) {
     const std::string alone_name = std::string(w[0]) + "-alone";
     Variant alone;
@@ -83,14 +82,15 @@ VariantPlan plan_smt(const Topology& topo, const CpuSet& usable) {
     smt.label = std::string(w[1]) + ", SMT siblings";
     smt.baseline = alone_name;
     if (siblings) {
-      smt.threads = {{"worker 1", CpuSet{siblings->first}},
-                     {"worker 2", CpuSet{siblings->second}}};
+      smt.threads = {{"worker 1", CpuSet{siblings->first}}, {"worker 2", CpuSet{siblings->second}}};
       smt.placement = "CPU " + std::to_string(siblings->first) + " + CPU " +
                       std::to_string(siblings->second) + " (one core)";
     } else {
       smt.available = false;
-      smt.unavailable_reason = "no usable core has two hardware threads (no SMT here, or it "
-                               "is disabled or outside the usable CPUs " + usable.to_list() + ")";
+      smt.unavailable_reason =
+          "no usable core has two hardware threads (no SMT here, or it "
+          "is disabled or outside the usable CPUs " +
+          usable.to_list() + ")";
     }
     plan.variants.push_back(smt);
   }
@@ -109,8 +109,9 @@ Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
   r.unit = "ms";
   r.higher_is_better = false;
   r.how_measured = "wall time for every thread to finish one workload (same work per thread)";
-  r.published = "accumulate: no slowdown on SMT siblings; sum of sin: >75% slower on siblings "
-                "(\"C++11 threads, affinity and hyperthreading\")";
+  r.published =
+      "accumulate: no slowdown on SMT siblings; sum of sin: >75% slower on siblings "
+      "(\"C++11 threads, affinity and hyperthreading\")";
   r.allowed_cpus = usable->to_list();
 
   VariantPlan plan = plan_smt(topo, *usable);

@@ -36,23 +36,25 @@ SpawnOptions locate_spawn_tools() {
 Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
-  const std::string title = "threads created and joined per second, without and with the "
-                            "thread cache";
+  const std::string title =
+      "threads created and joined per second, without and with the "
+      "thread cache";
   for (const auto& [path, what] : {std::pair{options.spawn_binary, "the spawn benchmark program"},
                                    std::pair{options.cache_library, "the thread cache library"}})
     if (!exists(path))
-      return unavailable_bench("spawn", title,
-                               std::string(what) + (path.empty() ? std::string(" was not found")
-                                                                    : " '" + path + "'") +
-                                   " is not built (build the threadmap-spawn and "
-                                   "threadmap-cache targets)");
+      return unavailable_bench(
+          "spawn", title,
+          std::string(what) + (path.empty() ? std::string(" was not found") : " '" + path + "'") +
+              " is not built (build the threadmap-spawn and "
+              "threadmap-cache targets)");
   BenchResult r;
   r.name = "spawn";
   r.title = title;
   r.unit = "threads/s";
   r.higher_is_better = true;
-  r.published = "158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 creator "
-                "(Dice & Kogan)";
+  r.published =
+      "158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 creator "
+      "(Dice & Kogan)";
   r.allowed_cpus = usable->to_list();
   const double seconds = options.quick ? 0.2 : 1.0;
   r.how_measured = "threads_per_second reported by threadmap-spawn over a " +
@@ -75,7 +77,8 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
       v.baseline = cache ? "no-cache-" + suffix : "";
       v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
                     ", not pinned" + (cache ? "; thread cache preloaded" : "");
-      for (int c = 0; c < creators; ++c) v.threads.push_back({"creator " + std::to_string(c + 1), {}});
+      for (int c = 0; c < creators; ++c)
+        v.threads.push_back({"creator " + std::to_string(c + 1), {}});
       r.variants.push_back(v);
       setups.push_back({creators, cache});
     }
@@ -85,8 +88,14 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
     const Setup& s = setups[index];
     os::LaunchSpec spec;
-    spec.argv = {options.spawn_binary, "--creators", std::to_string(s.creators), "--seconds",
-                 seconds_text(seconds), "--variant", "pthread", "--json"};
+    spec.argv = {options.spawn_binary,
+                 "--creators",
+                 std::to_string(s.creators),
+                 "--seconds",
+                 seconds_text(seconds),
+                 "--variant",
+                 "pthread",
+                 "--json"};
     spec.search_path = false;
     // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
     if (s.cache) spec.preload.push_back(options.cache_library);

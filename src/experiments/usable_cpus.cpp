@@ -12,9 +12,8 @@ Result<CpuSet> usable_cpus(const Topology& topo) {
   if (!process_allowed) return process_allowed.error();
   CpuSet usable = topo.allowed_cpus() & *process_allowed;
   if (usable.empty())
-    return Error::invalid("no CPU is usable: the topology allows " +
-                          topo.allowed_cpus().to_list() + " and this process " +
-                          process_allowed->to_list());
+    return Error::invalid("no CPU is usable: the topology allows " + topo.allowed_cpus().to_list() +
+                          " and this process " + process_allowed->to_list());
   return usable;
 }
 

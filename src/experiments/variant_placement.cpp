@@ -55,7 +55,8 @@ std::optional<CpuPair> nearest_pair_on_two_cores(const Topology& topo, const Cpu
 
 std::optional<CpuPair> farthest_pair(const Topology& topo, const CpuSet& allowed) {
   return best_pair(
-      topo, allowed, [](const Distance& d, const Distance& best) { return d > best; }, [](int, int) { return true; });
+      topo, allowed, [](const Distance& d, const Distance& best) { return d > best; },
+      [](int, int) { return true; });
 }
 
 std::vector<int> core_slots(const Topology& topo, const CpuSet& allowed, int cpu) {

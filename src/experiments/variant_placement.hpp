@@ -21,7 +21,8 @@ using CpuPair = std::pair<int, int>;
 std::optional<CpuPair> smt_sibling_pair(const Topology& topo, const CpuSet& allowed);
 
 /// Two allowed CPUs on different cores that are as close as possible (smallest
-/// plan::topology_distance_ns, the shallower shared level, then the lowest numbers on ties); nullopt when the allowed CPUs span fewer than two cores.
+/// plan::topology_distance_ns, the shallower shared level, then the lowest numbers on ties);
+/// nullopt when the allowed CPUs span fewer than two cores.
 std::optional<CpuPair> nearest_pair_on_two_cores(const Topology& topo, const CpuSet& allowed);
 
 /// The two allowed CPUs with the largest plan::topology_distance_ns, the deeper shared level

@@ -23,10 +23,10 @@ enum class RowOrder {
 
 /// Everything derived from one matrix.
 struct Analysis {
-  DomainAnalysis domains;                   ///< latency domains at every level
-  NumberingLies numbering;                  ///< each CPU's nearest partners vs its neighbours
+  DomainAnalysis domains;                        ///< latency domains at every level
+  NumberingLies numbering;                       ///< each CPU's nearest partners vs its neighbours
   std::optional<TopologyComparison> comparison;  ///< vs the topology; absent without one
-  std::vector<std::size_t> order;           ///< heatmap row order (indexes into the matrix)
+  std::vector<std::size_t> order;                ///< heatmap row order (indexes into the matrix)
 };
 
 /// Analyses `matrix`. `topology` (may be null) is the machine the matrix describes: it is

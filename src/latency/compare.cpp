@@ -36,8 +36,8 @@ Relation relate(const std::vector<CpuSet>& latency, const std::vector<CpuSet>& h
 
 std::string describe(const LevelComparison& c) {
   auto groups = [](std::size_t k) { return std::to_string(k) + (k == 1 ? " group" : " groups"); };
-  std::string latency = "latency level '" + c.latency_level + "' (" + groups(c.latency_groups) +
-                        ")";
+  std::string latency =
+      "latency level '" + c.latency_level + "' (" + groups(c.latency_groups) + ")";
   std::string hwloc = "hwloc's " + c.hwloc_level + " (" + groups(c.hwloc_groups) + ")";
   switch (c.relation) {
     case Relation::same:
@@ -47,7 +47,8 @@ std::string describe(const LevelComparison& c) {
     case Relation::coarser:
       return latency + " joins " + hwloc + ": CPUs the topology separates measure as close";
     case Relation::crossing:
-      return latency + " cuts across " + hwloc + ": the reported topology is wrong or "
+      return latency + " cuts across " + hwloc +
+             ": the reported topology is wrong or "
              "the numbering was changed";
   }
   return {};
@@ -57,16 +58,19 @@ std::string describe(const LevelComparison& c) {
 
 const char* relation_name(Relation relation) {
   switch (relation) {
-    case Relation::same: return "same";
-    case Relation::finer: return "finer";
-    case Relation::coarser: return "coarser";
-    case Relation::crossing: return "crossing";
+    case Relation::same:
+      return "same";
+    case Relation::finer:
+      return "finer";
+    case Relation::coarser:
+      return "coarser";
+    case Relation::crossing:
+      return "crossing";
   }
   return "?";
 }
 
-TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
-                                         const Topology& topology) {
+TopologyComparison compare_with_topology(const DomainAnalysis& analysis, const Topology& topology) {
   TopologyComparison out;
   CpuSet cpus;
   for (const auto& g : analysis.levels.front()) cpus |= g;
@@ -81,8 +85,12 @@ TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
                             {Level::package, "packages"}};
   if (!cpus.is_subset_of(topology.complete_cpus())) {
     // CPUs the topology does not know: nothing can line up; say so once.
-    LevelComparison c{analysis.level_names[0], targets[0].name, Relation::crossing,
-                      analysis.levels[0].size(), topology.groups(Level::core).size(), {}};
+    LevelComparison c{analysis.level_names[0],
+                      targets[0].name,
+                      Relation::crossing,
+                      analysis.levels[0].size(),
+                      topology.groups(Level::core).size(),
+                      {}};
     c.sentence = "the matrix has CPUs " + (cpus - topology.complete_cpus()).to_list() +
                  " that the topology does not have: it describes another machine";
     out.lines.push_back(c);
@@ -92,9 +100,9 @@ TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
   auto add = [&](std::size_t level_index, const Target& target) {
     auto hw = restrict_to(topology.groups(target.level), cpus);
     if (hw.empty()) return Relation::same;
-    LevelComparison c{analysis.level_names[level_index], target.name,
-                      relate(analysis.levels[level_index], hw),
-                      analysis.levels[level_index].size(), hw.size(), {}};
+    LevelComparison c{
+        analysis.level_names[level_index],   target.name, relate(analysis.levels[level_index], hw),
+        analysis.levels[level_index].size(), hw.size(),   {}};
     c.sentence = describe(c);
     out.lines.push_back(c);
     return c.relation;
@@ -112,8 +120,8 @@ TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
       auto hw = restrict_to(topology.groups(targets[t].level), cpus);
       if (hw.empty()) continue;
       if (relate(analysis.levels[l], hw) == Relation::same) {
-        LevelComparison c{analysis.level_names[l], targets[t].name, Relation::same,
-                          analysis.levels[l].size(), hw.size(), {}};
+        LevelComparison c{analysis.level_names[l],   targets[t].name, Relation::same,
+                          analysis.levels[l].size(), hw.size(),       {}};
         c.sentence = describe(c);
         out.lines.push_back(c);
       }

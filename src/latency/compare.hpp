@@ -27,22 +27,21 @@ struct LevelComparison {
   Relation relation = Relation::crossing;
   std::size_t latency_groups = 0;
   std::size_t hwloc_groups = 0;
-  std::string sentence;       ///< the finding in words, for people
+  std::string sentence;  ///< the finding in words, for people
 };
 
 /// The comparison of the two key latency levels (smt, cache) and the levels above them with
 /// hwloc's core, L3 (or L2 when a machine has no L3), die and package levels.
 struct TopologyComparison {
   std::vector<LevelComparison> lines;
-  bool smt_agrees = true;      ///< latency SMT groups == hwloc cores
-  bool domains_agree = true;   ///< latency domains == hwloc L3 domains
+  bool smt_agrees = true;     ///< latency SMT groups == hwloc cores
+  bool domains_agree = true;  ///< latency domains == hwloc L3 domains
 };
 
 /// Compares `analysis` (made from a matrix over `cpus`) with `topology`, restricted to those
 /// CPUs. When the matrix has CPUs the topology does not know, the result is one "crossing" line
 /// saying the topology describes another machine, and nothing agrees.
-TopologyComparison compare_with_topology(const DomainAnalysis& analysis,
-                                         const Topology& topology);
+TopologyComparison compare_with_topology(const DomainAnalysis& analysis, const Topology& topology);
 
 /// "same", "finer", "coarser", "crossing".
 const char* relation_name(Relation relation);

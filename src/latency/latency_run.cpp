@@ -14,8 +14,9 @@ Error blame(LatencyField field, LatencyField* failed_field, Error error) {
 Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* failed_field) {
   const bool measuring = request.load_file.empty();
   if (!measuring && (!request.cpus.empty() || request.measure.quick))
-    return Error::invalid("choosing CPUs and quick mode apply to a measurement, not to a saved "
-                          "matrix");
+    return Error::invalid(
+        "choosing CPUs and quick mode apply to a measurement, not to a saved "
+        "matrix");
 
   // The topology used for ordering and comparison: the XML when given, else this machine when
   // measuring; a loaded file without a topology is analysed from its latencies alone.

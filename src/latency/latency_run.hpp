@@ -42,7 +42,6 @@ struct LatencyRun {
 /// an unreadable or malformed saved matrix or topology, on CPUs or quick mode asked for with a
 /// saved matrix (EINVAL), on a CPU expression that does not resolve, or when the measurement
 /// itself fails (its message; fewer than two CPUs, a thread that cannot be pinned).
-Result<LatencyRun> run_latency(const LatencyRequest& request,
-                               LatencyField* failed_field = nullptr);
+Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* failed_field = nullptr);
 
 }  // namespace threadmap::latency

@@ -25,7 +25,7 @@ Dendrogram average_linkage(const std::vector<double>& distance, std::size_t n) {
     }
   }
   std::vector<bool> alive(n, true);
-  std::vector<int> id(n);           // dendrogram id of the cluster living in slot i
+  std::vector<int> id(n);  // dendrogram id of the cluster living in slot i
   std::vector<std::size_t> size(n, 1);
   std::iota(id.begin(), id.end(), 0);
   const double inf = std::numeric_limits<double>::infinity();

@@ -13,11 +13,11 @@
 namespace threadmap::latency {
 
 struct Matrix {
-  std::vector<int> cpus;          ///< OS CPU number of row/column i, ascending
-  std::vector<double> one_way_ns; ///< row-major size()*size(); diagonal 0; NaN = not measured
-  std::string source;             ///< "measured on this machine" or the file it came from
-  std::string cpu_model;          ///< may be empty (nviennot CSVs carry none)
-  std::string cell_statistic;     ///< how a cell was obtained ("median of timed batches", ...)
+  std::vector<int> cpus;           ///< OS CPU number of row/column i, ascending
+  std::vector<double> one_way_ns;  ///< row-major size()*size(); diagonal 0; NaN = not measured
+  std::string source;              ///< "measured on this machine" or the file it came from
+  std::string cpu_model;           ///< may be empty (nviennot CSVs carry none)
+  std::string cell_statistic;      ///< how a cell was obtained ("median of timed batches", ...)
 
   std::size_t size() const { return cpus.size(); }
   double at(std::size_t i, std::size_t j) const { return one_way_ns[i * cpus.size() + j]; }

@@ -63,8 +63,8 @@ std::vector<CsvLine> split_csv(std::string_view text) {
 }
 
 Error at(const std::string& name, std::size_t line, std::size_t column, const std::string& why) {
-  return Error::invalid("cannot load latency matrix '" + name + "': line " +
-                        std::to_string(line) + ", column " + std::to_string(column) + ": " + why);
+  return Error::invalid("cannot load latency matrix '" + name + "': line " + std::to_string(line) +
+                        ", column " + std::to_string(column) + ": " + why);
 }
 
 // A latency cell: a finite, non-negative number of nanoseconds.
@@ -128,9 +128,9 @@ Result<Matrix> parse_nviennot(const std::vector<CsvLine>& lines, const std::stri
   for (std::size_t i = 0; i < n; ++i) {
     const auto& line = lines[i];
     if (line.cells.size() != n) {
-      return at(name, line.line_number, std::min(line.cells.size(), n) + 1,
-                "row has " + std::to_string(line.cells.size()) + " cells, expected " +
-                    std::to_string(n));
+      return at(
+          name, line.line_number, std::min(line.cells.size(), n) + 1,
+          "row has " + std::to_string(line.cells.size()) + " cells, expected " + std::to_string(n));
     }
     if (Status st = read_row(line, 0, i, name, m); !st) return st.error();
   }
@@ -172,8 +172,8 @@ Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string
     int row_cpu = 0;
     if (!parse_cpu(line.cells[0], row_cpu) || row_cpu != cpus[i]) {
       return at(name, line.line_number, 1,
-                "row label " + quoted(line.cells[0]) + " should be CPU " +
-                    std::to_string(cpus[i]) + " (rows follow the header order)");
+                "row label " + quoted(line.cells[0]) + " should be CPU " + std::to_string(cpus[i]) +
+                    " (rows follow the header order)");
     }
     if (Status st = read_row(line, 1, i, name, m); !st) return st.error();
   }
@@ -182,8 +182,7 @@ Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string
   return m;
 }
 
-Result<Matrix> parse_csv(const std::string& text, const std::string& name,
-                         MatrixFormat* format) {
+Result<Matrix> parse_csv(const std::string& text, const std::string& name, MatrixFormat* format) {
   auto lines = split_csv(text);
   if (lines.empty()) return Error::invalid("cannot load latency matrix '" + name + "': empty file");
   const auto& first = lines.front().cells;
@@ -199,7 +198,8 @@ Result<Matrix> parse_csv(const std::string& text, const std::string& name,
   }
   return at(name, lines.front().line_number, 1,
             "not a latency matrix: expected a header row 'cpu,0,1,...' or the all-empty first "
-            "row of a lower-triangular (core-to-core-latency) CSV, found " + quoted(first.front()));
+            "row of a lower-triangular (core-to-core-latency) CSV, found " +
+                quoted(first.front()));
 }
 
 // 1-based line and column of a byte offset, for JSON syntax errors.
@@ -228,7 +228,8 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
     return Error::invalid(prefix + "invalid JSON: " + e.what());
   }
   if (!doc.is_object() || !doc.contains("cpus") || !doc.contains("matrix")) {
-    return Error::invalid(prefix + "JSON without \"cpus\" and \"matrix\" (expected schema "
+    return Error::invalid(prefix +
+                          "JSON without \"cpus\" and \"matrix\" (expected schema "
                           "threadmap.latency/1)");
   }
   if (doc.contains("schema") &&
@@ -262,8 +263,8 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
       const auto& v = rows[i][j];
       if (v.is_null() || i == j) continue;
       if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
-        return Error::invalid(prefix + "matrix[" + std::to_string(i) + "][" +
-                              std::to_string(j) + "] is not a latency in ns (number >= 0)");
+        return Error::invalid(prefix + "matrix[" + std::to_string(i) + "][" + std::to_string(j) +
+                              "] is not a latency in ns (number >= 0)");
       }
       m.at(i, j) = v.get<double>();
     }

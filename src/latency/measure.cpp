@@ -164,8 +164,8 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
         // Two different answers: keep the lower (what the hardware can do when nothing
         // interferes), flag the pair and show both; never their average.
         s.reported_ns = std::min(sum1.median, sum2.median);
-        if (!modes.multimodal) modes.modes = {std::min(sum1.median, sum2.median),
-                                              std::max(sum1.median, sum2.median)};
+        if (!modes.multimodal)
+          modes.modes = {std::min(sum1.median, sum2.median), std::max(sum1.median, sum2.median)};
       } else {
         std::vector<double> pooled = one.one_way_ns;
         pooled.insert(pooled.end(), two.one_way_ns.begin(), two.one_way_ns.end());
@@ -187,8 +187,7 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
     // Fill every other cell from its class's representative.
     std::map<std::string, double> class_value;
     for (std::size_t p = 0; p < pairs.size(); ++p) {
-      class_value[pair_class(topology, pairs[p].first, pairs[p].second)] =
-          run.pairs[p].reported_ns;
+      class_value[pair_class(topology, pairs[p].first, pairs[p].second)] = run.pairs[p].reported_ns;
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
       for (std::size_t j = i + 1; j < list.size(); ++j) {
@@ -215,7 +214,8 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
   if (unstable) {
     run.notes.push_back(std::to_string(unstable) + " of " + std::to_string(pairs.size()) +
                         " pairs unstable: the two passes' 95% intervals do not overlap and their "
-                        "medians differ by more than +-" + format_ns(options.precision * 100) +
+                        "medians differ by more than +-" +
+                        format_ns(options.precision * 100) +
                         "%; the "
                         "matrix keeps the lower median, the JSON has both");
   }

@@ -30,16 +30,16 @@ Result<Method> parse_method(const std::string& text);
 
 /// Where a measurement stands, for a progress display (the library never prints).
 struct Progress {
-  std::size_t pairs_done = 0;     ///< pair measurements finished (both passes count)
-  std::size_t pairs_total = 0;    ///< pair measurements planned
-  double elapsed_s = 0;           ///< wall time since the start
-  double eta_s = 0;               ///< estimated seconds left (from the mean time per pair so far)
-  int cpu_a = -1, cpu_b = -1;     ///< the pair just finished
+  std::size_t pairs_done = 0;   ///< pair measurements finished (both passes count)
+  std::size_t pairs_total = 0;  ///< pair measurements planned
+  double elapsed_s = 0;         ///< wall time since the start
+  double eta_s = 0;             ///< estimated seconds left (from the mean time per pair so far)
+  int cpu_a = -1, cpu_b = -1;   ///< the pair just finished
 };
 
 /// What to measure and how hard.
 struct MeasureOptions {
-  CpuSet cpus;                   ///< CPUs to measure; empty = every allowed CPU
+  CpuSet cpus;  ///< CPUs to measure; empty = every allowed CPU
   Method method = Method::cas;
   double precision = 0.03;       ///< target half-width of the median's 95% CI, relative (0.03 = 3%)
   double budget_ms = 200;        ///< most time spent on one pair in one pass, ms
@@ -47,49 +47,49 @@ struct MeasureOptions {
   bool recheck = true;           ///< re-measure every pair in a second, shuffled pass
   std::uint64_t seed = 0;        ///< pair-order shuffle seed; 0 = from the clock
   std::size_t min_samples = 16;  ///< batches before the CI is trusted
-  std::size_t max_samples = 4096;  ///< batches kept per pair and pass
+  std::size_t max_samples = 4096;                 ///< batches kept per pair and pass
   std::function<void(const Progress&)> progress;  ///< called after each pair; may be empty
 };
 
 /// Statistics of one pair of CPUs. All latencies are ONE-WAY ns = (batch time / round trips) / 2.
 struct PairStats {
-  int cpu_a = -1;                 ///< initiator: its thread allocates and first touches the line
-  int cpu_b = -1;                 ///< responder
-  std::size_t samples = 0;        ///< batches timed in the first pass
+  int cpu_a = -1;           ///< initiator: its thread allocates and first touches the line
+  int cpu_b = -1;           ///< responder
+  std::size_t samples = 0;  ///< batches timed in the first pass
   std::size_t round_trips_per_batch = 0;
-  double median_ns = 0;           ///< median of the batch means (first pass)
+  double median_ns = 0;  ///< median of the batch means (first pass)
   double min_ns = 0;
   double p90_ns = 0;
-  double ci_low_ns = 0;           ///< 95% confidence interval of the median (order statistics)
+  double ci_low_ns = 0;  ///< 95% confidence interval of the median (order statistics)
   double ci_high_ns = 0;
-  bool converged = false;         ///< CI within +-precision before the budget ran out
-  double elapsed_ms = 0;          ///< time spent on this pair, both passes
-  bool rechecked = false;         ///< a second pass ran
-  double recheck_median_ns = 0;   ///< second pass, measured later in shuffled order
+  bool converged = false;        ///< CI within +-precision before the budget ran out
+  double elapsed_ms = 0;         ///< time spent on this pair, both passes
+  bool rechecked = false;        ///< a second pass ran
+  double recheck_median_ns = 0;  ///< second pass, measured later in shuffled order
   double recheck_ci_low_ns = 0;
   double recheck_ci_high_ns = 0;
-  bool unstable = false;          ///< the passes' intervals do not overlap and the medians
-                                  ///< differ by more than the precision
-  bool multimodal = false;        ///< samples fall into separated modes (either pass)
-  std::vector<double> modes_ns;   ///< centres of the modes when multimodal
-  double reported_ns = 0;         ///< what the matrix holds for this pair (see docs/latency.md)
-  std::string represents;         ///< --quick: the topology class this pair stands for
+  bool unstable = false;         ///< the passes' intervals do not overlap and the medians
+                                 ///< differ by more than the precision
+  bool multimodal = false;       ///< samples fall into separated modes (either pass)
+  std::vector<double> modes_ns;  ///< centres of the modes when multimodal
+  double reported_ns = 0;        ///< what the matrix holds for this pair (see docs/latency.md)
+  std::string represents;        ///< --quick: the topology class this pair stands for
 };
 
 /// A whole run.
 struct Measurement {
-  Matrix matrix;                  ///< one-way ns; cells of unmeasured pairs NaN
-  std::vector<PairStats> pairs;   ///< one per measured pair (cpu_a < cpu_b)
+  Matrix matrix;                 ///< one-way ns; cells of unmeasured pairs NaN
+  std::vector<PairStats> pairs;  ///< one per measured pair (cpu_a < cpu_b)
   Method method = Method::cas;
   double precision = 0;
   double budget_ms = 0;
-  double clock_resolution_ns = 0; ///< measured steady-clock resolution
-  double min_batch_ns = 0;        ///< batches last at least this long (1000 x resolution)
-  double total_s = 0;             ///< wall time of the whole run
+  double clock_resolution_ns = 0;  ///< measured steady-clock resolution
+  double min_batch_ns = 0;         ///< batches last at least this long (1000 x resolution)
+  double total_s = 0;              ///< wall time of the whole run
   bool quick = false;
-  std::string line_placement;     ///< where the shared line lives, in words
-  std::string hostname, kernel;   ///< machine metadata
-  std::vector<std::string> notes; ///< things the user must know (quick mode, unstable pairs...)
+  std::string line_placement;      ///< where the shared line lives, in words
+  std::string hostname, kernel;    ///< machine metadata
+  std::vector<std::string> notes;  ///< things the user must know (quick mode, unstable pairs...)
 };
 
 /// Measures the one-way latency of every pair of `options.cpus` (or, with quick, of one pair per

@@ -3,9 +3,7 @@
 
 namespace threadmap::latency {
 
-const char* method_name(Method method) {
-  return method == Method::cas ? "cas" : "two-lines";
-}
+const char* method_name(Method method) { return method == Method::cas ? "cas" : "two-lines"; }
 
 Result<Method> parse_method(const std::string& text) {
   if (text == "cas") return Method::cas;

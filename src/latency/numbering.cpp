@@ -37,10 +37,9 @@ NumberingLies analyse_numbering(const Matrix& matrix, std::size_t worst_count) {
     out.cpus.push_back(row);
   }
   out.worst = out.cpus;
-  std::stable_sort(out.worst.begin(), out.worst.end(),
-                   [](const CpuNeighbours& a, const CpuNeighbours& b) {
-                     return a.cost_ratio > b.cost_ratio;
-                   });
+  std::stable_sort(
+      out.worst.begin(), out.worst.end(),
+      [](const CpuNeighbours& a, const CpuNeighbours& b) { return a.cost_ratio > b.cost_ratio; });
   if (out.worst.size() > worst_count) out.worst.resize(worst_count);
   return out;
 }

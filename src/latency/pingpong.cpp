@@ -142,7 +142,6 @@ class Initiator {
   bool stalled_ = false;
 };
 
-
 // The initiator thread's whole job. Errors go to `error`; samples to `out`.
 void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Control* control,
                     PassResult* out, Error* error, bool* failed) {
@@ -159,8 +158,8 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
 
   void* page = os::map_anonymous(kPageBytes);
   if (!page) {
-    return fail(Error::from_errno(errno, std::string("cannot map the latency test line: ") +
-                                             std::strerror(errno)));
+    return fail(Error::from_errno(
+        errno, std::string("cannot map the latency test line: ") + std::strerror(errno)));
   }
   std::memset(page, 0, kPageBytes);  // first touch, from the initiator's CPU
   out->line_numa_node = os::numa_node_of(page);
@@ -181,8 +180,9 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
     if (initiator.stalled()) break;
     if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
     double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;
-    round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
-                                           std::clamp(scale, 1.25, 8.0)) + 1;
+    round_trips =
+        static_cast<std::size_t>(static_cast<double>(round_trips) * std::clamp(scale, 1.25, 8.0)) +
+        1;
     if (spent() > config.budget_ns) break;
   }
   out->round_trips_per_batch = round_trips;
@@ -203,7 +203,8 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
       // batch was too short for the clock. Drop it, grow the batch, and go on.
       double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 2;
       round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
-                                             std::clamp(scale, 1.25, 8.0)) + 1;
+                                             std::clamp(scale, 1.25, 8.0)) +
+                    1;
       out->round_trips_per_batch = round_trips;
       if (spent() > config.budget_ns && out->one_way_ns.size() >= 6) break;
       continue;

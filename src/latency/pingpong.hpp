@@ -31,11 +31,11 @@ struct PassConfig {
 
 /// Samples of one pass.
 struct PassResult {
-  std::vector<double> one_way_ns;         ///< one sample per batch: batch time / round trips / 2
+  std::vector<double> one_way_ns;  ///< one sample per batch: batch time / round trips / 2
   std::size_t round_trips_per_batch = 0;
   bool converged = false;
   double elapsed_ns = 0;
-  int line_numa_node = -1;                ///< NUMA node holding the line's page; -1 unknown
+  int line_numa_node = -1;  ///< NUMA node holding the line's page; -1 unknown
 };
 
 /// Measures initiator <-> responder. The initiator thread maps a fresh page, first touches it

@@ -17,7 +17,7 @@ struct SampleSummary {
   double min = 0;
   double max = 0;
   double p90 = 0;
-  double ci_low = 0;   ///< 95% CI of the median, from the binomial order statistics
+  double ci_low = 0;  ///< 95% CI of the median, from the binomial order statistics
   double ci_high = 0;
 };
 

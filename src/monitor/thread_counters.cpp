@@ -7,15 +7,15 @@
 namespace threadmap::monitor {
 namespace {
 
-const std::vector<os::PerfEvent> kSoftware = {os::PerfEvent::task_clock,
-                                              os::PerfEvent::cpu_migrations,
-                                              os::PerfEvent::context_switches};
+const std::vector<os::PerfEvent> kSoftware = {
+    os::PerfEvent::task_clock, os::PerfEvent::cpu_migrations, os::PerfEvent::context_switches};
 const std::vector<os::PerfEvent> kHardware = {
     os::PerfEvent::cycles, os::PerfEvent::instructions, os::PerfEvent::l1d_read_misses,
     os::PerfEvent::llc_misses, os::PerfEvent::dtlb_read_misses};
 
 std::string sched_path(const CounterTarget& t) {
-  return t.pid == 0 && t.tid == 0 ? os::own_thread_path("sched") : os::task_path(t.pid, t.tid, "sched");
+  return t.pid == 0 && t.tid == 0 ? os::own_thread_path("sched")
+                                  : os::task_path(t.pid, t.tid, "sched");
 }
 
 // The sched file's counts, or empty when it cannot be read or lacks the migration count.
@@ -24,16 +24,20 @@ std::optional<SoftwareCounts> read_sched(const os::ProcFile& file) {
   if (file.read(buf, sizeof buf) <= 0) return std::nullopt;
   os::TaskSched sched = os::parse_task_sched(buf);
   if (!sched.migrations) return std::nullopt;
-  return SoftwareCounts{sched.runtime_ns.value_or(0), *sched.migrations, sched.switches.value_or(0)};
+  return SoftwareCounts{sched.runtime_ns.value_or(0), *sched.migrations,
+                        sched.switches.value_or(0)};
 }
 
 }  // namespace
 
 const char* counter_source_name(CounterSource source) {
   switch (source) {
-    case CounterSource::perf: return "perf_event_open software counters";
-    case CounterSource::sched: return "procfs sched file (/proc/PID/task/TID/sched)";
-    case CounterSource::observed: return "CPU changes seen between samples (lower bound)";
+    case CounterSource::perf:
+      return "perf_event_open software counters";
+    case CounterSource::sched:
+      return "procfs sched file (/proc/PID/task/TID/sched)";
+    case CounterSource::observed:
+      return "CPU changes seen between samples (lower bound)";
   }
   return "?";
 }

@@ -26,8 +26,8 @@ namespace threadmap::monitor {
 
 /// Software counts of one thread since its counters were opened.
 struct SoftwareCounts {
-  std::uint64_t task_clock_ns = 0;   ///< CPU time, ns
-  std::uint64_t migrations = 0;      ///< times the scheduler moved it to another CPU
+  std::uint64_t task_clock_ns = 0;  ///< CPU time, ns
+  std::uint64_t migrations = 0;     ///< times the scheduler moved it to another CPU
   std::uint64_t context_switches = 0;
 };
 

@@ -25,14 +25,14 @@ namespace threadmap::monitor {
 struct ThreadSample {
   pid_t tid = 0;
   std::string name;
-  int cpu = -1;                          ///< CPU it last ran on (/proc stat field 39)
-  SoftwareCounts counts;                 ///< since first seen
+  int cpu = -1;                            ///< CPU it last ran on (/proc stat field 39)
+  SoftwareCounts counts;                   ///< since first seen
   std::optional<HardwareCounts> hardware;  ///< since first seen; empty = not supported
 };
 
 /// All threads of the process at one instant.
 struct ProcessSample {
-  double time_s = 0;  ///< seconds since the sampler was created (CLOCK_MONOTONIC)
+  double time_s = 0;                  ///< seconds since the sampler was created (CLOCK_MONOTONIC)
   std::vector<ThreadSample> threads;  ///< ascending tid
 };
 

@@ -40,11 +40,12 @@ void WatchHistory::add(const ProcessSample& sample) {
   // The main thread first, then the others in the order they appeared (ties: by tid, which the
   // kernel hands out in increasing order, i.e. creation order). Only needed when threads were
   // added: re-sorting 1,000 tracks at every sample would dominate the cost of watching.
-  std::stable_sort(threads_.begin(), threads_.end(), [](const ThreadTrack& a, const ThreadTrack& b) {
-    if (a.main_thread != b.main_thread) return a.main_thread;
-    if (a.first_s != b.first_s) return a.first_s < b.first_s;
-    return a.tid < b.tid;
-  });
+  std::stable_sort(threads_.begin(), threads_.end(),
+                   [](const ThreadTrack& a, const ThreadTrack& b) {
+                     if (a.main_thread != b.main_thread) return a.main_thread;
+                     if (a.first_s != b.first_s) return a.first_s < b.first_s;
+                     return a.tid < b.tid;
+                   });
   for (size_t i = 0; i < threads_.size(); ++i) index_[threads_[i].tid] = i;
 }
 
@@ -73,8 +74,9 @@ std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
 }
 
 WatchSummary summarize_watch(const WatchHistory& history,
-                       const std::vector<std::optional<CpuSet>>& planned, CounterSource source,
-                       bool hardware, const std::string& hardware_note) {
+                             const std::vector<std::optional<CpuSet>>& planned,
+                             CounterSource source, bool hardware,
+                             const std::string& hardware_note) {
   WatchSummary out;
   out.pid = history.pid();
   out.duration_s = history.last_s() - history.first_s();

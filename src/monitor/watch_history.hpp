@@ -28,14 +28,14 @@ struct CpuSpan {
 struct ThreadTrack {
   pid_t tid = 0;
   std::string name;
-  bool main_thread = false;     ///< tid == pid
-  double first_s = 0;           ///< first sample that saw it
-  double last_s = 0;            ///< last sample that saw it
-  std::vector<CpuSpan> spans;   ///< CPU over time, merged while the CPU stays the same
+  bool main_thread = false;    ///< tid == pid
+  double first_s = 0;          ///< first sample that saw it
+  double last_s = 0;           ///< last sample that saw it
+  std::vector<CpuSpan> spans;  ///< CPU over time, merged while the CPU stays the same
   std::map<int, std::uint64_t> samples_on_cpu;  ///< CPU -> samples that saw it there
   std::uint64_t samples = 0;
-  SoftwareCounts counts;        ///< cumulative since first seen
-  SoftwareCounts previous;      ///< at the sample before the last (for live rates)
+  SoftwareCounts counts;    ///< cumulative since first seen
+  SoftwareCounts previous;  ///< at the sample before the last (for live rates)
   double previous_s = 0;
   std::optional<HardwareCounts> hardware;
 };
@@ -73,8 +73,7 @@ struct PlannedThread {
 /// order, to the non-main threads in the order they were first seen (= creation order when
 /// the watch started with the program). Returns one optional set per track.
 std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
-                                              const std::vector<PlannedThread>& plan,
-                                              bool by_name);
+                                              const std::vector<PlannedThread>& plan, bool by_name);
 
 /// Summary of one thread.
 struct ThreadSummary {
@@ -82,12 +81,12 @@ struct ThreadSummary {
   std::string name;
   double seconds_seen = 0;
   std::uint64_t samples = 0;
-  CpuSet cpus_visited;                   ///< CPUs it was seen on at a sample
-  std::uint64_t migrations = 0;          ///< counter delta over the watch
+  CpuSet cpus_visited;           ///< CPUs it was seen on at a sample
+  std::uint64_t migrations = 0;  ///< counter delta over the watch
   double migrations_per_s = 0;
   std::uint64_t context_switches = 0;
   double switches_per_s = 0;
-  double cpu_time_ms = 0;                ///< from the task clock (or sched runtime)
+  double cpu_time_ms = 0;  ///< from the task clock (or sched runtime)
   std::optional<CpuSet> planned;
   std::optional<double> share_on_planned;  ///< samples on a planned CPU / samples, 0..1
   std::optional<HardwareCounts> hardware;
@@ -109,7 +108,6 @@ struct WatchSummary {
 /// Builds the summary. `planned` comes from match_plan() (or is empty).
 WatchSummary summarize_watch(const WatchHistory& history,
                              const std::vector<std::optional<CpuSet>>& planned,
-                             CounterSource source, bool hardware,
-                             const std::string& hardware_note);
+                             CounterSource source, bool hardware, const std::string& hardware_note);
 
 }  // namespace threadmap::monitor

@@ -65,8 +65,8 @@ Result<WatchResult> watch_process(pid_t pid, bool is_child, const WatchSettings&
   if (!settings.plan.empty()) planned = match_plan(out.history, settings.plan, settings.by_name);
   std::string note;
   os::hardware_counters_available(&note);
-  out.summary = summarize_watch(out.history, planned, sampler.source(),
-                                sampler.hardware_counters(), note);
+  out.summary =
+      summarize_watch(out.history, planned, sampler.source(), sampler.hardware_counters(), note);
   // A program's summary covers its whole life as watched, up to the moment it exited, not just
   // first to last sample.
   if (is_child) out.summary.duration_s = static_cast<double>(ended - start) / 1e9;

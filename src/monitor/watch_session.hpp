@@ -17,8 +17,8 @@ namespace threadmap::monitor {
 
 /// How to watch.
 struct WatchSettings {
-  int interval_ms = 100;   ///< between samples
-  double duration_s = 0;   ///< stop after this long; 0 = until the process exits or stop
+  int interval_ms = 100;            ///< between samples
+  double duration_s = 0;            ///< stop after this long; 0 = until the process exits or stop
   std::vector<PlannedThread> plan;  ///< planned CPUs per thread (empty: no plan)
   bool by_name = false;             ///< match plan entries to thread names (match_plan)
   /// Called after every sample (a live table); may be empty.

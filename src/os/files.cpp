@@ -64,7 +64,7 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes,
   if (path.empty()) return Error::invalid("empty " + (what.empty() ? "file" : what) + " file name");
   int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return read_error(path, errno, what);
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     if (fd != STDIN_FILENO) ::close(fd);
     return read_error(path, EISDIR, what);
@@ -75,8 +75,8 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes,
   if (rc == EFBIG) {
     const std::string limit = max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"
                                                       : std::to_string(max_bytes) + " bytes";
-    return Error::from_errno(EFBIG, "cannot read " + shown(path, what) + ": it is larger than " +
-                                        limit);
+    return Error::from_errno(EFBIG,
+                             "cannot read " + shown(path, what) + ": it is larger than " + limit);
   }
   if (rc != 0) return read_error(path, rc, what);
   return text;
@@ -85,7 +85,7 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes,
 Result<std::string> read_file_head(const std::string& path, std::size_t bytes) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return read_error(path, errno);
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     return read_error(path, EISDIR);
@@ -114,8 +114,8 @@ Status check_writable(const std::string& path) {
   if (is_directory(path)) return write_error(path, EISDIR);
   const std::string dir = directory_of(path);
   if (!is_directory(dir))
-    return Error::from_errno(ENOENT, "cannot write '" + path + "': directory '" + dir +
-                                         "' does not exist");
+    return Error::from_errno(ENOENT,
+                             "cannot write '" + path + "': directory '" + dir + "' does not exist");
   if (access(dir.c_str(), W_OK) != 0) return write_error(path, errno);
   return {};
 }
@@ -127,7 +127,7 @@ Status write_file(const std::string& path, const std::string& text) {
   }
   if (is_directory(path)) return write_error(path, EISDIR);
   // A character device (/dev/null, /dev/stdout) cannot be renamed over: write it in place.
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC);
     if (fd < 0) return write_error(path, errno);
@@ -185,22 +185,26 @@ Status create_directory(const std::string& path, bool* created) {
 void remove_empty_directory(const std::string& path) { ::rmdir(path.c_str()); }
 
 bool is_directory(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool is_regular_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool is_special_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int write_stdout(const std::string& text) { return write_all(STDOUT_FILENO, text.data(), text.size()); }
-int write_stderr(const std::string& text) { return write_all(STDERR_FILENO, text.data(), text.size()); }
+int write_stdout(const std::string& text) {
+  return write_all(STDOUT_FILENO, text.data(), text.size());
+}
+int write_stderr(const std::string& text) {
+  return write_all(STDERR_FILENO, text.data(), text.size());
+}
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 

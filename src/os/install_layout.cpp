@@ -15,7 +15,8 @@ Result<std::string> first_existing(const std::string& file,
                                    const std::vector<std::filesystem::path>& candidates) {
   std::string looked;
   for (const auto& c : candidates) {
-    if (is_regular_file(c.string())) return std::filesystem::absolute(c).lexically_normal().string();
+    if (is_regular_file(c.string()))
+      return std::filesystem::absolute(c).lexically_normal().string();
     looked += (looked.empty() ? "" : ", ") + c.lexically_normal().string();
   }
   return Error::from_errno(ENOENT, "cannot find " + file + " (looked in " + looked + ")");

@@ -91,10 +91,10 @@ Result<PerfGroup> PerfGroup::open(pid_t tid, const std::vector<PerfEvent>& event
     if (fd < 0) {
       int e = errno;
       group.close_all();
-      return Error::from_errno(e, "perf_event_open for " +
-                                      (tid == 0 ? std::string("this thread")
-                                                : "tid " + std::to_string(tid)) +
-                                      ": " + std::strerror(e));
+      return Error::from_errno(
+          e, "perf_event_open for " +
+                 (tid == 0 ? std::string("this thread") : "tid " + std::to_string(tid)) + ": " +
+                 std::strerror(e));
     }
     group.fds_.push_back(static_cast<int>(fd));
   }

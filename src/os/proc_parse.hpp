@@ -30,21 +30,21 @@ int parse_task_stat_cpu(std::string_view text);
 
 /// The fields of /proc/.../status we use; absent keys stay empty.
 struct TaskStatus {
-  std::string name;                      ///< Name: (escaped by the kernel: "\n" as "\\n")
-  std::string cpus_allowed_list;         ///< Cpus_allowed_list: kernel list syntax
-  std::string mems_allowed_list;         ///< Mems_allowed_list: NUMA nodes
-  std::optional<std::uint64_t> voluntary_switches;     ///< voluntary_ctxt_switches
-  std::optional<std::uint64_t> involuntary_switches;   ///< nonvoluntary_ctxt_switches
-  std::optional<long> threads;                         ///< Threads: (process-wide)
-  std::optional<pid_t> thread_group;                   ///< Tgid: the process a thread is in
+  std::string name;               ///< Name: (escaped by the kernel: "\n" as "\\n")
+  std::string cpus_allowed_list;  ///< Cpus_allowed_list: kernel list syntax
+  std::string mems_allowed_list;  ///< Mems_allowed_list: NUMA nodes
+  std::optional<std::uint64_t> voluntary_switches;    ///< voluntary_ctxt_switches
+  std::optional<std::uint64_t> involuntary_switches;  ///< nonvoluntary_ctxt_switches
+  std::optional<long> threads;                        ///< Threads: (process-wide)
+  std::optional<pid_t> thread_group;                  ///< Tgid: the process a thread is in
 };
 TaskStatus parse_task_status(std::string_view text);
 
 /// The fields of /proc/.../sched we use (needs CONFIG_SCHED_DEBUG; absent keys stay empty).
 struct TaskSched {
-  std::optional<std::uint64_t> migrations;   ///< se.nr_migrations
-  std::optional<std::uint64_t> switches;     ///< nr_switches
-  std::optional<std::uint64_t> runtime_ns;   ///< se.sum_exec_runtime (printed in ms, x.yyyyyy)
+  std::optional<std::uint64_t> migrations;  ///< se.nr_migrations
+  std::optional<std::uint64_t> switches;    ///< nr_switches
+  std::optional<std::uint64_t> runtime_ns;  ///< se.sum_exec_runtime (printed in ms, x.yyyyyy)
 };
 TaskSched parse_task_sched(std::string_view text);
 

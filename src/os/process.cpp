@@ -22,7 +22,8 @@ namespace {
 
 std::atomic<pid_t> g_forward_to{0};
 std::atomic<bool> g_interrupted{false};
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+constexpr int kForwarded[] = {SIGINT,  SIGTERM, SIGHUP,   SIGQUIT,
+                              SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 struct sigaction g_saved_forwarded[sizeof kForwarded / sizeof kForwarded[0]];
 struct sigaction g_saved_interrupt[2];
 
@@ -70,8 +71,8 @@ Result<pid_t> spawn_with(const LaunchSpec& spec, const posix_spawn_file_actions_
 
 Error wait_error(pid_t child) {
   int e = errno;
-  return Error::from_errno(e, "cannot wait for process " + std::to_string(child) + ": " +
-                                  std::strerror(e));
+  return Error::from_errno(
+      e, "cannot wait for process " + std::to_string(child) + ": " + std::strerror(e));
 }
 
 }  // namespace
@@ -176,7 +177,7 @@ Result<std::optional<int>> wait_for_exit_until(pid_t child, std::int64_t deadlin
 
 SignalForwarding::SignalForwarding(pid_t child) {
   g_forward_to.store(child);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = forward;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
@@ -192,7 +193,7 @@ SignalForwarding::~SignalForwarding() {
 
 InterruptFlag::InterruptFlag() {
   g_interrupted.store(false);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &g_saved_interrupt[0]);

@@ -17,8 +17,8 @@ namespace threadmap::os {
 
 /// What to start and how.
 struct LaunchSpec {
-  std::vector<std::string> argv;                              ///< program and arguments
-  std::vector<std::pair<std::string, std::string>> set_env;   ///< variables set in the child
+  std::vector<std::string> argv;                             ///< program and arguments
+  std::vector<std::pair<std::string, std::string>> set_env;  ///< variables set in the child
   std::vector<std::string> preload;  ///< libraries put in front of LD_PRELOAD, in this order
   bool search_path = true;  ///< PATH lookup for argv[0] (as execvp); false: argv[0] is a path
 };

@@ -47,7 +47,7 @@ Result<std::vector<pid_t>> list_task_ids(pid_t pid) {
 }
 
 long task_count(pid_t pid) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(process_path(pid, "task").c_str(), &st) != 0 || st.st_nlink < 2) return -1;
   return static_cast<long>(st.st_nlink) - 2;
 }

@@ -54,8 +54,8 @@ class ProcFile {
 
 /// Outcome of walk_tasks_until_stable().
 struct TaskWalk {
-  int passes = 0;       ///< times the list was read
-  bool stable = false;  ///< the last pass found no thread not already visited
+  int passes = 0;             ///< times the list was read
+  bool stable = false;        ///< the last pass found no thread not already visited
   bool process_gone = false;  ///< the process exited during the walk
 };
 /// Visits every thread of `pid` once, re-reading /proc/PID/task until a pass finds no thread it

@@ -95,8 +95,8 @@ std::vector<int> spread_placement(const MachineModel& m, int threads) {
   return out;
 }
 
-std::vector<int> policy_placement(const MachineModel& m, const Topology& topology,
-                                  Policy policy, int threads) {
+std::vector<int> policy_placement(const MachineModel& m, const Topology& topology, Policy policy,
+                                  int threads) {
   const std::vector<int> order = order_cpus(topology, m.candidate_set, policy);
   std::vector<int> cpu_of;
   for (int cpu : cpus_for_threads(order, static_cast<std::size_t>(std::max(threads, 0))))

@@ -7,7 +7,8 @@
 namespace threadmap::plan {
 namespace {
 
-std::string joined(const Plan& plan, const char* sep, const char* before = "", const char* after = "") {
+std::string joined(const Plan& plan, const char* sep, const char* before = "",
+                   const char* after = "") {
   std::string out;
   for (std::size_t i = 0; i < plan.assignments.size(); ++i) {
     if (i) out += sep;
@@ -49,30 +50,39 @@ std::string export_plan(const Plan& plan, ExportFormat format) {
       out += "# each thread, once it exists (its TID from `threadmap ps PID`):\n";
       for (const auto& a : plan.assignments) {
         std::string list;
-        for (std::size_t k = 0; k < a.cpus.size(); ++k) list += (k ? "," : "") + std::to_string(a.cpus[k]);
+        for (std::size_t k = 0; k < a.cpus.size(); ++k)
+          list += (k ? "," : "") + std::to_string(a.cpus[k]);
         out += fmt::format("taskset -p -c {} TID_OF_{}\n", list, a.name);
       }
       return out;
     }
     case ExportFormat::omp:
-      return fmt::format("# OpenMP thread i -> place i\nexport OMP_NUM_THREADS={}\nexport OMP_PLACES=\"{}\"\n"
-                         "export OMP_PROC_BIND=close\n",
-                         n, joined(plan, ",", "{", "}"));
+      return fmt::format(
+          "# OpenMP thread i -> place i\nexport OMP_NUM_THREADS={}\nexport OMP_PLACES=\"{}\"\n"
+          "export OMP_PROC_BIND=close\n",
+          n, joined(plan, ",", "{", "}"));
     case ExportFormat::gomp:
-      return fmt::format("# GNU OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\nexport GOMP_CPU_AFFINITY=\"{}\"\n",
-                         n, joined(plan, " "));
+      return fmt::format(
+          "# GNU OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\nexport "
+          "GOMP_CPU_AFFINITY=\"{}\"\n",
+          n, joined(plan, " "));
     case ExportFormat::kmp:
-      return fmt::format("# Intel/LLVM OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\n"
-                         "export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
-                         n, joined(plan, ","));
+      return fmt::format(
+          "# Intel/LLVM OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\n"
+          "export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
+          n, joined(plan, ","));
     case ExportFormat::likwid:
-      return fmt::format("# thread i -> i-th CPU (OS numbering)\nlikwid-pin -c {} COMMAND\n", joined(plan, ","));
-    case ExportFormat::slurm:
-      return fmt::format("# Slurm binds tasks, not threads: task i -> i-th CPU\nsrun --cpu-bind=map_cpu:{} COMMAND\n",
+      return fmt::format("# thread i -> i-th CPU (OS numbering)\nlikwid-pin -c {} COMMAND\n",
                          joined(plan, ","));
+    case ExportFormat::slurm:
+      return fmt::format(
+          "# Slurm binds tasks, not threads: task i -> i-th CPU\nsrun --cpu-bind=map_cpu:{} "
+          "COMMAND\n",
+          joined(plan, ","));
     case ExportFormat::systemd:
-      return fmt::format("# systemd pins the whole service, not single threads\n[Service]\nCPUAffinity={}\n",
-                         all_cpus(plan).to_list());
+      return fmt::format(
+          "# systemd pins the whole service, not single threads\n[Service]\nCPUAffinity={}\n",
+          all_cpus(plan).to_list());
   }
   return {};
 }

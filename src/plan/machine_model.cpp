@@ -35,7 +35,8 @@ Result<CpuSet> resolve_expression(const MachineInputs& in, const std::string& ex
   CpuSet outside = *set - universe;
   if (!outside.empty())
     return Error::invalid(std::string("constraint ") + what + " '" + expr + "': CPU " +
-                          outside.to_list() + " is not on the machine (" + universe.to_list() + ")");
+                          outside.to_list() + " is not on the machine (" + universe.to_list() +
+                          ")");
   return set;
 }
 
@@ -66,14 +67,21 @@ void mark_efficiency(const Topology& topo, MachineModel& m) {
 const char* topology_relation(Level level, bool same_numa) {
   if (!same_numa) return "other NUMA node";
   switch (level) {
-    case Level::pu: return "same CPU";
+    case Level::pu:
+      return "same CPU";
     case Level::core:
-    case Level::l1: return "SMT siblings";
-    case Level::l2: return "same L2";
-    case Level::l3: return "same L3";
-    case Level::die: return "same die";
-    case Level::package: return "same package";
-    default: return "other package";
+    case Level::l1:
+      return "SMT siblings";
+    case Level::l2:
+      return "same L2";
+    case Level::l3:
+      return "same L3";
+    case Level::die:
+      return "same die";
+    case Level::package:
+      return "same package";
+    default:
+      return "other package";
   }
 }
 
@@ -82,12 +90,18 @@ double distance_ns(Level level, bool same_numa, const TopologyDistances& d) {
   switch (level) {
     case Level::pu:
     case Level::core:
-    case Level::l1: return d.same_core_ns;
-    case Level::l2: return d.same_l2_ns;
-    case Level::l3: return d.same_l3_ns;
-    case Level::die: return d.same_die_ns;
-    case Level::package: return d.same_package_ns;
-    default: return d.other_numa_ns;
+    case Level::l1:
+      return d.same_core_ns;
+    case Level::l2:
+      return d.same_l2_ns;
+    case Level::l3:
+      return d.same_l3_ns;
+    case Level::die:
+      return d.same_die_ns;
+    case Level::package:
+      return d.same_package_ns;
+    default:
+      return d.other_numa_ns;
   }
 }
 
@@ -149,7 +163,8 @@ Status fill_latencies(const MachineInputs& in, MachineModel& m) {
   m.relation_index.assign(n * n, 0);
   std::map<std::string, unsigned char> labels;
   auto label = [&](const std::string& text) {
-    auto [it, inserted] = labels.emplace(text, static_cast<unsigned char>(m.relation_of_level.size()));
+    auto [it, inserted] =
+        labels.emplace(text, static_cast<unsigned char>(m.relation_of_level.size()));
     if (inserted) m.relation_of_level.push_back(text);
     return it->second;
   };
@@ -176,7 +191,7 @@ Status fill_latencies(const MachineInputs& in, MachineModel& m) {
         value = distance_ns(level, numa, in.distances);
         text = topology_relation(level, numa);
       } else {
-        text = i == j ? "same CPU"
+        text = i == j                                 ? "same CPU"
                : m.cpus[i].core == m.cpus[j].core     ? "SMT siblings"
                : m.cpus[i].domain == m.cpus[j].domain ? "same latency domain"
                                                       : "other latency domain";
@@ -247,9 +262,9 @@ Result<MachineModel> build_machine(const MachineInputs& in) {
     if (!allowed) return allowed.error();
     candidates &= *allowed;
     if (!allowed->is_subset_of(universe))
-      return Error::invalid("constraint allowed '" + in.allowed + "': CPU " +
-                            (*allowed - universe).to_list() +
-                            " is not allowed for this process (allowed: " + universe.to_list() + ")");
+      return Error::invalid(
+          "constraint allowed '" + in.allowed + "': CPU " + (*allowed - universe).to_list() +
+          " is not allowed for this process (allowed: " + universe.to_list() + ")");
   }
   if (!in.reserved.empty()) {
     auto reserved = resolve_expression(in, in.reserved, "reserved", machine);
@@ -258,7 +273,8 @@ Result<MachineModel> build_machine(const MachineInputs& in) {
   }
   if (candidates.empty())
     return Error::invalid("no CPU left to plan on: allowed " +
-                          (in.allowed.empty() ? universe.to_list() : in.allowed) + " minus reserved " +
+                          (in.allowed.empty() ? universe.to_list() : in.allowed) +
+                          " minus reserved " +
                           (in.reserved.empty() ? std::string("(none)") : in.reserved));
   m.candidate_set = candidates;
   for (int cpu : candidates.to_vector()) {
@@ -268,8 +284,10 @@ Result<MachineModel> build_machine(const MachineInputs& in) {
     m.has_isolated = m.has_isolated || c.isolated;
     m.cpus.push_back(c);
   }
-  if (in.topology) describe_from_topology(*in.topology, m);
-  else describe_from_matrix(*in.matrix, m);
+  if (in.topology)
+    describe_from_topology(*in.topology, m);
+  else
+    describe_from_matrix(*in.matrix, m);
   std::map<int, int> seen_in_core;
   for (PlanCpu& c : m.cpus) c.rank_in_core = seen_in_core[c.core]++;
   bool any_e = false, any_p = false;

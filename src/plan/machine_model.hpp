@@ -19,12 +19,12 @@ namespace threadmap::plan {
 /// medians of the shared measured matrices (tests/data/latency); the table in docs/plan.md
 /// shows the measurements behind each value.
 struct TopologyDistances {
-  double same_core_ns = 10.0;        ///< SMT siblings (measured 7.8-12.7 ns)
-  double same_l2_ns = 18.0;          ///< cluster sharing an L2 (between core and L3)
-  double same_l3_ns = 25.0;          ///< same L3 / CCX (measured 18-33 ns on AMD)
-  double same_die_ns = 80.0;         ///< same die, other L3
-  double same_package_ns = 120.0;    ///< same package (AMD cross-CCD 85-158 ns)
-  double other_numa_ns = 200.0;      ///< other NUMA node or package (measured 108-204 ns)
+  double same_core_ns = 10.0;      ///< SMT siblings (measured 7.8-12.7 ns)
+  double same_l2_ns = 18.0;        ///< cluster sharing an L2 (between core and L3)
+  double same_l3_ns = 25.0;        ///< same L3 / CCX (measured 18-33 ns on AMD)
+  double same_die_ns = 80.0;       ///< same die, other L3
+  double same_package_ns = 120.0;  ///< same package (AMD cross-CCD 85-158 ns)
+  double other_numa_ns = 200.0;    ///< other NUMA node or package (measured 108-204 ns)
 };
 
 /// Estimated one-way latency (ns) between two OS CPUs of `topo` from what they share (the
@@ -36,35 +36,37 @@ double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
 
 /// One candidate CPU and where it sits. Group ids are dense (0..n-1) within the model.
 struct PlanCpu {
-  int cpu = -1;          ///< OS CPU number
-  int core = 0;          ///< SMT group: CPUs with the same core share execution units
-  int rank_in_core = 0;  ///< position among the candidate CPUs of its core (0 = first)
-  int domain = 0;        ///< cache domain (L3, or the matrix's latency domain)
-  int numa = -1;         ///< NUMA node OS index, -1 when unknown
+  int cpu = -1;             ///< OS CPU number
+  int core = 0;             ///< SMT group: CPUs with the same core share execution units
+  int rank_in_core = 0;     ///< position among the candidate CPUs of its core (0 = first)
+  int domain = 0;           ///< cache domain (L3, or the matrix's latency domain)
+  int numa = -1;            ///< NUMA node OS index, -1 when unknown
   bool efficiency = false;  ///< an efficiency (E-) core on a hybrid machine
   bool isolated = false;    ///< listed in the kernel's isolated CPUs
 };
 
 /// What the planner plans on. Build with build_machine().
 struct MachineModel {
-  std::vector<PlanCpu> cpus;        ///< candidate CPUs, ascending OS number
-  std::vector<double> latency_ns;   ///< cpus.size()^2, one-way ns; [i][i] = same-CPU cost
+  std::vector<PlanCpu> cpus;       ///< candidate CPUs, ascending OS number
+  std::vector<double> latency_ns;  ///< cpus.size()^2, one-way ns; [i][i] = same-CPU cost
   /// Hierarchy for the spreading baseline, coarsest level first (package, die, L3, L2, core or
   /// the matrix's levels): group id of each candidate CPU at each level.
   std::vector<std::vector<int>> levels;
-  std::string model;           ///< "measured latency (FILE)" or "topology distance (SOURCE)"
-  bool measured = false;       ///< latency_ns comes from a matrix
-  bool has_efficiency = false; ///< some candidates are efficiency cores, some are not
-  std::string kinds_note;      ///< how E-cores were decided (or why there are none)
-  bool has_isolated = false;   ///< some candidates are isolated CPUs
-  int core_count = 0;          ///< distinct cores among the candidates
-  int domain_count = 0;        ///< distinct cache domains among the candidates
-  double reference_ns = 0;     ///< unit of the penalties: median latency between candidates
-  std::string domain_name;     ///< what a domain is ("L3", "latency domain")
-  CpuSet candidate_set;        ///< the candidates as a set
+  std::string model;            ///< "measured latency (FILE)" or "topology distance (SOURCE)"
+  bool measured = false;        ///< latency_ns comes from a matrix
+  bool has_efficiency = false;  ///< some candidates are efficiency cores, some are not
+  std::string kinds_note;       ///< how E-cores were decided (or why there are none)
+  bool has_isolated = false;    ///< some candidates are isolated CPUs
+  int core_count = 0;           ///< distinct cores among the candidates
+  int domain_count = 0;         ///< distinct cache domains among the candidates
+  double reference_ns = 0;      ///< unit of the penalties: median latency between candidates
+  std::string domain_name;      ///< what a domain is ("L3", "latency domain")
+  CpuSet candidate_set;         ///< the candidates as a set
 
   std::size_t size() const { return cpus.size(); }
-  double latency(int i, int j) const { return latency_ns[static_cast<std::size_t>(i) * cpus.size() + j]; }
+  double latency(int i, int j) const {
+    return latency_ns[static_cast<std::size_t>(i) * cpus.size() + j];
+  }
   /// Index of an OS CPU among the candidates, or -1.
   int index_of(int os_cpu) const;
   /// How two candidates relate, for the "why" column: "SMT siblings", "same L3", ...
@@ -76,11 +78,11 @@ struct MachineModel {
 
 /// Inputs of build_machine: at least one of topology or matrix.
 struct MachineInputs {
-  const Topology* topology = nullptr;        ///< structure (and distances when no matrix)
-  const latency::Matrix* matrix = nullptr;   ///< measured latencies (rows = CPUs)
-  std::string allowed;      ///< CPU expression limiting the candidates ("" = all allowed)
-  std::string reserved;     ///< CPU expression removed from the candidates ("" = none)
-  CpuSet isolated;          ///< isolated CPUs (preferred); empty = none
+  const Topology* topology = nullptr;       ///< structure (and distances when no matrix)
+  const latency::Matrix* matrix = nullptr;  ///< measured latencies (rows = CPUs)
+  std::string allowed;   ///< CPU expression limiting the candidates ("" = all allowed)
+  std::string reserved;  ///< CPU expression removed from the candidates ("" = none)
+  CpuSet isolated;       ///< isolated CPUs (preferred); empty = none
   TopologyDistances distances;
 };
 

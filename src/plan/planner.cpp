@@ -41,7 +41,8 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
     if (!solved) return solved.error().with_context("spec " + spec.source);
     solution = std::move(*solved);
   }
-  plan.solve_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  plan.solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   plan.cost = evaluate(*problem, solution.cpu_of);
   plan.solver = solution.solver;
   plan.proven_optimal = solution.proven_optimal;
@@ -53,7 +54,8 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   plan.kinds_note = machine->kinds_note;
   plan.candidates = machine->candidate_set;
   if (machine->has_isolated)
-    plan.notes.push_back("isolated CPUs preferred: " + (machine_inputs.isolated & machine->candidate_set).to_list());
+    plan.notes.push_back("isolated CPUs preferred: " +
+                         (machine_inputs.isolated & machine->candidate_set).to_list());
   if (!spec.reserved.empty()) plan.notes.push_back("reserved (not used): " + spec.reserved);
 
   std::vector<std::string> why = explain(*problem, solution.cpu_of);

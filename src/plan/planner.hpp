@@ -28,25 +28,25 @@ struct PlannedThread {
 struct Plan {
   std::vector<PlannedThread> assignments;
   CostBreakdown cost;
-  std::string model;          ///< MachineModel::model
-  std::string solver;         ///< which solver produced it
+  std::string model;   ///< MachineModel::model
+  std::string solver;  ///< which solver produced it
   bool proven_optimal = false;
   bool stopped_by_time = false;
   std::uint64_t search_nodes = 0;  ///< B&B nodes or local-search moves tried
   int passes = 0;                  ///< local search passes
-  double solve_ms = 0;        ///< wall time of the solve, one run
+  double solve_ms = 0;             ///< wall time of the solve, one run
   std::vector<std::pair<std::string, CostBreakdown>> baselines;  ///< sequential, compact, ...
-  std::string source;         ///< spec file or quick form
-  std::string kinds_note;     ///< how E-cores were recognised
+  std::string source;                                            ///< spec file or quick form
+  std::string kinds_note;                                        ///< how E-cores were recognised
   std::vector<std::string> notes;  ///< other facts worth printing (isolated CPUs preferred...)
-  CpuSet candidates;          ///< the CPUs it planned on
+  CpuSet candidates;               ///< the CPUs it planned on
 };
 
 /// What to plan on.
 struct PlanInputs {
   const Topology* topology = nullptr;
   const latency::Matrix* matrix = nullptr;
-  CpuSet isolated;                ///< isolated CPUs (read_isolated_cpus on this machine)
+  CpuSet isolated;  ///< isolated CPUs (read_isolated_cpus on this machine)
   /// Place by this policy instead of solving: CPU policies take the candidates in the order of
   /// policy.hpp (the order `threadmap run --policy` pins in, so both commands agree); spread
   /// takes the hwloc-distrib placement. A CPU policy needs the topology: with a matrix alone

@@ -28,9 +28,8 @@ std::vector<int> order_cpus(const Topology& topology, const CpuSet& cpus, Policy
     return all;
   }
   if (policy == Policy::compact) {
-    std::sort(known.begin(), known.end(), [&](int a, int b) {
-      return place(a).logical_index < place(b).logical_index;
-    });
+    std::sort(known.begin(), known.end(),
+              [&](int a, int b) { return place(a).logical_index < place(b).logical_index; });
   } else {
     // Rank each selected CPU inside its parents: its SMT rank inside the core, the core's rank
     // inside the L3 (or package), the L3's rank inside the package. Sorting by those ranks,
@@ -63,9 +62,12 @@ std::vector<int> order_cpus(const Topology& topology, const CpuSet& cpus, Policy
 
 const char* policy_name(Policy policy) {
   switch (policy) {
-    case Policy::compact: return "compact";
-    case Policy::scatter: return "scatter";
-    case Policy::round_robin: return "round-robin";
+    case Policy::compact:
+      return "compact";
+    case Policy::scatter:
+      return "scatter";
+    case Policy::round_robin:
+      return "round-robin";
   }
   return "compact";
 }

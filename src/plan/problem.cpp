@@ -56,7 +56,8 @@ Status check_feasible(const WorkloadSpec& spec, const Problem& p) {
                           std::to_string(single_threads + group_cpus) + " CPUs but only " +
                           std::to_string(m.size()) + " are available (" +
                           m.candidate_set.to_list() +
-                          "); allow oversubscription (\"oversubscribe\": true in the spec) to let threads share CPUs");
+                          "); allow oversubscription (\"oversubscribe\": true in the spec) to let "
+                          "threads share CPUs");
   return {};
 }
 
@@ -98,7 +99,8 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
     backgrounds += s.background;
     criticals += s.latency_critical;
     if (!s.cpus.empty()) {
-      const std::string where = "spec " + spec.source + ": thread '" + s.name + "' cpus '" + s.cpus + "'";
+      const std::string where =
+          "spec " + spec.source + ": thread '" + s.name + "' cpus '" + s.cpus + "'";
       auto set = resolve_cpus(topology, s.cpus);
       if (!set) return set.error().with_context(where);
       if (set->intersects(reserved))
@@ -106,7 +108,8 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
       CpuSet outside = *set - machine.candidate_set;
       if (!outside.empty())
         return Error::invalid(where + ": CPU " + outside.to_list() +
-                              " is not among the CPUs to plan on (" + machine.candidate_set.to_list() + ")");
+                              " is not among the CPUs to plan on (" +
+                              machine.candidate_set.to_list() + ")");
       t.allowed.assign(cpus, 0);
       for (int cpu : set->to_vector()) t.allowed[machine.index_of(cpu)] = 1;
     }
@@ -138,8 +141,8 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
   p.penalties.remote_numa = unit;
   p.penalties.not_isolated = spec.prefer_isolated ? unit / 4 : 0;
   // Larger than every soft term together, so a hard rule is only broken when it must be.
-  p.penalties.hard = 2 * (p.total_weight * slowest + 3 * unit * backgrounds * criticals +
-                          3.25 * unit * n) + unit;
+  p.penalties.hard =
+      2 * (p.total_weight * slowest + 3 * unit * backgrounds * criticals + 3.25 * unit * n) + unit;
   if (auto st = check_feasible(spec, p); !st) return st.error();
   return p;
 }
@@ -155,13 +158,15 @@ CostBreakdown evaluate(const Problem& p, const std::vector<int>& cpu_of) {
     const ProblemThread& th = p.threads[t];
     const PlanCpu& c = m.cpus[cpu_of[t]];
     if (m.has_efficiency && c.efficiency != th.background) cost.kinds += p.penalties.wrong_kind;
-    if (th.memory_node >= 0 && c.numa >= 0 && c.numa != th.memory_node) cost.numa += p.penalties.remote_numa;
+    if (th.memory_node >= 0 && c.numa >= 0 && c.numa != th.memory_node)
+      cost.numa += p.penalties.remote_numa;
     if (m.has_isolated && !c.isolated) cost.isolated += p.penalties.not_isolated;
   }
   std::vector<int> compute(m.core_count, 0), threads(m.core_count, 0), exclusive(m.core_count, 0);
   std::vector<int> bg_core(m.core_count, 0), lc_core(m.core_count, 0);
   std::vector<int> bg_dom(m.domain_count, 0), lc_dom(m.domain_count, 0);
-  std::set<std::pair<int, int>> unit_on_cpu;  // (cpu, unit): a group stacking on its core is one unit
+  std::set<std::pair<int, int>>
+      unit_on_cpu;  // (cpu, unit): a group stacking on its core is one unit
   for (int t = 0; t < n; ++t) {
     const ProblemThread& th = p.threads[t];
     const PlanCpu& c = m.cpus[cpu_of[t]];

@@ -17,32 +17,34 @@ namespace threadmap::plan {
 /// broken only when no placement can keep them; the others are in units of the machine's median
 /// latency (MachineModel::reference_ns). docs/plan.md explains each.
 struct Penalties {
-  double hard = 0;            ///< per violation of compute/exclusive/oversubscription rules
-  double background_core = 0; ///< per (background, latency-critical) pair on one core
+  double hard = 0;               ///< per violation of compute/exclusive/oversubscription rules
+  double background_core = 0;    ///< per (background, latency-critical) pair on one core
   double background_domain = 0;  ///< per such pair in one cache domain
-  double wrong_kind = 0;      ///< background thread off E-cores / other thread on an E-core
-  double remote_numa = 0;     ///< thread off the NUMA node of its stated memory
-  double not_isolated = 0;    ///< thread off the isolated CPUs when the machine has some
+  double wrong_kind = 0;         ///< background thread off E-cores / other thread on an E-core
+  double remote_numa = 0;        ///< thread off the NUMA node of its stated memory
+  double not_isolated = 0;       ///< thread off the isolated CPUs when the machine has some
 };
 
 /// Cost of one assignment, split by cause. Soft terms are in ns x weight (ns-equivalents); the
 /// hard rules are counted, and the solvers minimise objective() = hard x count + total().
 struct CostBreakdown {
-  double communication = 0;  ///< sum over edges of weight x latency
-  double share_core = 0;     ///< share-core-with pairs not on one core (baselines only)
-  double background = 0;     ///< background threads near latency-critical ones
-  double kinds = 0;          ///< threads on the wrong kind of core
-  double numa = 0;           ///< threads away from their memory
-  double isolated = 0;       ///< threads off the isolated CPUs
-  int compute_smt_pairs = 0;      ///< pairs of compute threads sharing a core
-  int exclusive_conflicts = 0;    ///< threads on an exclusive thread's core
-  int oversubscribed_threads = 0; ///< extra threads (units) on a CPU beyond the first
-  double hard = 0;           ///< Penalties::hard of the problem, for objective()
+  double communication = 0;        ///< sum over edges of weight x latency
+  double share_core = 0;           ///< share-core-with pairs not on one core (baselines only)
+  double background = 0;           ///< background threads near latency-critical ones
+  double kinds = 0;                ///< threads on the wrong kind of core
+  double numa = 0;                 ///< threads away from their memory
+  double isolated = 0;             ///< threads off the isolated CPUs
+  int compute_smt_pairs = 0;       ///< pairs of compute threads sharing a core
+  int exclusive_conflicts = 0;     ///< threads on an exclusive thread's core
+  int oversubscribed_threads = 0;  ///< extra threads (units) on a CPU beyond the first
+  double hard = 0;                 ///< Penalties::hard of the problem, for objective()
 
   /// Communication plus soft penalties: the cost printed and compared.
   double total() const { return communication + share_core + background + kinds + numa + isolated; }
   /// Hard-rule violations (some are forced: more threads than CPUs, compute threads > cores).
-  int rule_breaks() const { return compute_smt_pairs + exclusive_conflicts + oversubscribed_threads; }
+  int rule_breaks() const {
+    return compute_smt_pairs + exclusive_conflicts + oversubscribed_threads;
+  }
   /// What the solvers minimise: rule breaks first, then total().
   double objective() const { return hard * rule_breaks() + total(); }
 };
@@ -52,9 +54,9 @@ struct ProblemThread {
   std::string name;
   bool compute = false, latency_critical = false, background = false, exclusive = false;
   int memory_node = -1;
-  int unit = -1;  ///< index into Problem::units
+  int unit = -1;                                   ///< index into Problem::units
   std::vector<std::pair<int, double>> neighbours;  ///< (thread, summed weight)
-  std::vector<char> allowed;  ///< per candidate CPU, empty = every candidate
+  std::vector<char> allowed;                       ///< per candidate CPU, empty = every candidate
 };
 
 /// Threads that move together: one thread, or a share-core-with group placed on one core.
@@ -70,7 +72,7 @@ struct Problem {
   std::vector<std::vector<int>> core_cpus;  ///< candidate CPU indexes of each core, by rank
   bool oversubscribe = false;
   double total_weight = 0;
-  double min_latency = 0;   ///< smallest latency between two distinct candidates (or same CPU)
+  double min_latency = 0;  ///< smallest latency between two distinct candidates (or same CPU)
   Penalties penalties;
 
   int size() const { return static_cast<int>(threads.size()); }

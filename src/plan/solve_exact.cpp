@@ -95,9 +95,9 @@ class BranchAndBound {
     auto twins = [&](int a, int b) {
       const ProblemThread& x = p_.threads[a];
       const ProblemThread& y = p_.threads[b];
-      if (!single(a) || !single(b) || x.compute != y.compute || x.latency_critical != y.latency_critical ||
-          x.background != y.background || x.exclusive != y.exclusive || x.memory_node != y.memory_node ||
-          x.allowed != y.allowed)
+      if (!single(a) || !single(b) || x.compute != y.compute ||
+          x.latency_critical != y.latency_critical || x.background != y.background ||
+          x.exclusive != y.exclusive || x.memory_node != y.memory_node || x.allowed != y.allowed)
         return false;
       for (int v = 0; v < n; ++v)
         if (v != a && v != b && weight[a][v] != weight[b][v]) return false;
@@ -150,8 +150,10 @@ class BranchAndBound {
     double lb = min_unary_[t];
     for (const auto& [v, w] : p_.threads[t].neighbours) {
       const int at = state_.cpu_of(v);
-      if (at >= 0) lb += w * nearest_[at];
-      else if (v > t) lb += w * p_.min_latency;
+      if (at >= 0)
+        lb += w * nearest_[at];
+      else if (v > t)
+        lb += w * p_.min_latency;
     }
     return lb;
   }
@@ -195,7 +197,8 @@ class BranchAndBound {
 
   bool out_of_time() {
     if ((nodes_ & 1023) == 0) {
-      double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
       if (spent > options_.exact_time_limit_s) stopped_ = true;
     }
     return stopped_;
@@ -214,7 +217,8 @@ class BranchAndBound {
     }
     const int unit = order_[depth];
     const bool group = p_.units[unit].group();
-    const int anchors = group ? static_cast<int>(p_.core_cpus.size()) : static_cast<int>(p_.machine->size());
+    const int anchors =
+        group ? static_cast<int>(p_.core_cpus.size()) : static_cast<int>(p_.machine->size());
     std::vector<std::pair<double, int>> children;
     for (int a = 0; a < anchors; ++a) {
       if (!state_.unit_fits(unit, a)) continue;
@@ -238,7 +242,9 @@ class BranchAndBound {
     }
   }
 
-  double tolerance() const { return std::isfinite(best_cost_) ? 1e-9 * (1 + std::abs(best_cost_)) : 0.0; }
+  double tolerance() const {
+    return std::isfinite(best_cost_) ? 1e-9 * (1 + std::abs(best_cost_)) : 0.0;
+  }
 
   const Problem& p_;
   PlacementState state_;
@@ -260,7 +266,8 @@ class BranchAndBound {
 
 }  // namespace
 
-Solution solve_exact(const Problem& problem, const Solution& incumbent, const SolveOptions& options) {
+Solution solve_exact(const Problem& problem, const Solution& incumbent,
+                     const SolveOptions& options) {
   return BranchAndBound(problem, incumbent, options).run();
 }
 

@@ -136,8 +136,8 @@ Result<Solution> solve_greedy(const Problem& p) {
       }
     }
     if (best_anchor < 0)
-      return Error::invalid("cannot place thread '" + p.threads[unit.threads[0]].name + "': " +
-                            thread_limits(p, unit.threads[0]) +
+      return Error::invalid("cannot place thread '" + p.threads[unit.threads[0]].name +
+                            "': " + thread_limits(p, unit.threads[0]) +
                             (unit.group() ? " (its share-core group needs a free core)" : ""));
     state.place_unit(u, best_anchor);
   }
@@ -203,7 +203,8 @@ Solution improve_local(const Problem& p, Solution start, const SolveOptions& opt
         for (int t : unit.threads)
           for (const auto& [v, w] : p.threads[t].neighbours) heavy.emplace_back(w, v);
         const std::size_t keep = std::min<std::size_t>(heavy.size(), 4);
-        std::partial_sort(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(keep), heavy.end(),
+        std::partial_sort(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(keep),
+                          heavy.end(),
                           [](const auto& a, const auto& b) { return a.first > b.first; });
         for (std::size_t k = 0; k < keep; ++k)
           for (int c : domain_cpus[m.cpus[state.cpu_of(heavy[k].second)].domain]) take(c);

@@ -12,19 +12,19 @@ namespace threadmap::plan {
 
 /// Knobs shared by the solvers.
 struct SolveOptions {
-  int exact_max_threads = 12;        ///< use branch and bound up to this many threads
-  double exact_time_limit_s = 2.0;   ///< stop proving after this long (then: best found)
-  double local_time_limit_s = 1.5;   ///< stop improving after this long
-  int local_max_passes = 60;         ///< passes over all units without the clock running out
-  std::uint64_t seed = 1;            ///< local search visiting order (deterministic)
+  int exact_max_threads = 12;       ///< use branch and bound up to this many threads
+  double exact_time_limit_s = 2.0;  ///< stop proving after this long (then: best found)
+  double local_time_limit_s = 1.5;  ///< stop improving after this long
+  int local_max_passes = 60;        ///< passes over all units without the clock running out
+  std::uint64_t seed = 1;           ///< local search visiting order (deterministic)
   int kick_rounds = 0;  ///< iterated local search rounds; 0 = by size (400 small .. 12 large)
 };
 
 /// A solver's answer.
 struct Solution {
-  std::vector<int> cpu_of;   ///< candidate CPU index per thread
-  double cost = 0;           ///< evaluate(...).total()
-  std::string solver;        ///< "branch and bound", "greedy + local search"
+  std::vector<int> cpu_of;  ///< candidate CPU index per thread
+  double cost = 0;          ///< evaluate(...).total()
+  std::string solver;       ///< "branch and bound", "greedy + local search"
   bool proven_optimal = false;
   bool stopped_by_time = false;  ///< a time limit cut the search short
   std::uint64_t nodes = 0;       ///< search nodes (B&B) or moves tried (local search)
@@ -44,7 +44,8 @@ Solution improve_local(const Problem& problem, Solution start, const SolveOption
 /// Branch and bound over units with symmetry breaking (interchangeable cores/caches of the
 /// machine are tried once) and an admissible bound; `incumbent` (may be empty) seeds the
 /// best-known cost. proven_optimal is true when the search finished within its time limit.
-Solution solve_exact(const Problem& problem, const Solution& incumbent, const SolveOptions& options);
+Solution solve_exact(const Problem& problem, const Solution& incumbent,
+                     const SolveOptions& options);
 
 /// Iterated local search: up to `kick_rounds` times, swap a few threads at random with threads
 /// near their partners, improve_local() again, keep the result when it is better.

@@ -31,8 +31,8 @@ class SpecParser {
     spec_.source = source_;
     if (!doc.is_object()) return fail("the top level must be a JSON object");
     for (const auto& [key, value] : doc.items()) {
-      static const std::set<std::string> known = {"threads", "edges", "groups", "constraints",
-                                                  "oversubscribe", "schema", "comment"};
+      static const std::set<std::string> known = {
+          "threads", "edges", "groups", "constraints", "oversubscribe", "schema", "comment"};
       if (!known.count(key)) return fail("unknown key '" + key + "'");
     }
     if (!doc.contains("threads")) return fail("missing \"threads\"");
@@ -44,11 +44,13 @@ class SpecParser {
     if (doc.contains("constraints"))
       if (auto st = parse_constraints(doc["constraints"]); !st) return st.error();
     if (doc.contains("oversubscribe")) {
-      if (!doc["oversubscribe"].is_boolean()) return fail("\"oversubscribe\" must be true or false");
+      if (!doc["oversubscribe"].is_boolean())
+        return fail("\"oversubscribe\" must be true or false");
       spec_.oversubscribe = doc["oversubscribe"].get<bool>();
     }
     if (spec_.edges.size() > kMaxEdges)
-      return fail(std::to_string(spec_.edges.size()) + " edges (after expanding groups and shorthand) is more than " +
+      return fail(std::to_string(spec_.edges.size()) +
+                  " edges (after expanding groups and shorthand) is more than " +
                   std::to_string(kMaxEdges) + "; use smaller groups");
     if (auto st = resolve_share_core(); !st) return st.error();
     return std::move(spec_);
@@ -112,10 +114,14 @@ class SpecParser {
   Status apply_trait(const std::string& trait, const std::string& where, ThreadSpec& t,
                      std::string& partner) {
     static constexpr std::string_view share = "share-core-with:";
-    if (trait == "compute") t.compute = true;
-    else if (trait == "latency-critical") t.latency_critical = true;
-    else if (trait == "background") t.background = true;
-    else if (trait == "exclusive") t.exclusive = true;
+    if (trait == "compute")
+      t.compute = true;
+    else if (trait == "latency-critical")
+      t.latency_critical = true;
+    else if (trait == "background")
+      t.background = true;
+    else if (trait == "exclusive")
+      t.exclusive = true;
     else if (trait.rfind(share, 0) == 0) {
       partner = trait.substr(share.size());
       while (!partner.empty() && partner.front() == ' ') partner.erase(partner.begin());
@@ -167,12 +173,14 @@ class SpecParser {
       auto weight = weight_of(e, where);
       if (!weight) return weight.error();
       if (spec_.edges.size() + left->size() * right->size() > kMaxEdges)
-        return fail(where + ": more than " + std::to_string(kMaxEdges) + " edges in all; use fewer");
+        return fail(where + ": more than " + std::to_string(kMaxEdges) +
+                    " edges in all; use fewer");
       const std::string origin = "edge " + e["between"][0].get<std::string>() + " <-> " +
                                  e["between"][1].get<std::string>();
       for (int a : *left)
         for (int b : *right) {
-          if (a == b) return fail(where + ": thread '" + spec_.threads[a].name + "' talks to itself");
+          if (a == b)
+            return fail(where + ": thread '" + spec_.threads[a].name + "' talks to itself");
           spec_.edges.push_back(EdgeSpec{a, b, *weight, origin});
         }
     }
@@ -196,19 +204,20 @@ class SpecParser {
         if (!found) return found.error();
         for (int m : *found) {
           for (int seen : members)
-            if (seen == m) return fail(where + ": thread '" + spec_.threads[m].name + "' listed twice");
+            if (seen == m)
+              return fail(where + ": thread '" + spec_.threads[m].name + "' listed twice");
           members.push_back(m);
         }
       }
       if (members.size() < 2) return fail(where + " needs at least two threads");
       if (spec_.edges.size() + members.size() * (members.size() - 1) / 2 > kMaxEdges)
-        return fail(where + ": " + std::to_string(members.size()) + " threads all-to-all makes more than " +
-                    std::to_string(kMaxEdges) + " edges in all; use smaller groups");
+        return fail(where + ": " + std::to_string(members.size()) +
+                    " threads all-to-all makes more than " + std::to_string(kMaxEdges) +
+                    " edges in all; use smaller groups");
       auto weight = weight_of(g, where);
       if (!weight) return weight.error();
-      std::string label = g.contains("name") && g["name"].is_string()
-                              ? g["name"].get<std::string>()
-                              : std::to_string(i);
+      std::string label = g.contains("name") && g["name"].is_string() ? g["name"].get<std::string>()
+                                                                      : std::to_string(i);
       for (std::size_t x = 0; x < members.size(); ++x)
         for (std::size_t y = x + 1; y < members.size(); ++y)
           spec_.edges.push_back(EdgeSpec{members[x], members[y], *weight, "group " + label});
@@ -220,7 +229,8 @@ class SpecParser {
     if (!c.is_object()) return fail("\"constraints\" must be an object");
     for (const auto& [key, value] : c.items()) {
       if (key == "allowed" || key == "reserved") {
-        if (!value.is_string()) return fail("constraints." + key + " must be a CPU expression string");
+        if (!value.is_string())
+          return fail("constraints." + key + " must be a CPU expression string");
         (key == "allowed" ? spec_.allowed : spec_.reserved) = value.get<std::string>();
       } else if (key == "prefer-isolated") {
         if (!value.is_boolean()) return fail("constraints.prefer-isolated must be true or false");
@@ -241,15 +251,16 @@ class SpecParser {
       auto found = index_.find(partners_[i]);
       const int p = found == index_.end() ? -1 : found->second;
       if (p < 0)
-        return fail("thread '" + spec_.threads[i].name + "': share-core-with names unknown thread '" +
-                    partners_[i] + "'");
+        return fail("thread '" + spec_.threads[i].name +
+                    "': share-core-with names unknown thread '" + partners_[i] + "'");
       if (p == i) return fail("thread '" + spec_.threads[i].name + "' shares a core with itself");
       spec_.threads[i].share_core_with = p;
     }
     for (int i = 0; i < n; ++i) {
       int steps = 0;
       std::string path = spec_.threads[i].name;
-      for (int at = spec_.threads[i].share_core_with; at >= 0; at = spec_.threads[at].share_core_with) {
+      for (int at = spec_.threads[i].share_core_with; at >= 0;
+           at = spec_.threads[at].share_core_with) {
         path += " -> " + spec_.threads[at].name;
         if (at == i || ++steps > n) return fail("share-core-with cycle: " + path);
       }
@@ -259,7 +270,7 @@ class SpecParser {
 
   std::string source_;
   WorkloadSpec spec_;
-  std::vector<std::string> partners_;  // raw share-core-with names, per expanded thread
+  std::vector<std::string> partners_;           // raw share-core-with names, per expanded thread
   std::unordered_map<std::string, int> index_;  // thread name -> index (specs may be large)
 };
 
@@ -286,7 +297,8 @@ Result<std::vector<std::string>> expand_name(std::string_view pattern) {
   }
   auto close = pattern.find(']', open);
   if (close == std::string_view::npos) return bad("'[' without ']'");
-  if (pattern.find('[', close) != std::string_view::npos) return bad("only one [A-B] range allowed");
+  if (pattern.find('[', close) != std::string_view::npos)
+    return bad("only one [A-B] range allowed");
   std::string_view range = pattern.substr(open + 1, close - open - 1);
   auto dash = range.find('-');
   if (dash == std::string_view::npos || dash == 0 || dash + 1 == range.size())

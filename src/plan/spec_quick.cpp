@@ -36,19 +36,26 @@ Result<QuickPolicy> parse_quick_policy(std::string_view text) {
     return Error::invalid("unknown policy '" + std::string(text) +
                           "' (expected compact, scatter, round-robin or spread)");
   switch (*policy) {
-    case Policy::compact: return QuickPolicy::compact;
-    case Policy::scatter: return QuickPolicy::scatter;
-    case Policy::round_robin: return QuickPolicy::round_robin;
+    case Policy::compact:
+      return QuickPolicy::compact;
+    case Policy::scatter:
+      return QuickPolicy::scatter;
+    case Policy::round_robin:
+      return QuickPolicy::round_robin;
   }
   return QuickPolicy::compact;
 }
 
 std::optional<Policy> cpu_policy(QuickPolicy policy) {
   switch (policy) {
-    case QuickPolicy::compact: return Policy::compact;
-    case QuickPolicy::scatter: return Policy::scatter;
-    case QuickPolicy::round_robin: return Policy::round_robin;
-    case QuickPolicy::spread: break;
+    case QuickPolicy::compact:
+      return Policy::compact;
+    case QuickPolicy::scatter:
+      return Policy::scatter;
+    case QuickPolicy::round_robin:
+      return Policy::round_robin;
+    case QuickPolicy::spread:
+      break;
   }
   return std::nullopt;
 }

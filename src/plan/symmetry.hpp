@@ -16,11 +16,11 @@ namespace threadmap::plan {
 
 /// One level of the machine hierarchy with its classes of interchangeable objects.
 struct SymmetryLevel {
-  std::vector<int> object_of;              ///< object of each candidate CPU
-  std::vector<int> position;               ///< index of each CPU inside its object
-  std::vector<std::vector<int>> objects;   ///< CPUs of each object, ascending
-  std::vector<int> class_of;               ///< class of each object
-  std::vector<std::vector<int>> classes;   ///< objects of each class, ascending
+  std::vector<int> object_of;             ///< object of each candidate CPU
+  std::vector<int> position;              ///< index of each CPU inside its object
+  std::vector<std::vector<int>> objects;  ///< CPUs of each object, ascending
+  std::vector<int> class_of;              ///< class of each object
+  std::vector<std::vector<int>> classes;  ///< objects of each class, ascending
 };
 
 /// Every level of MachineModel::levels plus single CPUs, each with its classes.

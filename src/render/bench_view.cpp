@@ -46,9 +46,10 @@ std::string bench_text(const BenchResult& r) {
                    fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
   }
   out += table.str();
-  out += fmt::format("spread = (max - min) / median; ratios compare medians with the row "
-                     "marked baseline{}\n",
-                     r.higher_is_better ? " (higher is better)" : " (lower is better)");
+  out += fmt::format(
+      "spread = (max - min) / median; ratios compare medians with the row "
+      "marked baseline{}\n",
+      r.higher_is_better ? " (higher is better)" : " (lower is better)");
 
   bool any_counters = false;
   for (const Variant& v : r.variants) any_counters = any_counters || !v.counters.empty();
@@ -114,8 +115,7 @@ nlohmann::json bench_json(const BenchResult& r) {
       jv["max"] = v.value.max;
       jv["spread_pct"] = v.value.spread_pct;
       jv["samples"] = v.value.samples;
-      jv["ratio_to_baseline"] = v.ratio_to_baseline > 0 ? json(v.ratio_to_baseline)
-                                                        : json(nullptr);
+      jv["ratio_to_baseline"] = v.ratio_to_baseline > 0 ? json(v.ratio_to_baseline) : json(nullptr);
     }
     json counters = json::array();
     for (const auto& c : v.counters) {

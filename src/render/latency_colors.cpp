@@ -37,8 +37,8 @@ Rgb ColorScale::color(double ns) const { return ramp(position(ns)); }
 std::vector<double> ColorScale::ticks(int count) const {
   // Round numbers (1, 2, 5 x 10^k) spread over the log range, plus both ends.
   std::vector<double> candidates;
-  for (double decade = std::pow(10, std::floor(std::log10(low_ns)));
-       decade <= high_ns * 10; decade *= 10) {
+  for (double decade = std::pow(10, std::floor(std::log10(low_ns))); decade <= high_ns * 10;
+       decade *= 10) {
     for (double m : {1.0, 2.0, 5.0}) {
       double v = m * decade;
       if (v >= low_ns && v <= high_ns) candidates.push_back(v);

@@ -55,12 +55,15 @@ nlohmann::json topology_comparison_json(const latency::TopologyComparison& compa
                                         const std::string& topology_source) {
   nlohmann::json lines = nlohmann::json::array();
   for (const auto& c : comparison.lines) {
-    lines.push_back({{"latency_level", c.latency_level}, {"hwloc_level", c.hwloc_level},
+    lines.push_back({{"latency_level", c.latency_level},
+                     {"hwloc_level", c.hwloc_level},
                      {"relation", latency::relation_name(c.relation)},
                      {"sentence", c.sentence}});
   }
-  return {{"topology", topology_source}, {"levels", lines},
-          {"smt_agrees", comparison.smt_agrees}, {"domains_agree", comparison.domains_agree}};
+  return {{"topology", topology_source},
+          {"levels", lines},
+          {"smt_agrees", comparison.smt_agrees},
+          {"domains_agree", comparison.domains_agree}};
 }
 
 nlohmann::json cpu_array(const CpuSet& cpus) {
@@ -121,8 +124,7 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
 
   if (measurement) {
     const auto& m = *measurement;
-    doc["statistic"] = matrix.cell_statistic +
-                       "; 95% CI of the median from order statistics";
+    doc["statistic"] = matrix.cell_statistic + "; 95% CI of the median from order statistics";
     doc["method"] = latency::method_name(m.method);
     doc["clock_resolution_ns"] = ns_value(m.clock_resolution_ns);
     doc["min_batch_ns"] = ns_value(m.min_batch_ns);
@@ -131,15 +133,15 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
     doc["total_s"] = ns_value(m.total_s);
     doc["quick"] = m.quick;
     doc["line_placement"] = m.line_placement;
-    doc["machine"] = {{"hostname", m.hostname}, {"kernel", m.kernel},
-                      {"cpu_model", matrix.cpu_model}};
+    doc["machine"] = {
+        {"hostname", m.hostname}, {"kernel", m.kernel}, {"cpu_model", matrix.cpu_model}};
     nlohmann::json pairs = nlohmann::json::array();
     for (const auto& p : m.pairs) pairs.push_back(pair_json(p));
     doc["pairs"] = pairs;
     doc["notes"] = m.notes;
   } else {
-    doc["statistic"] = matrix.cell_statistic.empty() ? "as stored in " + matrix.source
-                                                      : matrix.cell_statistic;
+    doc["statistic"] =
+        matrix.cell_statistic.empty() ? "as stored in " + matrix.source : matrix.cell_statistic;
   }
   return doc;
 }

@@ -31,10 +31,10 @@ std::string cell(double ns, bool diagonal, const ColorScale& scale, bool color) 
 
 // A numeric cell: the value (4 characters) on its color, black or white text for contrast.
 std::string numeric_cell(double ns, bool diagonal, const ColorScale& scale, bool color) {
-  std::string text = diagonal              ? "   -"
-                     : !std::isfinite(ns)  ? "   ?"
-                     : ns < 99.95          ? fmt::format("{:>4.1f}", ns)
-                                           : fmt::format("{:>4.0f}", ns);
+  std::string text = diagonal             ? "   -"
+                     : !std::isfinite(ns) ? "   ?"
+                     : ns < 99.95         ? fmt::format("{:>4.1f}", ns)
+                                          : fmt::format("{:>4.0f}", ns);
   if (!color || diagonal || !std::isfinite(ns)) return (color ? "\x1b[0m " : " ") + text;
   Rgb c = scale.color(ns);
   int fg = scale.position(ns) > 0.6 ? 0 : 255;
@@ -102,8 +102,10 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
     }
   }
   if (block > 1) {
-    out += fmt::format("(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
-                       "block)\n", block);
+    out += fmt::format(
+        "(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
+        "block)\n",
+        block);
   }
   // Column labels, written vertically.
   for (std::size_t d = 0; d < width && !numeric; ++d) {

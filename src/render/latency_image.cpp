@@ -68,10 +68,9 @@ cairo_surface_t* cells_image(const latency::Matrix& m, const std::vector<std::si
                          (static_cast<std::uint32_t>(color.g) << 8) |
                          static_cast<std::uint32_t>(color.b);
       for (int y = 0; y < l.cell; ++y) {
-        auto* row = reinterpret_cast<std::uint32_t*>(
-            data + (static_cast<int>(r) * l.cell + y) * stride);
-        std::fill(row + static_cast<int>(c) * l.cell, row + (static_cast<int>(c) + 1) * l.cell,
-                  px);
+        auto* row =
+            reinterpret_cast<std::uint32_t*>(data + (static_cast<int>(r) * l.cell + y) * stride);
+        std::fill(row + static_cast<int>(c) * l.cell, row + (static_cast<int>(c) + 1) * l.cell, px);
       }
     }
   }
@@ -128,8 +127,7 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
         double t = scale.position(v);
         cairo_set_source_rgb(cr, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1);
         text_at(cr, l.left + (static_cast<double>(c) + 0.5) * l.cell,
-                l.top + (static_cast<double>(r) + 0.5) * l.cell + 4,
-                fmt::format("{:.1f}", v), 0.5);
+                l.top + (static_cast<double>(r) + 0.5) * l.cell + 4, fmt::format("{:.1f}", v), 0.5);
       }
     }
   }
@@ -148,10 +146,9 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
       std::size_t end = k;
       while (end < n && domain.contains(m.cpus[order[end]])) ++end;
       if (end - k < n) {
-        cairo_rectangle(cr, l.left + static_cast<double>(k) * l.cell,
-                        l.top + static_cast<double>(k) * l.cell,
-                        static_cast<double>(end - k) * l.cell,
-                        static_cast<double>(end - k) * l.cell);
+        cairo_rectangle(
+            cr, l.left + static_cast<double>(k) * l.cell, l.top + static_cast<double>(k) * l.cell,
+            static_cast<double>(end - k) * l.cell, static_cast<double>(end - k) * l.cell);
         cairo_stroke(cr);
       }
       k = end;

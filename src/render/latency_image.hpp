@@ -16,9 +16,9 @@ namespace threadmap::render {
 
 /// What goes around the cells.
 struct HeatmapLabels {
-  std::string title;              ///< e.g. "AMD EPYC 7773X: one-way core-to-core latency"
-  std::string subtitle;           ///< e.g. "method cas; median of the batches of each pair"
-  std::vector<CpuSet> domains;    ///< outlined where their CPUs are adjacent in the order
+  std::string title;            ///< e.g. "AMD EPYC 7773X: one-way core-to-core latency"
+  std::string subtitle;         ///< e.g. "method cas; median of the batches of each pair"
+  std::vector<CpuSet> domains;  ///< outlined where their CPUs are adjacent in the order
 };
 
 /// Pixel (PNG) or point (SVG) size of a heatmap of n CPUs.

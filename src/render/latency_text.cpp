@@ -40,11 +40,11 @@ std::string sizes_of(const std::vector<CpuSet>& groups) {
 }
 
 std::string cpu_list(const std::vector<int>& cpus, std::size_t max_shown) {
-  std::string out = CpuSet::from_vector(
-                        std::vector<int>(cpus.begin(),
-                                         cpus.begin() + static_cast<long>(
-                                                            std::min(max_shown, cpus.size()))))
-                        .to_list();
+  std::string out =
+      CpuSet::from_vector(
+          std::vector<int>(cpus.begin(),
+                           cpus.begin() + static_cast<long>(std::min(max_shown, cpus.size()))))
+          .to_list();
   if (cpus.size() > max_shown) out += fmt::format(" +{}", cpus.size() - max_shown);
   return out;
 }
@@ -56,8 +56,7 @@ std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : 
 std::string latency_provenance(const latency::Matrix& matrix,
                                const latency::Measurement* measurement) {
   if (!measurement) {
-    return fmt::format(
-        "one-way core-to-core latency in ns, loaded from {} ({} CPUs{}); cells {}\n",
+    return fmt::format("one-way core-to-core latency in ns, loaded from {} ({} CPUs{}); cells {}\n",
                        matrix.source, matrix.size(),
                        matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
                        matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
@@ -71,8 +70,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
       "{} pair{}, {} batches in the first passes, {:.1f} s in total\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
-      m.pairs.size() == 1 ? "" : "s", samples,
-      m.total_s);
+      m.pairs.size() == 1 ? "" : "s", samples, m.total_s);
 }
 
 std::string latency_analysis_text(const LatencyTextInput& in) {
@@ -89,14 +87,15 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
   }
   std::sort(values.begin(), values.end());
   if (!values.empty()) {
-    out += fmt::format(
-        "pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
-                       ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
-                       values.size(), values.back() / std::max(values.front(), 1e-9));
+    out +=
+        fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
+                    ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
+                    values.size(), values.back() / std::max(values.front(), 1e-9));
   }
 
-  out += "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
-         "merge latency jumps):\n";
+  out +=
+      "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
+      "merge latency jumps):\n";
   for (std::size_t l = 0; l < d.levels.size(); ++l) {
     std::string how;
     if (d.level_gap_ratio[l] > 0) {
@@ -108,8 +107,7 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
       how = "everything";
     }
     out += fmt::format("  {:<8} {:>4} group{}, {} ({})\n", d.level_names[l], d.levels[l].size(),
-                       d.levels[l].size() == 1 ? "" : "s",
-                       sizes_of(d.levels[l]), how);
+                       d.levels[l].size() == 1 ? "" : "s", sizes_of(d.levels[l]), how);
     if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
       out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
     }
@@ -155,10 +153,10 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
           for (double v : p.modes_ns) flags += " " + ns(v);
         }
         if (!p.represents.empty()) flags += "represents " + p.represents;
-        table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns),
-                       ns(p.median_ns), ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns),
-                       ns(p.p90_ns), p.rechecked ? ns(p.recheck_median_ns) : "-",
-                       std::to_string(p.samples), flags});
+        table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
+                       ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
+                       p.rechecked ? ns(p.recheck_median_ns) : "-", std::to_string(p.samples),
+                       flags});
       }
       out += table.str();
     }

@@ -12,9 +12,12 @@ double penalties(const plan::CostBreakdown& c) { return c.total() - c.communicat
 
 std::string rule_breaks(const plan::CostBreakdown& c) {
   std::vector<std::string> parts;
-  if (c.compute_smt_pairs) parts.push_back(fmt::format("{} compute pairs on one core", c.compute_smt_pairs));
-  if (c.exclusive_conflicts) parts.push_back(fmt::format("{} on exclusive cores", c.exclusive_conflicts));
-  if (c.oversubscribed_threads) parts.push_back(fmt::format("{} sharing a CPU", c.oversubscribed_threads));
+  if (c.compute_smt_pairs)
+    parts.push_back(fmt::format("{} compute pairs on one core", c.compute_smt_pairs));
+  if (c.exclusive_conflicts)
+    parts.push_back(fmt::format("{} on exclusive cores", c.exclusive_conflicts));
+  if (c.oversubscribed_threads)
+    parts.push_back(fmt::format("{} sharing a CPU", c.oversubscribed_threads));
   std::string out;
   for (const auto& part : parts) out += (out.empty() ? "" : ", ") + part;
   return out.empty() ? "none" : out;
@@ -27,11 +30,12 @@ std::string cpu_list(const std::vector<int>& cpus) {
 }
 
 std::string solver_line(const plan::Plan& p) {
-  std::string how = p.proven_optimal ? "proven optimal"
+  std::string how = p.proven_optimal    ? "proven optimal"
                     : p.stopped_by_time ? "best found before the time limit"
                                         : "heuristic, not proven optimal";
-  std::string work = p.passes > 0 ? fmt::format("{} passes, {} moves tried", p.passes, p.search_nodes)
-                                  : fmt::format("{} search nodes", p.search_nodes);
+  std::string work = p.passes > 0
+                         ? fmt::format("{} passes, {} moves tried", p.passes, p.search_nodes)
+                         : fmt::format("{} search nodes", p.search_nodes);
   return fmt::format("{} ({}; {}; {:.1f} ms wall, one run)", p.solver, how, work, p.solve_ms);
 }
 
@@ -43,9 +47,10 @@ nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
           {"numa", c.numa},
           {"isolated", c.isolated},
           {"total", c.total()},
-          {"rule_breaks", {{"compute_smt_pairs", c.compute_smt_pairs},
-                           {"exclusive_conflicts", c.exclusive_conflicts},
-                           {"oversubscribed_threads", c.oversubscribed_threads}}}};
+          {"rule_breaks",
+           {{"compute_smt_pairs", c.compute_smt_pairs},
+            {"exclusive_conflicts", c.exclusive_conflicts},
+            {"oversubscribed_threads", c.oversubscribed_threads}}}};
 }
 
 }  // namespace
@@ -61,16 +66,22 @@ std::string plan_text(const plan::Plan& p) {
   TextTable threads({"thread", "cpu>", "why"});
   for (const auto& a : p.assignments) threads.add_row({a.name, cpu_list(a.cpus), a.why});
   out += threads.str();
-  out += "\ncost = sum of edge weight x one-way latency (ns) + penalties (ns-equivalents), lower is better\n";
-  out += "rule breaks = compute threads sharing a core, threads on an exclusive thread's core, threads\n"
-         "sharing a CPU (some are forced when threads outnumber cores or CPUs)\n";
-  TextTable costs({"placement", "communication>", "penalties>", "total>", "vs plan>", "rule breaks"});
+  out +=
+      "\ncost = sum of edge weight x one-way latency (ns) + penalties (ns-equivalents), lower is "
+      "better\n";
+  out +=
+      "rule breaks = compute threads sharing a core, threads on an exclusive thread's core, "
+      "threads\n"
+      "sharing a CPU (some are forced when threads outnumber cores or CPUs)\n";
+  TextTable costs(
+      {"placement", "communication>", "penalties>", "total>", "vs plan>", "rule breaks"});
   auto row = [&](const std::string& name, const plan::CostBreakdown& c) {
     const double base = p.cost.total();
-    std::string ratio = base > 0 ? fmt::format("{:.2f}x", c.total() / base)
-                                 : (c.total() > 0 ? "worse" : "same");
-    costs.add_row({name, fmt::format("{:.1f}", c.communication), fmt::format("{:.1f}", penalties(c)),
-                   fmt::format("{:.1f}", c.total()), ratio, rule_breaks(c)});
+    std::string ratio =
+        base > 0 ? fmt::format("{:.2f}x", c.total() / base) : (c.total() > 0 ? "worse" : "same");
+    costs.add_row({name, fmt::format("{:.1f}", c.communication),
+                   fmt::format("{:.1f}", penalties(c)), fmt::format("{:.1f}", c.total()), ratio,
+                   rule_breaks(c)});
   };
   row("plan", p.cost);
   for (const auto& [name, cost] : p.baselines) row(name, cost);
@@ -88,22 +99,23 @@ nlohmann::json plan_json(const plan::Plan& p) {
     baselines[name] = cost.total();
     baseline_detail[name] = breakdown_json(cost);
   }
-  return {{"schema", "threadmap.plan/1"},
-          {"source", p.source},
-          {"cpus", p.candidates.to_list()},
-          {"assignments", assignments},
-          {"cost", p.cost.total()},
-          {"rule_breaks", p.cost.rule_breaks()},
-          {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
-          {"cost_breakdown", breakdown_json(p.cost)},
-          {"model", p.model},
-          {"solver", p.solver},
-          {"proven_optimal", p.proven_optimal},
-          {"stopped_by_time", p.stopped_by_time},
-          {"solve_ms", p.solve_ms},
-          {"kinds", p.kinds_note},
-          {"baselines", baselines},
-          {"baseline_breakdown", baseline_detail}};
+  return {
+      {"schema", "threadmap.plan/1"},
+      {"source", p.source},
+      {"cpus", p.candidates.to_list()},
+      {"assignments", assignments},
+      {"cost", p.cost.total()},
+      {"rule_breaks", p.cost.rule_breaks()},
+      {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
+      {"cost_breakdown", breakdown_json(p.cost)},
+      {"model", p.model},
+      {"solver", p.solver},
+      {"proven_optimal", p.proven_optimal},
+      {"stopped_by_time", p.stopped_by_time},
+      {"solve_ms", p.solve_ms},
+      {"kinds", p.kinds_note},
+      {"baselines", baselines},
+      {"baseline_breakdown", baseline_detail}};
 }
 
 }  // namespace threadmap::render

@@ -86,20 +86,21 @@ std::string glance_section(const MachineReport& r) {
   if (r.topology) items.push_back(topology_summary(*r.topology));
   if (r.latency.status.available) {
     MatrixStats s = matrix_stats(r.latency.matrix);
-    const std::string from = r.latency.measurement ? "measured here"
-                             : r.latency.describes_this_machine
-                                 ? "loaded from " + r.latency.matrix.source
-                                 : "loaded from " + r.latency.matrix.source +
-                                       ", which looks like another machine";
-    items.push_back(fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over "
-                                "{} CPU pairs.",
-                                from, ns_text(s.min), ns_text(s.max), ns_text(s.median),
-                                s.cells / 2));
+    const std::string from =
+        r.latency.measurement ? "measured here"
+        : r.latency.describes_this_machine
+            ? "loaded from " + r.latency.matrix.source
+            : "loaded from " + r.latency.matrix.source + ", which looks like another machine";
+    items.push_back(
+        fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over "
+                    "{} CPU pairs.",
+                    from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
     if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
       const auto& w = r.latency.numbering.worst[0];
-      items.push_back(fmt::format("Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x "
-                                  "farther than its nearest partner.",
-                                  w.cpu, w.next_cpu, w.cost_ratio));
+      items.push_back(
+          fmt::format("Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x "
+                      "farther than its nearest partner.",
+                      w.cpu, w.next_cpu, w.cost_ratio));
     }
   } else {
     items.push_back("Latency: unavailable (" + r.latency.status.reason + ").");
@@ -118,20 +119,23 @@ std::string glance_section(const MachineReport& r) {
 
 std::string topology_section(const MachineReport& r) {
   std::string out = "<section id=\"topology\"><h2>Topology</h2>\n";
-  if (!r.topology) return out + html::unavailable("Topology", r.topology_status.reason) + "</section>\n";
+  if (!r.topology)
+    return out + html::unavailable("Topology", r.topology_status.reason) + "</section>\n";
   const Topology& t = *r.topology;
   const TopologyCounts c = t.counts();
   out += "<p>" + html::escape(topology_summary(t)) + "</p>\n";
-  out += html::table({"packages", "NUMA nodes", "dies", "L3 caches", "L2 caches", "cores", "CPUs (PUs)"},
-                     {{std::to_string(c.packages), std::to_string(c.numa_nodes),
-                       std::to_string(c.dies), std::to_string(c.l3_caches),
-                       std::to_string(c.l2_caches), std::to_string(c.cores),
-                       std::to_string(c.pus)}},
-                     {0, 1, 2, 3, 4, 5, 6});
+  out += html::table(
+      {"packages", "NUMA nodes", "dies", "L3 caches", "L2 caches", "cores", "CPUs (PUs)"},
+      {{std::to_string(c.packages), std::to_string(c.numa_nodes), std::to_string(c.dies),
+        std::to_string(c.l3_caches), std::to_string(c.l2_caches), std::to_string(c.cores),
+        std::to_string(c.pus)}},
+      {0, 1, 2, 3, 4, 5, 6});
   out += "<p>CPUs this process may use: <code>" + html::escape(r.usable_cpus) +
          "</code> (cgroup cpuset and affinity). Source: hwloc, this machine.</p>\n";
-  out += "<details><summary>Topology tree (as <code>threadmap topo</code> prints it)</summary>\n<pre>" +
-         html::escape(topology_tree(t)) + "</pre></details>\n";
+  out +=
+      "<details><summary>Topology tree (as <code>threadmap topo</code> prints "
+      "it)</summary>\n<pre>" +
+      html::escape(topology_tree(t)) + "</pre></details>\n";
   return out + "</section>\n";
 }
 
@@ -140,20 +144,21 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
   std::string out = "<section id=\"latency\"><h2>Core-to-core latency</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
-  out += "<p>" + html::escape(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement
-                                                                             : nullptr)) +
-         "</p>\n<p class=\"note\">" + html::escape(lat.how) + "</p>\n";
+  out +=
+      "<p>" +
+      html::escape(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement : nullptr)) +
+      "</p>\n<p class=\"note\">" + html::escape(lat.how) + "</p>\n";
   if (!images.heatmap_png.empty()) {
-    out += "<img alt=\"latency heatmap: one-way ns between CPU pairs, rows and columns in "
-           "topology order\" src=\"" +
-           html::data_uri("image/png", images.heatmap_png) + "\"/>\n";
+    out +=
+        "<img alt=\"latency heatmap: one-way ns between CPU pairs, rows and columns in "
+        "topology order\" src=\"" +
+        html::data_uri("image/png", images.heatmap_png) + "\"/>\n";
   } else {
     out += html::unavailable("The heatmap image", images.heatmap_reason);
   }
   const MatrixStats s = matrix_stats(lat.matrix);
   out += html::table({"cells with a value (both directions)", "min", "median", "max"},
-                     {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median),
-                       ns_text(s.max)}},
+                     {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median), ns_text(s.max)}},
                      {0, 1, 2, 3});
   if (lat.matrix.size() <= 32) {
     std::vector<std::string> headers{"CPU"};
@@ -163,9 +168,10 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
     for (std::size_t i = 0; i < lat.matrix.size(); ++i) {
       std::vector<std::string> row{std::to_string(lat.matrix.cpus[i])};
       for (std::size_t j = 0; j < lat.matrix.size(); ++j)
-        row.push_back(i == j ? "-" : std::isfinite(lat.matrix.at(i, j))
-                                         ? fmt::format("{:.1f}", lat.matrix.at(i, j))
-                                         : "n/m");
+        row.push_back(i == j ? "-"
+                      : std::isfinite(lat.matrix.at(i, j))
+                          ? fmt::format("{:.1f}", lat.matrix.at(i, j))
+                          : "n/m");
       rows.push_back(row);
       numeric.push_back(i + 1);
     }
@@ -183,7 +189,8 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
 
 std::string groups_text(const std::vector<CpuSet>& groups) {
   std::string out;
-  for (std::size_t g = 0; g < groups.size() && g < 12; ++g) out += (g ? " " : "") + ("[" + groups[g].to_list() + "]");
+  for (std::size_t g = 0; g < groups.size() && g < 12; ++g)
+    out += (g ? " " : "") + ("[" + groups[g].to_list() + "]");
   if (groups.size() > 12) out += fmt::format(" ... ({} more)", groups.size() - 12);
   return out;
 }
@@ -193,8 +200,9 @@ std::string domains_section(const MachineReport& r) {
   std::string out = "<section id=\"domains\"><h2>Latency domains vs hwloc</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("Latency domains", lat.status.reason) + "</section>\n";
-  out += "<p>CPUs grouped by measured latency alone (hierarchical clustering, levels cut where "
-         "the latency jumps), next to what hwloc reports.</p>\n";
+  out +=
+      "<p>CPUs grouped by measured latency alone (hierarchical clustering, levels cut where "
+      "the latency jumps), next to what hwloc reports.</p>\n";
   std::vector<std::vector<std::string>> rows;
   for (std::size_t l = 0; l < lat.domains.levels.size(); ++l) {
     const double cut = l < lat.domains.level_cut_ns.size() ? lat.domains.level_cut_ns[l] : 0;
@@ -206,13 +214,14 @@ std::string domains_section(const MachineReport& r) {
   if (lat.comparison) {
     std::vector<std::vector<std::string>> cmp;
     for (const auto& c : lat.comparison->lines)
-      cmp.push_back({c.latency_level, c.hwloc_level, latency::relation_name(c.relation),
-                     c.sentence});
+      cmp.push_back(
+          {c.latency_level, c.hwloc_level, latency::relation_name(c.relation), c.sentence});
     out += "<h3>Agreement with hwloc</h3>\n" +
            html::table({"latency level", "hwloc level", "relation", "finding"}, cmp);
   } else {
-    out += "<p class=\"note\">Not compared with hwloc: the matrix does not describe this "
-           "machine.</p>\n";
+    out +=
+        "<p class=\"note\">Not compared with hwloc: the matrix does not describe this "
+        "machine.</p>\n";
   }
   return out + "</section>\n";
 }
@@ -222,12 +231,14 @@ std::string numbering_section(const MachineReport& r) {
   std::string out = "<section id=\"numbering\"><h2>The numbering lies</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("The numbering table", lat.status.reason) + "</section>\n";
-  out += "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
-         "partners and what its numeric neighbour costs instead (worst first).</p>\n";
+  out +=
+      "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
+      "partners and what its numeric neighbour costs instead (worst first).</p>\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& w : lat.numbering.worst) {
     std::string nearest;
-    for (std::size_t i = 0; i < w.nearest.size() && i < 6; ++i) nearest += (i ? "," : "") + std::to_string(w.nearest[i]);
+    for (std::size_t i = 0; i < w.nearest.size() && i < 6; ++i)
+      nearest += (i ? "," : "") + std::to_string(w.nearest[i]);
     if (w.nearest.size() > 6) nearest += fmt::format(" +{}", w.nearest.size() - 6);
     rows.push_back({std::to_string(w.cpu), nearest, ns_text(w.nearest_ns),
                     w.next_cpu >= 0 ? std::to_string(w.next_cpu) : "-", ns_text(w.next_ns),
@@ -237,8 +248,9 @@ std::string numbering_section(const MachineReport& r) {
                       "cost of numbering"},
                      rows, {0, 2, 3, 4, 5});
   if (lat.matrix.size() <= 2)
-    out += "<p class=\"note\">With two CPUs there is only one possible partner: numbering "
-           "cannot mislead here.</p>\n";
+    out +=
+        "<p class=\"note\">With two CPUs there is only one possible partner: numbering "
+        "cannot mislead here.</p>\n";
   return out + "</section>\n";
 }
 
@@ -269,28 +281,32 @@ std::string report_html(const MachineReport& r, const ReportImages& images) {
   const std::string model = r.topology && !r.topology->cpu_model().empty()
                                 ? r.topology->cpu_model()
                                 : std::string("this machine");
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-                    "<title>threadmap report: " + html::escape(model) + "</title>\n<style>" +
-                    kStyle + "</style>\n</head>\n<body>\n<header>\n<h1>threadmap report: " +
-                    html::escape(model) + "</h1>\n";
-  out += "<p>" + html::escape(fmt::format(
-                     "generated {} by {} in {:.0f} s{}", r.generated_utc, r.threadmap_version,
-                     r.total_seconds,
-                     r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : "")) +
-         "</p>\n</header>\n<main>\n";
-  out += "<nav><ul>"
-         "<li><a href=\"#glance\">At a glance</a></li>"
-         "<li><a href=\"#topology\">Topology</a></li>"
-         "<li><a href=\"#latency\">Core-to-core latency</a></li>"
-         "<li><a href=\"#domains\">Domains vs hwloc</a></li>"
-         "<li><a href=\"#numbering\">The numbering lies</a></li>"
-         "<li><a href=\"#recommendations\">Recommendations</a></li>"
-         "<li><a href=\"#smt\">SMT guidance</a></li>"
-         "<li><a href=\"#thread-cache\">Thread cache</a></li>"
-         "<li><a href=\"#benchmarks\">Key benchmarks</a></li>"
-         "<li><a href=\"#method\">How this was measured</a></li>"
-         "</ul></nav>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+      "<title>threadmap report: " +
+      html::escape(model) + "</title>\n<style>" + kStyle +
+      "</style>\n</head>\n<body>\n<header>\n<h1>threadmap report: " + html::escape(model) +
+      "</h1>\n";
+  out +=
+      "<p>" +
+      html::escape(fmt::format(
+          "generated {} by {} in {:.0f} s{}", r.generated_utc, r.threadmap_version, r.total_seconds,
+          r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : "")) +
+      "</p>\n</header>\n<main>\n";
+  out +=
+      "<nav><ul>"
+      "<li><a href=\"#glance\">At a glance</a></li>"
+      "<li><a href=\"#topology\">Topology</a></li>"
+      "<li><a href=\"#latency\">Core-to-core latency</a></li>"
+      "<li><a href=\"#domains\">Domains vs hwloc</a></li>"
+      "<li><a href=\"#numbering\">The numbering lies</a></li>"
+      "<li><a href=\"#recommendations\">Recommendations</a></li>"
+      "<li><a href=\"#smt\">SMT guidance</a></li>"
+      "<li><a href=\"#thread-cache\">Thread cache</a></li>"
+      "<li><a href=\"#benchmarks\">Key benchmarks</a></li>"
+      "<li><a href=\"#method\">How this was measured</a></li>"
+      "</ul></nav>\n";
   out += glance_section(r);
   out += topology_section(r);
   out += latency_section(r, images);

@@ -16,9 +16,9 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
                         const std::string& heading) {
   std::string out = "<h3>" + html::escape(heading) + "</h3>\n";
   if (!b.available || !status.available)
-    return out + html::unavailable("This benchmark",
-                                   b.unavailable_reason.empty() ? status.reason
-                                                                : b.unavailable_reason);
+    return out + html::unavailable("This benchmark", b.unavailable_reason.empty()
+                                                         ? status.reason
+                                                         : b.unavailable_reason);
   out += "<p>" + html::escape(b.title) + ". " +
          html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
                                   b.quick ? " (quick mode)" : "")) +
@@ -30,10 +30,10 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
       rows.push_back({v.label, "-", "-", "-", "-", "not run: " + v.unavailable_reason});
       continue;
     }
-    rows.push_back({v.label, v.placement, bench_value_text(v.value.median, b.unit),
-                    bench_value_text(v.value.min, b.unit) + " .. " +
-                        bench_value_text(v.value.max, b.unit),
-                    fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
+    rows.push_back(
+        {v.label, v.placement, bench_value_text(v.value.median, b.unit),
+         bench_value_text(v.value.min, b.unit) + " .. " + bench_value_text(v.value.max, b.unit),
+         fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
   }
   out += html::table({"variant", "placement", "median", "min .. max", "spread", "vs baseline"},
                      rows, {2, 3, 4});
@@ -67,11 +67,15 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
 std::string recommendations_section(const MachineReport& r) {
   std::string out = "<section id=\"recommendations\"><h2>Recommendations</h2>\n";
   const auto& a = r.advice;
-  if (!a.status.available) return out + html::unavailable("Recommendations", a.status.reason) + "</section>\n";
+  if (!a.status.available)
+    return out + html::unavailable("Recommendations", a.status.reason) + "</section>\n";
   if (!a.model.empty())
-    out += "<p class=\"note\">From the planner (the same one <code>threadmap plan</code> uses); "
-           "cost model: " + html::escape(a.model) + ". <code>./app</code> stands for your "
-           "program.</p>\n";
+    out +=
+        "<p class=\"note\">From the planner (the same one <code>threadmap plan</code> uses); "
+        "cost model: " +
+        html::escape(a.model) +
+        ". <code>./app</code> stands for your "
+        "program.</p>\n";
   for (const auto& rec : a.recommendations) {
     out += "<h3>" + html::escape(rec.title) + ": CPUs <code>" + html::escape(rec.cpus) +
            "</code></h3>\n<p>" + html::escape(rec.why) + "</p>\n";
@@ -80,9 +84,10 @@ std::string recommendations_section(const MachineReport& r) {
              html::escape(c.command) + "</code></pre></div>\n";
   }
   if (a.recommendations.empty()) out += "<p>No recommendation: fewer than two usable CPUs.</p>\n";
-  out += "<p class=\"note\">taskset restricts the whole process to the CPUs; "
-         "<code>threadmap run</code> pins each thread to its own CPU in creation order; "
-         "OMP_PLACES gives each OpenMP thread one place, in order.</p>\n";
+  out +=
+      "<p class=\"note\">taskset restricts the whole process to the CPUs; "
+      "<code>threadmap run</code> pins each thread to its own CPU in creation order; "
+      "OMP_PLACES gives each OpenMP thread one place, in order.</p>\n";
   return out + "</section>\n";
 }
 
@@ -104,9 +109,11 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name == "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], "create + join rate");
-  out += "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
-         "<p>The published placement experiments, rerun here side by side. Bars: median; "
-         "whiskers: min to max; grey = baseline, blue = within 3% of it, green = faster, red = slower.</p>\n";
+  out +=
+      "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
+      "<p>The published placement experiments, rerun here side by side. Bars: median; "
+      "whiskers: min to max; grey = baseline, blue = within 3% of it, green = faster, red = "
+      "slower.</p>\n";
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name != "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);
@@ -117,16 +124,18 @@ std::string advice_and_bench_sections(const MachineReport& r) {
       {"latency", r.latency.status.available ? r.latency.how : r.latency.status.reason,
        fmt::format("{:.1f} s", r.latency.status.seconds)}};
   for (std::size_t i = 0; i < r.benches.size(); ++i)
-    rows.push_back({"bench " + r.benches[i].name,
-                    r.bench_status[i].available ? r.benches[i].how_measured
-                                                : r.bench_status[i].reason,
-                    fmt::format("{:.1f} s", r.bench_status[i].seconds)});
-  rows.push_back({"recommendations", r.advice.status.available ? r.advice.model : r.advice.status.reason,
+    rows.push_back(
+        {"bench " + r.benches[i].name,
+         r.bench_status[i].available ? r.benches[i].how_measured : r.bench_status[i].reason,
+         fmt::format("{:.1f} s", r.bench_status[i].seconds)});
+  rows.push_back({"recommendations",
+                  r.advice.status.available ? r.advice.model : r.advice.status.reason,
                   fmt::format("{:.1f} s", r.advice.status.seconds)});
   out += html::table({"part", "how / why unavailable", "wall time"}, rows, {2});
-  out += "<p class=\"note\">Everything on this page was measured on this machine by this run, "
-         "except where a part says it was loaded from a file. The same data is in report.json "
-         "(schema threadmap.report/1).</p>\n</section>\n";
+  out +=
+      "<p class=\"note\">Everything on this page was measured on this machine by this run, "
+      "except where a part says it was loaded from a file. The same data is in report.json "
+      "(schema threadmap.report/1).</p>\n</section>\n";
   return out;
 }
 

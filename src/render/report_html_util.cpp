@@ -14,20 +14,30 @@ std::string escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
 }
 
 std::string base64(const std::string& bytes) {
-  static const char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;
@@ -63,14 +73,13 @@ std::string table(const std::vector<std::string>& headers,
   };
   std::string out = "<div class=\"scroll\"><table>\n<thead><tr>";
   for (std::size_t c = 0; c < headers.size(); ++c)
-    out += std::string(is_numeric(c) ? "<th class=\"num\">" : "<th>") + escape(headers[c]) +
-           "</th>";
+    out +=
+        std::string(is_numeric(c) ? "<th class=\"num\">" : "<th>") + escape(headers[c]) + "</th>";
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : rows) {
     out += "<tr>";
     for (std::size_t c = 0; c < row.size(); ++c)
-      out += std::string(is_numeric(c) ? "<td class=\"num\">" : "<td>") + escape(row[c]) +
-             "</td>";
+      out += std::string(is_numeric(c) ? "<td class=\"num\">" : "<td>") + escape(row[c]) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody></table></div>\n";
@@ -99,7 +108,7 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     const double w = v.value.median / top * bar_w;
     const double lo = v.value.min / top * bar_w, hi = v.value.max / top * bar_w;
     // Grey: baseline; blue: within 3% of it (no real difference); green faster; red slower.
-    const char* color = v.baseline.empty()                   ? "#8a8f98"
+    const char* color = v.baseline.empty()                          ? "#8a8f98"
                         : std::abs(v.ratio_to_baseline - 1) <= 0.03 ? "#5b84b1"
                         : v.ratio_to_baseline > 1                   ? "#2a9d5b"
                                                                     : "#d1603d";

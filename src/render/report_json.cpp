@@ -23,8 +23,8 @@ json latency_part_json(const report::LatencyPart& lat, const std::string& heatma
   j["describes_this_machine"] = lat.describes_this_machine;
   j["notes"] = lat.notes;
   j["heatmap_png"] = heatmap_file.empty() ? json(nullptr) : json(heatmap_file);
-  j["matrix"] = latency_json(lat.matrix, lat.domains,
-                             lat.measurement ? &*lat.measurement : nullptr);
+  j["matrix"] =
+      latency_json(lat.matrix, lat.domains, lat.measurement ? &*lat.measurement : nullptr);
   json lines = json::array();
   if (lat.comparison)
     for (const auto& c : lat.comparison->lines)
@@ -62,12 +62,9 @@ json advice_json(const report::AdvicePart& a) {
 }  // namespace
 
 json report_json(const report::MachineReport& r, const std::string& heatmap_file) {
-  json j{{"schema", "threadmap.report/1"},
-         {"generated_utc", r.generated_utc},
-         {"threadmap_version", r.threadmap_version},
-         {"quick", r.quick},
-         {"total_seconds", r.total_seconds},
-         {"usable_cpus", r.usable_cpus}};
+  json j{{"schema", "threadmap.report/1"},           {"generated_utc", r.generated_utc},
+         {"threadmap_version", r.threadmap_version}, {"quick", r.quick},
+         {"total_seconds", r.total_seconds},         {"usable_cpus", r.usable_cpus}};
   json topo = status_json(r.topology_status);
   if (r.topology) topo["topology"] = topology_json(*r.topology);
   j["topology"] = topo;

@@ -9,7 +9,6 @@
 namespace threadmap::render {
 
 /// The whole report; `heatmap_file` names the PNG written next to it ("" when none).
-nlohmann::json report_json(const report::MachineReport& report,
-                           const std::string& heatmap_file);
+nlohmann::json report_json(const report::MachineReport& report, const std::string& heatmap_file);
 
 }  // namespace threadmap::render

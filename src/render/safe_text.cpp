@@ -11,7 +11,11 @@ namespace {
 std::size_t utf8_sequence(const std::string& text, std::size_t i, std::uint32_t& code) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   unsigned char b = byte(i);
-  std::size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  std::size_t len = b < 0x80           ? 1
+                    : (b >> 5) == 0x6  ? 2
+                    : (b >> 4) == 0xE  ? 3
+                    : (b >> 3) == 0x1E ? 4
+                                       : 0;
   if (len == 0 || i + len > text.size()) return 0;
   code = len == 1 ? b : b & (0x7F >> len);
   for (std::size_t k = 1; k < len; ++k) {

@@ -10,7 +10,7 @@ size_t display_width(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == 0x1b) {  // skip "ESC [ ... letter"
-      while (i < s.size() && !std::isalpha(static_cast<unsigned char>(s[i])) ) ++i;
+      while (i < s.size() && !std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
       continue;
     }
     if ((c & 0xC0) != 0x80) ++width;  // count lead bytes only

@@ -70,7 +70,6 @@ std::string smt_text(const Topology& topo) {
   return fmt::format("SMT-{} on {} of {} cores", widest, with_smt, cores.size());
 }
 
-
 }  // namespace
 
 std::string human_bytes(std::uint64_t bytes) {
@@ -81,7 +80,8 @@ std::string human_bytes(std::uint64_t bytes) {
     v /= 1024;
     ++u;
   }
-  if (v == static_cast<double>(static_cast<std::uint64_t>(v))) return fmt::format("{:.0f}{}", v, units[u]);
+  if (v == static_cast<double>(static_cast<std::uint64_t>(v)))
+    return fmt::format("{:.0f}{}", v, units[u]);
   return fmt::format("{:.1f}{}", v, units[u]);
 }
 
@@ -106,12 +106,11 @@ std::string topology_summary(const Topology& topo) {
   auto plural = [](int n, const char* one, const char* many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
   };
-  std::string smt = c.cores > 0 && c.pus > c.cores ? smt_text(topo)
-                                                   : std::string("no SMT");
-  std::string s = fmt::format("{}, {}, {}, {}, {} ({})", plural(c.packages, "package", "packages"),
-                              plural(c.numa_nodes, "NUMA node", "NUMA nodes"),
-                              plural(c.l3_caches, "L3", "L3s"), plural(c.cores, "core", "cores"),
-                              plural(c.pus, "PU", "PUs"), smt);
+  std::string smt = c.cores > 0 && c.pus > c.cores ? smt_text(topo) : std::string("no SMT");
+  std::string s =
+      fmt::format("{}, {}, {}, {}, {} ({})", plural(c.packages, "package", "packages"),
+                  plural(c.numa_nodes, "NUMA node", "NUMA nodes"), plural(c.l3_caches, "L3", "L3s"),
+                  plural(c.cores, "core", "cores"), plural(c.pus, "PU", "PUs"), smt);
   if (topo.cpu_kinds().size() > 1) s += fmt::format(", {} CPU kinds", topo.cpu_kinds().size());
   s += "; allowed CPUs " + topo.allowed_cpus().to_list();
   std::string model = topo.cpu_model();
@@ -126,9 +125,12 @@ nlohmann::json topology_json(const Topology& topo) {
   j["schema"] = "threadmap.topology/1";
   j["source"] = topo.source();
   j["cpu_model"] = topo.cpu_model();
-  j["counts"] = {{"packages", c.packages},   {"dies", c.dies},
-                 {"numa_nodes", c.numa_nodes}, {"l3_caches", c.l3_caches},
-                 {"l2_caches", c.l2_caches}, {"cores", c.cores},
+  j["counts"] = {{"packages", c.packages},
+                 {"dies", c.dies},
+                 {"numa_nodes", c.numa_nodes},
+                 {"l3_caches", c.l3_caches},
+                 {"l2_caches", c.l2_caches},
+                 {"cores", c.cores},
                  {"pus", c.pus}};
   j["complete_cpus"] = topo.complete_cpus().to_list();
   j["allowed_cpus"] = topo.allowed_cpus().to_list();
@@ -137,9 +139,16 @@ nlohmann::json topology_json(const Topology& topo) {
   j["machine_infos"] = infos;
   json pus = json::array();
   for (const PuPlace& p : topo.pus()) {
-    pus.push_back({{"cpu", p.os_cpu}, {"logical_index", p.logical_index}, {"core", p.core},
-                   {"l1", p.l1}, {"l2", p.l2}, {"l3", p.l3}, {"die", p.die},
-                   {"package", p.package}, {"numa", p.numa}, {"kind", p.kind},
+    pus.push_back({{"cpu", p.os_cpu},
+                   {"logical_index", p.logical_index},
+                   {"core", p.core},
+                   {"l1", p.l1},
+                   {"l2", p.l2},
+                   {"l3", p.l3},
+                   {"die", p.die},
+                   {"package", p.package},
+                   {"numa", p.numa},
+                   {"kind", p.kind},
                    {"smt_siblings", topo.smt_siblings(p.os_cpu).to_vector()},
                    {"allowed", topo.allowed_cpus().contains(p.os_cpu)}});
   }
@@ -156,16 +165,22 @@ nlohmann::json topology_json(const Topology& topo) {
   for (const CpuKind& k : topo.cpu_kinds()) {
     json ki = json::object();
     for (const auto& [name, value] : k.infos) ki[name] = value;
-    kinds.push_back({{"index", k.index}, {"efficiency", k.efficiency},
-                     {"cpus", k.cpus.to_list()}, {"infos", ki}});
+    kinds.push_back({{"index", k.index},
+                     {"efficiency", k.efficiency},
+                     {"cpus", k.cpus.to_list()},
+                     {"infos", ki}});
   }
   j["cpu_kinds"] = kinds;
   // The tree, flattened: parents refer to indexes in this array.
   json tree = json::array();
   for (const TopoObject& o : topo.objects()) {
-    tree.push_back({{"type", o.type}, {"logical_index", o.logical_index},
-                    {"os_index", o.os_index}, {"depth", o.depth}, {"parent", o.parent},
-                    {"cpus", o.cpus.to_list()}, {"bytes", o.cache_bytes},
+    tree.push_back({{"type", o.type},
+                    {"logical_index", o.logical_index},
+                    {"os_index", o.os_index},
+                    {"depth", o.depth},
+                    {"parent", o.parent},
+                    {"cpus", o.cpus.to_list()},
+                    {"bytes", o.cache_bytes},
                     {"subtype", o.subtype}});
   }
   j["objects"] = tree;

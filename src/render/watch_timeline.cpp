@@ -19,18 +19,31 @@ struct Rgb {
 
 // Evenly spaced hues, alternating lightness so neighbouring CPU numbers stay distinguishable.
 Rgb color_for(size_t index, size_t count) {
-  double h = std::fmod(static_cast<double>(index) / static_cast<double>(std::max<size_t>(count, 1)),
-                       1.0) * 6.0;
+  double h =
+      std::fmod(static_cast<double>(index) / static_cast<double>(std::max<size_t>(count, 1)), 1.0) *
+      6.0;
   double s = 0.65, v = (index % 2) ? 0.75 : 0.95;
   double c = v * s, x = c * (1 - std::fabs(std::fmod(h, 2.0) - 1)), m = v - c;
   Rgb out{0, 0, 0};
   switch (static_cast<int>(h)) {
-    case 0: out = {c, x, 0}; break;
-    case 1: out = {x, c, 0}; break;
-    case 2: out = {0, c, x}; break;
-    case 3: out = {0, x, c}; break;
-    case 4: out = {x, 0, c}; break;
-    default: out = {c, 0, x}; break;
+    case 0:
+      out = {c, x, 0};
+      break;
+    case 1:
+      out = {x, c, 0};
+      break;
+    case 2:
+      out = {0, c, x};
+      break;
+    case 3:
+      out = {0, x, c};
+      break;
+    case 4:
+      out = {x, 0, c};
+      break;
+    default:
+      out = {c, 0, x};
+      break;
   }
   return {out.r + m, out.g + m, out.b + m};
 }
@@ -54,9 +67,10 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_move_to(cr, left, 20);
-  std::string title = fmt::format("threadmap watch: process {}, {} threads, {:.2f} s — CPU of each "
-                                  "thread at each sample",
-                                  history.pid(), threads.size(), span_s);
+  std::string title = fmt::format(
+      "threadmap watch: process {}, {} threads, {:.2f} s — CPU of each "
+      "thread at each sample",
+      history.pid(), threads.size(), span_s);
   cairo_show_text(cr, title.c_str());
 
   cairo_set_font_size(cr, std::min(11.0, row_h - 2));
@@ -94,7 +108,7 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
     cairo_stroke(cr);
     // Short runs get ms ticks so that neighbouring labels differ.
     double t = span_s * k / 10.0;
-    std::string label = span_s >= 2    ? fmt::format("{:.1f} s", t)
+    std::string label = span_s >= 2     ? fmt::format("{:.1f} s", t)
                         : span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
                                         : fmt::format("{:.1f} ms", t * 1e3);
     // Centre each tick label on its tick, but keep the last one inside the picture.

@@ -28,8 +28,8 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
     double dt = t.last_s - t.previous_s;
     Row r{&t, 0, 0, 0};
     if (dt > 0) {
-      r.cpu_percent = static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) /
-                      1e9 / dt * 100.0;
+      r.cpu_percent =
+          static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) / 1e9 / dt * 100.0;
       r.migrations_per_s = static_cast<double>(t.counts.migrations - t.previous.migrations) / dt;
       r.switches_per_s =
           static_cast<double>(t.counts.context_switches - t.previous.context_switches) / dt;
@@ -38,8 +38,8 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
   }
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.cpu_percent > b.cpu_percent; });
-  TextTable table({"tid>", "name", "CPU now>", "CPU %>", "migrations/s>", "switches/s>",
-                   "CPUs visited"});
+  TextTable table(
+      {"tid>", "name", "CPU now>", "CPU %>", "migrations/s>", "switches/s>", "CPUs visited"});
   size_t shown = std::min(rows.size(), max_rows);
   for (size_t i = 0; i < shown; ++i) {
     const auto& t = *rows[i].track;
@@ -51,9 +51,9 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
                    fmt::format("{:.1f}", rows[i].migrations_per_s),
                    fmt::format("{:.1f}", rows[i].switches_per_s), visited.to_list()});
   }
-  std::string out = fmt::format("process {}: {} threads, {:.1f} s watched, {} samples\n",
-                                history.pid(), rows.size(), history.last_s() - history.first_s(),
-                                history.samples());
+  std::string out =
+      fmt::format("process {}: {} threads, {:.1f} s watched, {} samples\n", history.pid(),
+                  rows.size(), history.last_s() - history.first_s(), history.samples());
   out += table.str();
   if (rows.size() > shown) out += fmt::format("... {} more threads\n", rows.size() - shown);
   out += "(CPU %, migrations/s, switches/s: over the last sampling interval)\n";
@@ -70,8 +70,9 @@ std::string watch_empty_text(const monitor::WatchSummary& s) {
 std::string watch_summary_text(const monitor::WatchSummary& s) {
   bool planned = std::any_of(s.threads.begin(), s.threads.end(),
                              [](const monitor::ThreadSummary& t) { return t.planned.has_value(); });
-  std::vector<std::string> headers = {"tid>", "name", "seen s>", "CPUs visited", "migrations>",
-                                      "migrations/s>", "switches/s>", "CPU time ms>"};
+  std::vector<std::string> headers = {"tid>",         "name",        "seen s>",
+                                      "CPUs visited", "migrations>", "migrations/s>",
+                                      "switches/s>",  "CPU time ms>"};
   if (planned) {
     headers.push_back("planned");
     headers.push_back("on planned>");
@@ -84,8 +85,10 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
   }
   TextTable table(headers);
   for (const auto& t : s.threads) {
-    std::vector<std::string> row = {std::to_string(t.tid), terminal_safe(t.name),
-                                    fmt::format("{:.2f}", t.seconds_seen), t.cpus_visited.to_list(),
+    std::vector<std::string> row = {std::to_string(t.tid),
+                                    terminal_safe(t.name),
+                                    fmt::format("{:.2f}", t.seconds_seen),
+                                    t.cpus_visited.to_list(),
                                     std::to_string(t.migrations),
                                     fmt::format("{:.2f}", t.migrations_per_s),
                                     fmt::format("{:.1f}", t.switches_per_s),
@@ -114,10 +117,10 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
       "({:.2f}/s)\n",
       s.pid, s.threads.size(), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
   out += table.str();
-  out += fmt::format("(migrations, switches, CPU time: {} over the time each thread was watched; "
-                     "CPUs visited{}: CPU seen at each sample)\n",
-                     monitor::counter_source_name(s.source),
-                     planned ? " and on planned (share of samples)" : "");
+  out += fmt::format(
+      "(migrations, switches, CPU time: {} over the time each thread was watched; "
+      "CPUs visited{}: CPU seen at each sample)\n",
+      monitor::counter_source_name(s.source), planned ? " and on planned (share of samples)" : "");
   out += s.hardware ? "(hardware counters: perf_event_open, user space only)\n"
                     : "(cycles, instructions, L1D and LLC misses: not supported — " +
                           s.hardware_note + ")\n";

@@ -46,14 +46,16 @@ std::string smt_layout(const Topology& topo, const CpuSet& usable, bool& has_smt
 
 void add_smt_guidance(const MachineReport& rep, AdvicePart& advice) {
   if (!advice.has_smt) {
-    advice.smt_guidance.push_back("Every usable CPU is a whole core here, so compute threads "
-                                  "cannot collide on SMT siblings; spreading them over CPUs is "
-                                  "enough.");
+    advice.smt_guidance.push_back(
+        "Every usable CPU is a whole core here, so compute threads "
+        "cannot collide on SMT siblings; spreading them over CPUs is "
+        "enough.");
   }
   if (rep.latency.comparison && !rep.latency.comparison->smt_agrees)
-    advice.smt_guidance.push_back("The measured latencies group CPUs into SMT-like pairs that "
-                                  "differ from hwloc's cores (see 'domains vs hwloc'): trust the "
-                                  "measurement when placing threads.");
+    advice.smt_guidance.push_back(
+        "The measured latencies group CPUs into SMT-like pairs that "
+        "differ from hwloc's cores (see 'domains vs hwloc'): trust the "
+        "measurement when placing threads.");
   const BenchResult* smt = find_bench(rep, "smt");
   if (!smt) return;
   for (const char* workload : {"accumulate", "sin"}) {
@@ -110,15 +112,15 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
     Recommendation r;
     r.title = "2 threads that talk to each other (producer/consumer, ping-pong)";
     r.cpus = fmt::format("{},{}", best.cpu_a, best.cpu_b);
-    r.why = use_matrix ? fmt::format("{}: {:.0f} ns one way, measured", best.relation,
-                                     best.latency_ns)
-                       : fmt::format("{}: the closest pair by topology (no measured latency)",
-                                     best.relation);
+    r.why =
+        use_matrix
+            ? fmt::format("{}: {:.0f} ns one way, measured", best.relation, best.latency_ns)
+            : fmt::format("{}: the closest pair by topology (no measured latency)", best.relation);
     const int first = usable.first(), next = usable.next(first);
     const double numbered = use_matrix ? rep.latency.matrix.between(first, next) : std::nan("");
     if (!std::isnan(numbered) && (best.cpu_a != first || best.cpu_b != next))
-      r.why += fmt::format("; the numbering's choice {},{} measures {:.0f} ns", first, next,
-                           numbered);
+      r.why +=
+          fmt::format("; the numbering's choice {},{} measures {:.0f} ns", first, next, numbered);
     r.commands = apply_commands({best.cpu_a, best.cpu_b}, false);
     advice.model = inputs.model;
     advice.recommendations.push_back(r);
@@ -134,8 +136,9 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
     Recommendation r;
     r.title = fmt::format("{} compute-bound thread{} (one per core)", cores, cores > 1 ? "s" : "");
     r.cpus = comma_list(*compute);
-    r.why = "never two on SMT siblings while a whole core is free; faster cores first on hybrid "
-            "parts";
+    r.why =
+        "never two on SMT siblings while a whole core is free; faster cores first on hybrid "
+        "parts";
     r.commands = apply_commands(*compute, false);
     advice.model = inputs.model;
     advice.recommendations.push_back(r);
@@ -146,13 +149,16 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   if (const BenchResult* spawn = find_bench(rep, "spawn")) {
     double best_ratio = 0;
     for (const Variant& v : spawn->variants)
-      if (!v.baseline.empty() && v.available) best_ratio = std::max(best_ratio, v.ratio_to_baseline);
+      if (!v.baseline.empty() && v.available)
+        best_ratio = std::max(best_ratio, v.ratio_to_baseline);
     if (best_ratio > 1.2) {
       Recommendation r;
       r.title = "programs that create many short-lived threads (std::async, thread per task)";
       r.cpus = usable.to_list();
-      r.why = fmt::format("the thread cache made create+join {:.1f}x faster here (spawn bench, "
-                          "median of {} runs)", best_ratio, spawn->runs);
+      r.why = fmt::format(
+          "the thread cache made create+join {:.1f}x faster here (spawn bench, "
+          "median of {} runs)",
+          best_ratio, spawn->runs);
       r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"},
                     {"LD_PRELOAD", "LD_PRELOAD=/path/to/lib/libthreadmap-cache.so ./app"}};
       advice.recommendations.push_back(r);

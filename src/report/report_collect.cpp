@@ -6,10 +6,10 @@
 
 #include "src/experiments/latency_pairs.hpp"
 #include "src/experiments/registry.hpp"
-#include "src/report/report_data.hpp"
-#include "src/report/report_advice.hpp"
 #include "src/latency/analysis.hpp"
 #include "src/os/monotonic_clock.hpp"
+#include "src/report/report_advice.hpp"
+#include "src/report/report_data.hpp"
 
 namespace threadmap::report {
 namespace {
@@ -59,7 +59,8 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     part.how = std::string("measured on this machine: method ") +
                latency::method_name(part.measurement->method) +
                ", one-way ns = per pair the median of timed batches of round trips / 2, " +
-               "at most " + std::to_string(static_cast<int>(mo.budget_ms)) + " ms per pair and pass";
+               "at most " + std::to_string(static_cast<int>(mo.budget_ms)) +
+               " ms per pair and pass";
     part.notes = part.measurement->notes;
   }
   // A matrix of another machine is analysed from its latencies alone: comparing it with this
@@ -116,8 +117,10 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   CpuSet usable;
   if (auto topo = Topology::load_this_machine(); topo) {
     rep.topology = *topo;
-    if (auto u = experiments::usable_cpus(*topo); u) usable = *u;
-    else rep.topology_status = {false, u.error().message, 0};
+    if (auto u = experiments::usable_cpus(*topo); u)
+      usable = *u;
+    else
+      rep.topology_status = {false, u.error().message, 0};
   } else {
     rep.topology_status = {false, topo.error().message, 0};
   }

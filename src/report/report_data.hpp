@@ -81,18 +81,18 @@ struct MachineReport {
   std::string usable_cpus;
   LatencyPart latency;
   AdvicePart advice;
-  std::vector<BenchResult> benches;       ///< in experiments::benches() order
-  std::vector<PartStatus> bench_status;   ///< one per bench: failures are kept, not fatal
+  std::vector<BenchResult> benches;      ///< in experiments::benches() order
+  std::vector<PartStatus> bench_status;  ///< one per bench: failures are kept, not fatal
   double total_seconds = 0;
 };
 
 /// What to put in the report and how hard to measure.
 struct ReportOptions {
-  bool quick = false;         ///< latency of one pair per topology class, short benches
-  int runs = 0;               ///< bench runs; 0 = 5 (3 with quick)
-  std::string latency_file;   ///< use this saved matrix instead of measuring
+  bool quick = false;        ///< latency of one pair per topology class, short benches
+  int runs = 0;              ///< bench runs; 0 = 5 (3 with quick)
+  std::string latency_file;  ///< use this saved matrix instead of measuring
   std::string version = "threadmap";
-  SpawnOptions spawn_tools;   ///< where bin/threadmap-spawn and the cache library are
+  SpawnOptions spawn_tools;  ///< where bin/threadmap-spawn and the cache library are
   /// Progress lines ("[3/8] measuring core-to-core latency"); may be empty.
   std::function<void(const std::string&)> progress;
   /// Latency measurement progress (pairs done), for a live display; may be empty.

@@ -1,7 +1,6 @@
 // Pins itself to the first allowed CPU through the C++ API and checks where it runs.
-#include <threadmap/threadmap.hpp>
-
 #include <cstdio>
+#include <threadmap/threadmap.hpp>
 
 int main() {
   auto allowed = threadmap::allowed_cpus();

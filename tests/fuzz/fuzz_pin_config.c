@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (tm__pin_config_parse(text, NULL, 0, &needed, &config, error, sizeof error) == 0 &&
       needed < (1u << 24)) {
     void* arena = malloc(needed ? needed : 1);
-    if (arena && tm__pin_config_parse(text, arena, needed, &needed, &config, error,
-                                      sizeof error) == 0) {
+    if (arena &&
+        tm__pin_config_parse(text, arena, needed, &needed, &config, error, sizeof error) == 0) {
       for (long i = 0; i < 8; ++i) {
         tm__decision d = tm__decide_created(&config, i, i % 2 ? "libgomp.so.1" : NULL);
         if (d.action == TM__ACTION_SET) (void)tm__pin_config_set_has(&config, d.set, (int)i);

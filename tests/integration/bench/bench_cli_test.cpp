@@ -54,13 +54,14 @@ void expect_documented_fields(const nlohmann::json& j, const std::string& name) 
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["schema"], "threadmap.bench/1");
   EXPECT_EQ(j["bench"], name);
-  for (const char* key : {"title", "available", "unavailable_reason"}) EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"title", "available", "unavailable_reason"})
+    EXPECT_TRUE(j.contains(key)) << key;
   if (!j["available"].get<bool>()) {
     EXPECT_TRUE(j["unavailable_reason"].is_string());
     return;
   }
-  for (const char* key : {"unit", "higher_is_better", "how_measured", "statistic", "runs",
-                          "quick", "usable_cpus", "published", "variants", "notes"})
+  for (const char* key : {"unit", "higher_is_better", "how_measured", "statistic", "runs", "quick",
+                          "usable_cpus", "published", "variants", "notes"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["runs"], 2);
   EXPECT_EQ(j["quick"], true);
@@ -113,11 +114,12 @@ TEST(BenchCli, PingpongWithARequestedPair) {
 }
 
 TEST(BenchCli, PingpongWithALatencyFileOfAnotherMachineSaysSo) {
-  auto j = run_bench_json("pingpong",
-                          "--latency " THREADMAP_TEST_DATA "/latency/AMD_Ryzen_9_7950X.csv");
+  auto j =
+      run_bench_json("pingpong", "--latency " THREADMAP_TEST_DATA "/latency/AMD_Ryzen_9_7950X.csv");
   ASSERT_TRUE(j.contains("notes"));
   bool flagged = false;
-  for (const auto& n : j["notes"]) flagged = flagged || n.get<std::string>().find("another machine") != std::string::npos;
+  for (const auto& n : j["notes"])
+    flagged = flagged || n.get<std::string>().find("another machine") != std::string::npos;
   // Flagged unless this machine really has the 32 CPUs of that file.
   if (sysconf(_SC_NPROCESSORS_CONF) < 32) {
     EXPECT_TRUE(flagged) << j.dump(1);
@@ -174,9 +176,9 @@ TEST(BenchCli, TableShowsMediansAndThePublishedResult) {
 }
 
 TEST(BenchCli, BadInputIsOneErrorLine) {
-  for (const char* args : {"bench nosuch", "bench contention --runs 0",
-                           "bench pingpong --pair 0", "bench pingpong --pair 0,9999 --quick",
-                           "bench smt --pair 0,1", "bench pingpong --latency /nonexistent.csv"}) {
+  for (const char* args : {"bench nosuch", "bench contention --runs 0", "bench pingpong --pair 0",
+                           "bench pingpong --pair 0,9999 --quick", "bench smt --pair 0,1",
+                           "bench pingpong --latency /nonexistent.csv"}) {
     Ran r = run(args);
     EXPECT_NE(r.status, 0) << args;
     EXPECT_EQ(r.out.rfind("threadmap: ", 0), 0u) << args << ": " << r.out;

@@ -15,17 +15,17 @@
 namespace tm_test {
 
 struct CommandResult {
-  int status = -1;   ///< exit status; -1 when killed by a signal or not started
-  std::string out;   ///< stdout
-  std::string err;   ///< stderr
+  int status = -1;  ///< exit status; -1 when killed by a signal or not started
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
 };
 
 /// Runs `command` through /bin/sh. stderr goes through a temporary file so the two streams stay
 /// apart (tests check that errors are one line on stderr).
 inline CommandResult run(const std::string& command) {
   static int serial = 0;
-  std::string err_path = testing::TempDir() + "tm_stderr_" + std::to_string(getpid()) + "_" +
-                         std::to_string(++serial);
+  std::string err_path =
+      testing::TempDir() + "tm_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++serial);
   CommandResult r;
   FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
   if (!pipe) return r;

@@ -1,7 +1,5 @@
 // Integration tests: run bin/threadmap as a user would and check what it prints and returns.
 #include <gtest/gtest.h>
-
-#include "../common/run_command.hpp"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,12 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "../common/run_command.hpp"
+
 namespace {
 
 using tm_test::CommandResult;
 using tm_test::run;
 
-std::string threadmap_cmd(const std::string& args) { return std::string(THREADMAP_BIN) + " " + args; }
+std::string threadmap_cmd(const std::string& args) {
+  return std::string(THREADMAP_BIN) + " " + args;
+}
 
 int count_lines(const std::string& s) {
   int n = 0;
@@ -90,7 +92,8 @@ TEST(CliPin, PinsAChildProcessAndTheKernelAgrees) {
   }
   usleep(100000);
   std::string cpu = std::to_string(sysconf(_SC_NPROCESSORS_ONLN) - 1);
-  CommandResult r = run(threadmap_cmd("pin " + std::to_string(child) + " --cpus " + cpu + " --json"));
+  CommandResult r =
+      run(threadmap_cmd("pin " + std::to_string(child) + " --cpus " + cpu + " --json"));
   EXPECT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["ok"].get<bool>());

@@ -28,9 +28,9 @@ TEST(Conventions, VersionComesFromTheBuild) {
 }
 
 TEST(Conventions, UsageErrorsExitTwoWithOneLine) {
-  for (const char* args : {"frobnicate", "topo --no-such-flag", "run --cpus 0 --plan p.json -- true",
-                           "run --cpus 0 --policy spread -- true", "run -- true",
-                           "watch --by-name 1"}) {
+  for (const char* args :
+       {"frobnicate", "topo --no-such-flag", "run --cpus 0 --plan p.json -- true",
+        "run --cpus 0 --policy spread -- true", "run -- true", "watch --by-name 1"}) {
     auto r = run(tm(args));
     EXPECT_EQ(r.status, 2) << args << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
@@ -39,8 +39,9 @@ TEST(Conventions, UsageErrorsExitTwoWithOneLine) {
 }
 
 TEST(Conventions, FailuresExitOne) {
-  for (const char* args : {"topo --topology /nonexistent.xml", "run --plan /nonexistent.json -- true",
-                           "plan --spec /nonexistent.json"}) {
+  for (const char* args :
+       {"topo --topology /nonexistent.xml", "run --plan /nonexistent.json -- true",
+        "plan --spec /nonexistent.json"}) {
     auto r = run(tm(args));
     EXPECT_EQ(r.status, 1) << args << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
@@ -63,7 +64,8 @@ TEST(Conventions, AFailedReportLeavesNoDirectoryBehind) {
 
 TEST(Conventions, DashReadsStdinWhereAFileIsRead) {
   const std::string data = THREADMAP_TEST_DATA;
-  auto topo = run(tm("topo --summary --topology - < " + data + "/topologies/amd-2x-epyc7763-zen3.xml"));
+  auto topo =
+      run(tm("topo --summary --topology - < " + data + "/topologies/amd-2x-epyc7763-zen3.xml"));
   EXPECT_EQ(topo.status, 0) << topo.err;
   EXPECT_NE(topo.out.find("2 packages"), std::string::npos) << topo.out;  // 2 x EPYC 7763
   auto matrix = run(tm("latency --load - < " + data + "/latency/AMD_Ryzen_9_7950X.csv"));

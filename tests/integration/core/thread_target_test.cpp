@@ -54,7 +54,8 @@ TEST_F(TwoThreads, PinningAThreadIdPinsThatThreadOnly) {
   const std::vector<int> before_other = affinity_of(tids_[1]);
   ASSERT_FALSE(before_main.empty());
   const int cpu = before_main.back();
-  auto r = run(tm("pin " + std::to_string(tids_[0]) + " --cpus " + std::to_string(cpu) + " --json"));
+  auto r =
+      run(tm("pin " + std::to_string(tids_[0]) + " --cpus " + std::to_string(cpu) + " --json"));
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["pinned"].size(), 1u) << r.out;

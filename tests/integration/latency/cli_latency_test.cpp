@@ -1,8 +1,6 @@
 // Integration tests: `threadmap latency` as a user runs it.
 #include <cairo.h>
 #include <gtest/gtest.h>
-
-#include "../common/run_command.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "../common/run_command.hpp"
 
 namespace {
 
@@ -49,8 +49,8 @@ TEST(CliLatency, MeasuresThisMachineAndWritesJsonWithStats) {
     GTEST_SKIP() << "needs 2 allowed CPUs: " << r.err;
   }
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.err, "");                                // no progress bar on a pipe
-  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);    // no colors on a pipe
+  EXPECT_EQ(r.err, "");                              // no progress bar on a pipe
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);  // no colors on a pipe
   EXPECT_NE(r.out.find("one-way core-to-core latency in ns = round trip / 2"), std::string::npos);
   EXPECT_NE(r.out.find("latency domains"), std::string::npos);
   auto j = read_json(json);
@@ -104,7 +104,8 @@ TEST(CliLatency, BadOptionsAreRejected) {
     EXPECT_EQ(r.status, 2) << extra;
     EXPECT_EQ(lines(r.err), 1) << extra;
   }
-  CommandResult both = run(latency("--load " + data("AMD_Ryzen_9_7950X.csv") + " --json - --csv -"));
+  CommandResult both =
+      run(latency("--load " + data("AMD_Ryzen_9_7950X.csv") + " --json - --csv -"));
   EXPECT_EQ(both.status, 2);
   EXPECT_NE(both.err.find("stdout"), std::string::npos) << both.err;
   CommandResult empty = run(latency("--cpus 0x0 --budget-ms 5"));
@@ -155,9 +156,8 @@ TEST(CliLatency, RaggedCsvGivesOneErrorNamingLineAndColumn) {
 
 TEST(CliLatency, FiveHundredTwelveCpusAnalyseAndRender) {
   std::string png = temp("512.png");
-  CommandResult r = run(latency("--load " +
-                                data("Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv") +
-                                " --png " + png));
+  CommandResult r = run(latency(
+      "--load " + data("Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv") + " --png " + png));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cache      32 groups, 16 CPUs each"), std::string::npos) << r.out;
   cairo_surface_t* img = cairo_image_surface_create_from_png(png.c_str());
@@ -171,9 +171,9 @@ TEST(CliLatency, TopologyComparisonOnLoadedMatrix) {
   // The 7773X matrix against a topology of another machine: 128 CPUs are a subset of the
   // recorded 2x EPYC 7763 (256 CPUs), whose L3 domains are CCXs of 16 CPUs, but numbered
   // differently: the comparison must say whether they match, never crash.
-  CommandResult r = run(latency("--load " + data("AMD_EPYC_7773X.csv") + " --topology " +
-                                std::string(THREADMAP_TEST_DATA) +
-                                "/topologies/amd-2x-epyc7763-zen3.xml"));
+  CommandResult r =
+      run(latency("--load " + data("AMD_EPYC_7773X.csv") + " --topology " +
+                  std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml"));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("compared with the topology"), std::string::npos);
   EXPECT_NE(r.out.find("hwloc's cores"), std::string::npos);

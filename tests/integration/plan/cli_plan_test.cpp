@@ -1,7 +1,5 @@
 // Integration tests: run `threadmap plan` as a user would and check what it prints and returns.
 #include <gtest/gtest.h>
-
-#include "../common/run_command.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "../common/run_command.hpp"
+
 namespace {
 
 using tm_test::CommandResult;
@@ -20,7 +20,9 @@ using tm_test::run;
 
 std::string plan(const std::string& args) { return std::string(THREADMAP_BIN) + " plan " + args; }
 std::string data(const std::string& file) { return std::string(THREADMAP_TEST_DATA) + "/" + file; }
-std::string example(const std::string& file) { return std::string(THREADMAP_EXAMPLES) + "/" + file; }
+std::string example(const std::string& file) {
+  return std::string(THREADMAP_EXAMPLES) + "/" + file;
+}
 
 void expect_one_error_line(const CommandResult& r, const std::string& fragment) {
   EXPECT_NE(r.status, 0);
@@ -39,7 +41,7 @@ TEST(CliPlan, JsonIsThePlanThatRunReads) {
   ASSERT_EQ(j["assignments"].size(), 9u);
   // Thread-creation order: spec order with the shorthand expanded.
   const char* order[] = {"producer", "consumer", "worker0", "worker1", "worker2",
-                         "worker3", "worker4", "worker5", "logger"};
+                         "worker3",  "worker4",  "worker5", "logger"};
   for (int i = 0; i < 9; ++i) {
     EXPECT_EQ(j["assignments"][i]["thread"], order[i]);
     ASSERT_EQ(j["assignments"][i]["cpus"].size(), 1u);
@@ -55,7 +57,8 @@ TEST(CliPlan, JsonIsThePlanThatRunReads) {
 }
 
 TEST(CliPlan, PingPongOnAMatrixAloneGetsTheFastestPair) {
-  CommandResult r = run(plan("--pairs 1 --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv") + " --json"));
+  CommandResult r = run(
+      plan("--pairs 1 --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv") + " --json"));
   ASSERT_EQ(r.status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["assignments"][0]["cpus"][0], 5);
@@ -78,8 +81,8 @@ TEST(CliPlan, EveryExampleSpecPlansOnEverySharedTopology) {
   for (const auto& spec : std::filesystem::directory_iterator(THREADMAP_EXAMPLES)) {
     for (const auto& topo : std::filesystem::directory_iterator(data("topologies"))) {
       if (topo.path().extension() != ".xml") continue;
-      CommandResult r = run(plan("--spec " + spec.path().string() + " --topology " + topo.path().string() +
-                                 " --json --time-limit 0.3"));
+      CommandResult r = run(plan("--spec " + spec.path().string() + " --topology " +
+                                 topo.path().string() + " --json --time-limit 0.3"));
       // The 2-CPU VM cannot hold the larger examples: that must be the clear error, nothing else.
       if (r.status != 0) {
         expect_one_error_line(r, "CPUs but only");
@@ -92,7 +95,8 @@ TEST(CliPlan, EveryExampleSpecPlansOnEverySharedTopology) {
 }
 
 TEST(CliPlan, ExportsAndOutputFile) {
-  const std::string base = plan("--threads 4 --policy scatter --topology " + data("topologies/amd-2x-epyc7763-zen3.xml"));
+  const std::string base = plan("--threads 4 --policy scatter --topology " +
+                                data("topologies/amd-2x-epyc7763-zen3.xml"));
   CommandResult omp = run(base + " --export omp");
   ASSERT_EQ(omp.status, 0) << omp.err;
   EXPECT_NE(omp.out.find("OMP_PLACES=\"{"), std::string::npos) << omp.out;
@@ -105,9 +109,11 @@ TEST(CliPlan, ExportsAndOutputFile) {
   auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["assignments"].size(), 4u);
   std::remove(file.c_str());
-  CommandResult spread = run(plan("--threads 4 --policy spread --json --topology " + data("topologies/amd-2x-epyc7763-zen3.xml")));
+  CommandResult spread = run(plan("--threads 4 --policy spread --json --topology " +
+                                  data("topologies/amd-2x-epyc7763-zen3.xml")));
   ASSERT_EQ(spread.status, 0) << spread.err;
-  EXPECT_NE(nlohmann::json::parse(spread.out)["solver"].get<std::string>().find("hwloc-distrib"), std::string::npos);
+  EXPECT_NE(nlohmann::json::parse(spread.out)["solver"].get<std::string>().find("hwloc-distrib"),
+            std::string::npos);
 }
 
 TEST(CliPlan, ThisMachineWorks) {
@@ -124,22 +130,29 @@ TEST(CliPlan, BadInputIsOneClearLine) {
     return run(plan("--spec " + tmp + vm));
   };
   expect_one_error_line(run(plan("--spec /nonexistent.json" + vm)), "/nonexistent.json");
-  expect_one_error_line(with_spec(R"({"threads": [{"name": "a"}], "edges": [{"between": ["a", "ghost"]}]})"),
-                        "unknown thread 'ghost'");
-  expect_one_error_line(with_spec(R"({"threads": [{"name": "t[0-4]"}]})"), "5 threads need 5 CPUs but only 2");
-  expect_one_error_line(with_spec(R"({"threads": [{"name": "t", "cpus": "1"}], "constraints": {"reserved": "1"}})"),
-                        "CPU 1 is reserved");
+  expect_one_error_line(
+      with_spec(R"({"threads": [{"name": "a"}], "edges": [{"between": ["a", "ghost"]}]})"),
+      "unknown thread 'ghost'");
+  expect_one_error_line(with_spec(R"({"threads": [{"name": "t[0-4]"}]})"),
+                        "5 threads need 5 CPUs but only 2");
+  expect_one_error_line(
+      with_spec(R"({"threads": [{"name": "t", "cpus": "1"}], "constraints": {"reserved": "1"}})"),
+      "CPU 1 is reserved");
   expect_one_error_line(with_spec(R"({"threads": [{"name": "a", "share-core-with": "b"},
-                                                  {"name": "b", "share-core-with": "a"}]})"), "cycle");
+                                                  {"name": "b", "share-core-with": "a"}]})"),
+                        "cycle");
   expect_one_error_line(with_spec("{not json"), "not valid JSON");
-  expect_one_error_line(run(plan("--pairs 1 --export numactl" + vm)), "bad --export: unknown export format 'numactl'");
-  expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)), "bad --policy: unknown policy 'dense'");
+  expect_one_error_line(run(plan("--pairs 1 --export numactl" + vm)),
+                        "bad --export: unknown export format 'numactl'");
+  expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)),
+                        "bad --policy: unknown policy 'dense'");
   expect_one_error_line(run(plan(vm)), "exactly one of");
   expect_one_error_line(run(plan("--pairs 1 --latency /nonexistent.csv")), "/nonexistent.csv");
   // A matrix of another machine than the topology: named, with the CPU it lacks.
-  expect_one_error_line(run(plan("--pairs 1 --topology " + data("topologies/amd-2x-epyc9654-zen4.xml") +
-                                 " --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv"))),
-                        "has no row for CPU 32");
+  expect_one_error_line(
+      run(plan("--pairs 1 --topology " + data("topologies/amd-2x-epyc9654-zen4.xml") +
+               " --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv"))),
+      "has no row for CPU 32");
   std::remove(tmp.c_str());
 }
 

@@ -7,8 +7,8 @@ namespace report_test {
 namespace {
 
 bool is_void(const std::string& tag) {
-  static const char* voids[] = {"area", "base", "br", "col", "embed", "hr", "img", "input",
-                                "link", "meta", "source", "track", "wbr"};
+  static const char* voids[] = {"area",  "base", "br",   "col",    "embed", "hr", "img",
+                                "input", "link", "meta", "source", "track", "wbr"};
   return std::find(std::begin(voids), std::end(voids), tag) != std::end(voids);
 }
 
@@ -45,7 +45,8 @@ HtmlCheck check_html(const std::string& html) {
     const bool closing = i + 1 < html.size() && html[i + 1] == '/';
     std::size_t p = i + (closing ? 2 : 1);
     std::size_t name_end = p;
-    while (name_end < html.size() && (std::isalnum(static_cast<unsigned char>(html[name_end])) || html[name_end] == '-'))
+    while (name_end < html.size() &&
+           (std::isalnum(static_cast<unsigned char>(html[name_end])) || html[name_end] == '-'))
       ++name_end;
     if (name_end == p) {
       error("stray '<' in text");
@@ -81,7 +82,9 @@ HtmlCheck check_html(const std::string& html) {
           q = end + 1;
         } else {
           std::size_t v = q;
-          while (q < html.size() && html[q] != '>' && !std::isspace(static_cast<unsigned char>(html[q]))) ++q;
+          while (q < html.size() && html[q] != '>' &&
+                 !std::isspace(static_cast<unsigned char>(html[q])))
+            ++q;
           attr.value = html.substr(v, q - v);
         }
       }
@@ -92,7 +95,8 @@ HtmlCheck check_html(const std::string& html) {
     i = q + 1;
     if (closing) {
       if (open.empty() || open.back() != tag) {
-        error("</" + tag + "> closes <" + (open.empty() ? std::string("nothing") : open.back()) + ">");
+        error("</" + tag + "> closes <" + (open.empty() ? std::string("nothing") : open.back()) +
+              ">");
       } else {
         open.pop_back();
       }

@@ -16,9 +16,9 @@ struct Attribute {
 
 /// What the checker found.
 struct HtmlCheck {
-  std::vector<std::string> errors;      ///< well-formedness problems, empty when well-formed
-  std::vector<Attribute> attributes;    ///< every attribute of every tag
-  std::vector<std::string> tags;        ///< every opening tag name, in order
+  std::vector<std::string> errors;    ///< well-formedness problems, empty when well-formed
+  std::vector<Attribute> attributes;  ///< every attribute of every tag
+  std::vector<std::string> tags;      ///< every opening tag name, in order
 };
 
 /// Parses `html` (HTML5 syntax: void elements, raw text in <style>/<script>, comments).

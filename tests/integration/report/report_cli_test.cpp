@@ -50,7 +50,8 @@ std::string slurp(const fs::path& path) {
 class Report : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("threadmap-report-" + std::to_string(getpid())));
+    dir_ =
+        new fs::path(fs::temp_directory_path() / ("threadmap-report-" + std::to_string(getpid())));
     fs::remove_all(*dir_);
     ran_ = new Ran(run("report --quick --out " + dir_->string()));
   }
@@ -97,7 +98,8 @@ TEST_F(Report, PageEmbedsItsImagesAndReferencesNothingOutside) {
   int images = 0;
   for (const auto& a : check.attributes) {
     if (a.name == "src" || a.name == "srcset" || a.name == "poster" || a.name == "data") {
-      EXPECT_EQ(a.value.rfind("data:", 0), 0u) << a.tag << " " << a.name << "=" << a.value.substr(0, 80);
+      EXPECT_EQ(a.value.rfind("data:", 0), 0u)
+          << a.tag << " " << a.name << "=" << a.value.substr(0, 80);
       if (a.tag == "img") ++images;
     }
     if (a.name == "href") {
@@ -148,8 +150,8 @@ TEST_F(Report, JsonHasEveryPartAndSaysWhyOneIsMissing) {
 
 TEST_F(Report, PageShowsEverySection) {
   const std::string html = slurp(*dir_ / "report.html");
-  for (const char* id : {"glance", "topology", "latency", "domains", "numbering",
-                         "recommendations", "smt", "thread-cache", "benchmarks", "method"})
+  for (const char* id : {"glance", "topology", "latency", "domains", "numbering", "recommendations",
+                         "smt", "thread-cache", "benchmarks", "method"})
     EXPECT_NE(html.find(std::string("<section id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_NE(html.find("taskset -c"), std::string::npos);
   EXPECT_NE(html.find("OMP_PLACES="), std::string::npos);
@@ -157,9 +159,11 @@ TEST_F(Report, PageShowsEverySection) {
 }
 
 TEST(ReportCli, ASavedMatrixOfAnotherMachineIsShownButNotUsedForAdvice) {
-  const fs::path dir = fs::temp_directory_path() / ("threadmap-report-file-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("threadmap-report-file-" + std::to_string(getpid()));
   Ran r = run("report --quick --runs 1 --latency " THREADMAP_TEST_DATA
-              "/latency/AMD_Ryzen_9_7950X.csv --out " + dir.string());
+              "/latency/AMD_Ryzen_9_7950X.csv --out " +
+              dir.string());
   ASSERT_EQ(r.status, 0) << r.out;
   nlohmann::json j = nlohmann::json::parse(slurp(dir / "report.json"), nullptr, false);
   const std::string html = slurp(dir / "report.html");

@@ -78,7 +78,8 @@ long rss_kib() {
 int create_all(int n, void* (*fn)(void*)) {
   std::vector<pthread_t> threads(static_cast<size_t>(n));
   for (long k = 0; k < n; ++k)
-    if (pthread_create(&threads[static_cast<size_t>(k)], nullptr, fn, reinterpret_cast<void*>(k)) != 0)
+    if (pthread_create(&threads[static_cast<size_t>(k)], nullptr, fn, reinterpret_cast<void*>(k)) !=
+        0)
       return 3;
   for (auto& t : threads) pthread_join(t, nullptr);
   return 0;
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
   if (mode == "async") {
     std::vector<std::future<void>> tasks;
     for (int k = 0; k < n; ++k)
-      tasks.push_back(std::async(std::launch::async, [k] { report("async-" + std::to_string(k)); }));
+      tasks.push_back(
+          std::async(std::launch::async, [k] { report("async-" + std::to_string(k)); }));
     for (auto& t : tasks) t.get();
     return 0;
   }
@@ -125,8 +127,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "exec") {
-    std::printf("config_in_env=%d preload_has_pin=%d\n", std::getenv("TM_PIN_CONFIG") != nullptr,
-                std::getenv("LD_PRELOAD") && std::strstr(std::getenv("LD_PRELOAD"), "threadmap-pin"));
+    std::printf(
+        "config_in_env=%d preload_has_pin=%d\n", std::getenv("TM_PIN_CONFIG") != nullptr,
+        std::getenv("LD_PRELOAD") && std::strstr(std::getenv("LD_PRELOAD"), "threadmap-pin"));
     std::fflush(stdout);
     execl("/proc/self/exe", argv[0], "pthreads", "1", static_cast<char*>(nullptr));
     return 4;
@@ -134,7 +137,8 @@ int main(int argc, char** argv) {
   if (mode == "exit") return n;
   if (mode == "sleep") {
     pthread_t t;
-    if (pthread_create(&t, nullptr, sleeping_thread, reinterpret_cast<void*>(static_cast<long>(n))) != 0)
+    if (pthread_create(&t, nullptr, sleeping_thread,
+                       reinterpret_cast<void*>(static_cast<long>(n))) != 0)
       return 3;
     pthread_join(t, nullptr);
     return 0;

@@ -29,8 +29,8 @@ inline std::string read_all(const std::string& path) {
 
 inline Output run(const std::string& command) {
   static int counter = 0;
-  std::string err_path = "/tmp/tm_run_test_" + std::to_string(getpid()) + "_" +
-                         std::to_string(counter++) + ".err";
+  std::string err_path =
+      "/tmp/tm_run_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".err";
   Output o;
   FILE* p = popen((command + " 2>" + err_path).c_str(), "r");
   if (!p) return o;

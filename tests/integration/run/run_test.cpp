@@ -42,8 +42,8 @@ TEST_F(Run, NamedThreadsLandOnPlannedCpusFromTheirFirstInstruction) {
     ASSERT_EQ(o.status, 0) << o.err;
     auto p = placements(o.out);
     ASSERT_EQ(p.size(), 5u) << o.out;
-    const char* expected[][2] = {{"main", "0"}, {"worker-0", "1"}, {"worker-1", "0"},
-                                 {"worker-2", "1"}, {"worker-3", "0"}};
+    const char* expected[][2] = {
+        {"main", "0"}, {"worker-0", "1"}, {"worker-1", "0"}, {"worker-2", "1"}, {"worker-3", "0"}};
     for (auto& [label, cpu] : expected) {
       EXPECT_EQ(p[label].affinity, cpu) << label;
       EXPECT_EQ(std::to_string(p[label].cpu), cpu) << label;
@@ -210,8 +210,8 @@ TEST_F(Run, PolicyPinsTheCpusPlanAssigns) {
   for (const char* policy : {"compact", "scatter", "round-robin"}) {
     SCOPED_TRACE(policy);
     const int threads = 4;  // more than this machine's CPUs: both cycle over the order
-    auto planned = run(kTm + " plan --threads " + std::to_string(threads) + " --policy " +
-                       policy + " --oversubscribe --json");
+    auto planned = run(kTm + " plan --threads " + std::to_string(threads) + " --policy " + policy +
+                       " --oversubscribe --json");
     ASSERT_EQ(planned.status, 0) << planned.err;
     auto plan = nlohmann::json::parse(planned.out);
     ASSERT_EQ(plan["assignments"].size(), static_cast<std::size_t>(threads));
@@ -228,4 +228,3 @@ TEST_F(Run, PolicyPinsTheCpusPlanAssigns) {
 }
 
 }  // namespace
-

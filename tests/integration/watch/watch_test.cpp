@@ -58,8 +58,8 @@ TEST_F(Watch, CountsMigrationsOfAHopperAndNoneForAPinnedThread) {
 TEST_F(Watch, RunWatchReportsShareOnThePlannedCpu) {
   std::string plan = tm_test::write_temp("watchplan.json", R"({"schema":"threadmap.plan/1",
     "assignments":[{"thread":"main","cpus":[0]},{"thread":"t0","cpus":[1]}]})");
-  auto o = run(kTm + " run --plan " + plan + " --watch --interval 20 -- " + PIN_PROBE +
-               " sleep 300");
+  auto o =
+      run(kTm + " run --plan " + plan + " --watch --interval 20 -- " + PIN_PROBE + " sleep 300");
   EXPECT_EQ(o.status, 0) << o.err;
   // The summary goes to stderr so the program's stdout stays its own.
   EXPECT_NE(o.err.find("on planned"), std::string::npos) << o.err;

@@ -1,7 +1,8 @@
 // encode_pin_config: validation of user input, and agreement with the C parser that reads it.
+#include "src/apply/pin_env.hpp"
+
 #include <gtest/gtest.h>
 
-#include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
 #include "tests/unit/pin/pin_test_util.hpp"
 

@@ -1,9 +1,9 @@
 // Plan, order and skip translation into pin rules (the policies are tested in tests/unit/plan).
+#include "src/apply/placement.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "src/apply/placement.hpp"
 
 namespace threadmap::apply {
 namespace {
@@ -26,7 +26,8 @@ TEST(Rules, FromOrderGivesMainTheFirstCpuAndCyclesTheRest) {
 
 TEST(Rules, FromPlanByOrderAndByName) {
   PlanFile plan;
-  plan.assignments = {{"main", CpuSet{0}}, {"a-very-long-thread-name", CpuSet{1}}, {"b", CpuSet{2}}};
+  plan.assignments = {
+      {"main", CpuSet{0}}, {"a-very-long-thread-name", CpuSet{1}}, {"b", CpuSet{2}}};
   PinRules ordered = rules_from_plan(plan, false);
   EXPECT_EQ(ordered.main_cpus->to_list(), "0");
   ASSERT_EQ(ordered.slots.size(), 2u);

@@ -1,7 +1,7 @@
 // Plan JSON reading: what `run` relies on is checked strictly; unknown fields are tolerated.
-#include <gtest/gtest.h>
-
 #include "src/apply/plan_file.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::apply {
 namespace {

@@ -1,8 +1,9 @@
 // Running a program to its end: the exit-status rule both `run` and `watch -- CMD` follow, the
 // watch of a short program, and a request refused before anything starts.
+#include "src/apply/program_run.hpp"
+
 #include <gtest/gtest.h>
 
-#include "src/apply/program_run.hpp"
 #include "src/apply/run_request.hpp"
 
 namespace threadmap::apply {

@@ -1,12 +1,13 @@
 // Pinning threads of this process. The machine may have only one or two CPUs: every test
 // works with whatever allowed_cpus() returns.
+#include "threadmap/affinity.hpp"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 
 #include <atomic>
 #include <thread>
 
-#include "threadmap/affinity.hpp"
 #include "threadmap/topology.hpp"
 
 using threadmap::CpuSet;

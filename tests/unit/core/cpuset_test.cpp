@@ -1,7 +1,7 @@
 // CpuSet parsing and printing: the kernel list syntax, taskset masks, and every bad-input class.
-#include <gtest/gtest.h>
-
 #include "threadmap/cpuset.hpp"
+
+#include <gtest/gtest.h>
 
 using threadmap::CpuSet;
 
@@ -45,10 +45,12 @@ TEST(CpuSetList, RejectsBadInputNamingTheItem) {
     const char* text;
     const char* token;
   } cases[] = {
-      {"", "empty"},          {"0,,2", "empty item"},   {"abc", "'abc'"},
-      {"3-x", "'3-x'"},       {"5-2", "'5-2'"},         {"-1", "'-1'"},
-      {"0-3:0", "'0-3:0'"},   {"4:2", "'4:2'"},         {"1.5", "'1.5'"},
-      {"0-99999999", "'0-99999999'"}, {"0-3,", "empty item"},
+      {"", "empty"},          {"0,,2", "empty item"},
+      {"abc", "'abc'"},       {"3-x", "'3-x'"},
+      {"5-2", "'5-2'"},       {"-1", "'-1'"},
+      {"0-3:0", "'0-3:0'"},   {"4:2", "'4:2'"},
+      {"1.5", "'1.5'"},       {"0-99999999", "'0-99999999'"},
+      {"0-3,", "empty item"},
   };
   for (const Case& c : cases) {
     auto r = CpuSet::parse_list(c.text);

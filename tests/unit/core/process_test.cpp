@@ -1,5 +1,7 @@
 // Threads of running processes: listing them from procfs and pinning them, including threads
 // that appear and vanish while we work.
+#include "threadmap/process.hpp"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "threadmap/affinity.hpp"
-#include "threadmap/process.hpp"
 
 using threadmap::CpuSet;
 
@@ -91,14 +92,13 @@ TEST(ProcessPin, PinsEveryThreadOfAChild) {
   pid_t child = spawn_child(3);
   ASSERT_GT(child, 0);
   CpuSet target{threadmap::allowed_cpus()->last()};
-  auto outcome =
-      threadmap::pin_process_threads(child, target, *threadmap::allowed_cpus(), {});
+  auto outcome = threadmap::pin_process_threads(child, target, *threadmap::allowed_cpus(), {});
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_TRUE(outcome->ok());
   // main + 3, plus any helper thread a sanitizer runtime adds to the child
   EXPECT_GE(outcome->pinned.size(), 4u);
   EXPECT_EQ(outcome->pinned.size(), threadmap::list_tids(child)->size());
-  EXPECT_GE(outcome->list_passes, 2);     // the last pass confirms no new thread appeared
+  EXPECT_GE(outcome->list_passes, 2);             // the last pass confirms no new thread appeared
   auto threads = threadmap::list_threads(child);  // keep the Result alive across the loop
   ASSERT_TRUE(threads.ok());
   for (const auto& info : *threads) EXPECT_EQ(info.allowed, target);
@@ -134,8 +134,7 @@ TEST(ProcessPin, InvalidRequestPinsNothing) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("not in the allowed set"), std::string::npos);
   auto after = threadmap::list_threads(child);
-  for (size_t i = 0; i < before->size(); ++i)
-    EXPECT_EQ((*after)[i].allowed, (*before)[i].allowed);
+  for (size_t i = 0; i < before->size(); ++i) EXPECT_EQ((*after)[i].allowed, (*before)[i].allowed);
   kill_child(child);
   EXPECT_FALSE(threadmap::pin_process_threads(child, allowed, allowed, {}).ok());
 }

@@ -1,11 +1,11 @@
 // Topology on recorded real machines (golden values from hwloc-calc on the same files) and on
 // this machine.
+#include "threadmap/topology.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <string>
-
-#include "threadmap/topology.hpp"
 
 using threadmap::CpuSet;
 using threadmap::Level;
@@ -75,8 +75,8 @@ TEST(TopologySmt, SiblingListsFollowTheCores) {
   Topology uv = load("sgi-uv2000-24x-xeon-e5-4640");
   EXPECT_EQ(uv.smt_siblings(383).to_list(), "191,383");
   Topology raptor = load("intel-i7-1370p-raptorlake-hybrid");
-  EXPECT_EQ(raptor.smt_siblings(1).to_list(), "0-1");   // P-core: siblings adjacent
-  EXPECT_EQ(raptor.smt_siblings(19).to_list(), "19");   // E-core: no SMT
+  EXPECT_EQ(raptor.smt_siblings(1).to_list(), "0-1");  // P-core: siblings adjacent
+  EXPECT_EQ(raptor.smt_siblings(19).to_list(), "19");  // E-core: no SMT
   Topology epyc = load("amd-2x-epyc7763-zen3");
   EXPECT_EQ(epyc.smt_siblings(5).to_list(), "5");
   EXPECT_TRUE(epyc.smt_siblings(100000).empty());

@@ -40,7 +40,9 @@ class Benches : public ::testing::Test {
       }
       EXPECT_FALSE(v.placement.empty());
       ASSERT_EQ(v.value.samples.size(), 2u);
-      for (double s : v.value.samples) { EXPECT_GT(s, 0); }
+      for (double s : v.value.samples) {
+        EXPECT_GT(s, 0);
+      }
       EXPECT_LE(v.value.min, v.value.median);
       EXPECT_LE(v.value.median, v.value.max);
       EXPECT_GT(v.ratio_to_baseline, 0);
@@ -63,7 +65,9 @@ TEST_F(Benches, ContentionComparesOsPlacementWithOneCorePerPairAndFarApart) {
   EXPECT_EQ(r->variants[1].name, "one-core");
   EXPECT_EQ(r->variants[2].name, "far-apart");
   ASSERT_EQ(r->variants[1].threads.size(), 4u);
-  for (const ThreadPlacement& t : r->variants[0].threads) { EXPECT_TRUE(t.cpus.empty()); }
+  for (const ThreadPlacement& t : r->variants[0].threads) {
+    EXPECT_TRUE(t.cpus.empty());
+  }
   // Both threads of a pair share one core in "one-core".
   const auto& one = r->variants[1].threads;
   EXPECT_EQ(topo_->smt_siblings(one[0].cpus.first()), topo_->smt_siblings(one[1].cpus.first()));
@@ -86,7 +90,8 @@ TEST_F(Benches, PingpongMeasuresPairsAndSaysWhenTheyCoincide) {
   if (usable_.count() == 2) {
     EXPECT_EQ(r->variants.size(), 1u) << "one pair only: best and worst are the same pair";
     bool said_so = false;
-    for (const auto& n : r->notes) said_so = said_so || n.find("only one pair") != std::string::npos;
+    for (const auto& n : r->notes)
+      said_so = said_so || n.find("only one pair") != std::string::npos;
     EXPECT_TRUE(said_so);
   }
 }
@@ -124,7 +129,9 @@ TEST_F(Benches, SmtRunsBothWorkloadsAndSkipsSiblingsWithoutSmt) {
   for (const Variant& v : r->variants) {
     if (v.name.ends_with("-smt-siblings")) {
       EXPECT_EQ(v.available, has_smt);
-      if (!has_smt) { EXPECT_NE(v.unavailable_reason.find("SMT"), std::string::npos); }
+      if (!has_smt) {
+        EXPECT_NE(v.unavailable_reason.find("SMT"), std::string::npos);
+      }
     }
   }
 }
@@ -137,12 +144,15 @@ TEST_F(Benches, MigrateCountsMigrationsAndHoppingMigratesMore) {
   for (const Variant& v : r->variants) {
     if (!v.available) continue;
     ASSERT_EQ(v.counters.size(), 4u);
-    for (const Counter& c : v.counters) { EXPECT_FALSE(c.supported ? c.how.empty() : c.reason.empty()); }
+    for (const Counter& c : v.counters) {
+      EXPECT_FALSE(c.supported ? c.how.empty() : c.reason.empty());
+    }
   }
   const Variant& stay = r->variants[1];
   const Variant& hop = r->variants[2];
   if (!hop.available) GTEST_SKIP() << hop.unavailable_reason;
-  if (!hop.counters[1].supported) GTEST_SKIP() << "no migration counter: " << hop.counters[1].reason;
+  if (!hop.counters[1].supported)
+    GTEST_SKIP() << "no migration counter: " << hop.counters[1].reason;
   // 20 rounds per thread, each starting with a move to another CPU.
   EXPECT_GE(hop.counters[1].median, 10.0 * static_cast<double>(hop.threads.size()));
   EXPECT_LT(stay.counters[1].median, hop.counters[1].median);

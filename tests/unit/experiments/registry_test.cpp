@@ -1,8 +1,8 @@
 // The table of benches: the names `threadmap bench` accepts and the report runs, in order, and
 // the one error for a name that is not there.
-#include <gtest/gtest.h>
-
 #include "src/experiments/registry.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::experiments {
 namespace {

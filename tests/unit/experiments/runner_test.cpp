@@ -26,14 +26,15 @@ TEST(RunPinned, EachThreadRunsWhereItWasPinned) {
   });
   ASSERT_TRUE(seconds) << seconds.error().message;
   EXPECT_GE(*seconds, 0);
-  for (std::size_t i = 0; i + 1 < cpus.size(); ++i) { EXPECT_EQ(seen[i], cpus[i]) << i; }
+  for (std::size_t i = 0; i + 1 < cpus.size(); ++i) {
+    EXPECT_EQ(seen[i], cpus[i]) << i;
+  }
   EXPECT_EQ(seen.back(), *allowed);
 }
 
 TEST(RunPinned, MeasuresTheBodiesNotTheSetup) {
-  auto seconds = run_pinned({{}, {}}, [](std::size_t) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
-  });
+  auto seconds = run_pinned(
+      {{}, {}}, [](std::size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(30)); });
   ASSERT_TRUE(seconds);
   EXPECT_GE(*seconds, 0.029);
   EXPECT_LT(*seconds, 1.0);
@@ -43,11 +44,10 @@ TEST(RunPinned, ACpuOutsideTheAllowedSetFailsAndNoBodyRuns) {
   auto allowed = allowed_cpus();
   ASSERT_TRUE(allowed);
   std::atomic<int> bodies{0};
-  auto seconds = run_pinned({CpuSet{allowed->last() + 1000}, {}},
-                            [&](std::size_t) { bodies.fetch_add(1); });
+  auto seconds =
+      run_pinned({CpuSet{allowed->last() + 1000}, {}}, [&](std::size_t) { bodies.fetch_add(1); });
   ASSERT_FALSE(seconds);
-  EXPECT_NE(seconds.error().message.find(std::to_string(allowed->last() + 1000)),
-            std::string::npos)
+  EXPECT_NE(seconds.error().message.find(std::to_string(allowed->last() + 1000)), std::string::npos)
       << seconds.error().message;
   EXPECT_EQ(bodies.load(), 0);
 }

@@ -62,8 +62,8 @@ TEST(LatencyPairs, SkipsNanAndAveragesDirections) {
   latency::Matrix m;
   m.cpus = {0, 2, 5};
   const double nan = std::nan("");
-  m.one_way_ns = {0, 10, nan,  //
-                  30, 0, nan,  //
+  m.one_way_ns = {0,  10,  nan,  //
+                  30, 0,   nan,  //
                   40, nan, 0};
   auto pairs = latencies_from_matrix(m);
   ASSERT_EQ(pairs.size(), 2u);

@@ -1,10 +1,11 @@
 // CPU choice for the experiments, checked on every recorded machine in tests/data/topologies
 // (so the rules hold on SMT-2, SMT-off, hybrid, multi-socket and many-NUMA machines alike).
+#include "src/experiments/variant_placement.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "src/experiments/variant_placement.hpp"
 #include "src/plan/machine_model.hpp"
 
 namespace threadmap::experiments {
@@ -69,7 +70,9 @@ TEST(Placement, FarthestPairCrossesPackagesAndNumaNodesWhenThereAreSeveral) {
     if (topo->counts().packages > 1) {
       EXPECT_EQ(topo->shared_level(pair->first, pair->second), Level::machine);
     }
-    if (topo->counts().numa_nodes > 1) { EXPECT_FALSE(topo->same_numa(pair->first, pair->second)); }
+    if (topo->counts().numa_nodes > 1) {
+      EXPECT_FALSE(topo->same_numa(pair->first, pair->second));
+    }
     if (topo->counts().cores > 1) {
       EXPECT_FALSE(topo->smt_siblings(pair->first).contains(pair->second));
     }
@@ -86,7 +89,9 @@ TEST(Placement, CoreSlotsAreTheSiblingsOrTheCpuAlone) {
     std::vector<int> slots = core_slots(*topo, allowed, cpu);
     const std::size_t siblings = (topo->smt_siblings(cpu) & allowed).count();
     EXPECT_EQ(slots.size(), std::min<std::size_t>(2, std::max<std::size_t>(1, siblings)));
-    for (int s : slots) { EXPECT_TRUE(topo->smt_siblings(cpu).contains(s) || s == cpu); }
+    for (int s : slots) {
+      EXPECT_TRUE(topo->smt_siblings(cpu).contains(s) || s == cpu);
+    }
   }
 }
 

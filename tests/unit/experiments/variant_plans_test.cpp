@@ -1,10 +1,10 @@
 // Where contention and smt put their threads, on every recorded machine: what a user with an
 // SMT-2 EPYC, a hybrid laptop or a 24-socket UV2000 would get, not just this test machine.
+#include "src/experiments/variant_plans.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include "src/experiments/variant_plans.hpp"
 
 namespace threadmap::experiments {
 namespace {

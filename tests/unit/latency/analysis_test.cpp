@@ -1,8 +1,9 @@
 // latency::analyse, numbering lies, topology comparison and display order on published matrices
 // and recorded topologies.
+#include "src/latency/analysis.hpp"
+
 #include <gtest/gtest.h>
 
-#include "src/latency/analysis.hpp"
 #include "src/latency/compare.hpp"
 #include "src/latency/numbering.hpp"
 #include "src/latency/ordering.hpp"
@@ -86,9 +87,9 @@ TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
       const PuPlace* a = topo->pu(m.cpus[i]);
       const PuPlace* b = topo->pu(m.cpus[j]);
       double v = a->core == b->core         ? 5
-                 : a->l3 == b->l3             ? 20
-                 : a->package == b->package   ? 100
-                                              : 200;
+                 : a->l3 == b->l3           ? 20
+                 : a->package == b->package ? 100
+                                            : 200;
       m.at(i, j) = m.at(j, i) = v;
     }
   }
@@ -100,8 +101,8 @@ TEST(Compare, RealEpycTopologyAgainstMatrixShapedLikeIt) {
   EXPECT_EQ(d.domains.size(), topo->groups(Level::l3).size());
   bool packages = false;
   for (const auto& line : cmp.lines) {
-    packages = packages ||
-               (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
+    packages =
+        packages || (line.hwloc_level == "packages" && line.relation == latency::Relation::same);
   }
   EXPECT_TRUE(packages);
 

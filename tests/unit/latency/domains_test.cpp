@@ -1,11 +1,11 @@
 // Latency domains on matrices measured on real CPUs (tests/data/latency) and on synthetic ones
 // with noise. The expectations come from each CPU's documented layout, not from our output.
+#include "src/latency/domains.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
-
-#include "src/latency/domains.hpp"
 
 using threadmap::CpuSet;
 using threadmap::latency::analyse_domains;
@@ -122,9 +122,8 @@ void expect_ccx_then_socket_level(const std::string& file, int cpus, int ccx_cpu
   auto d = analyse_domains(m);
   expect_nested_partitions(m, d);
   expect_smt_pairs_offset(d, cpus, cpus / 2);
-  EXPECT_EQ(sizes(d.domains),
-            std::vector<std::size_t>(static_cast<std::size_t>(cpus / ccx_cpus),
-                                     static_cast<std::size_t>(ccx_cpus)));
+  EXPECT_EQ(sizes(d.domains), std::vector<std::size_t>(static_cast<std::size_t>(cpus / ccx_cpus),
+                                                       static_cast<std::size_t>(ccx_cpus)));
   const int half = cpus / 2, quarter = cpus / 4;
   CpuSet socket0 = CpuSet::range(0, quarter - 1) | CpuSet::range(half, half + quarter - 1);
   CpuSet socket1 = m.cpu_set() - socket0;
@@ -234,9 +233,8 @@ TEST(Domains, TwoCpusGiveOneDomain) {
 }
 
 TEST(Domains, AnalysesEveryPublishedMatrix) {
-  for (const char* file :
-       {"AMD_Ryzen_Threadripper_1950X.csv",
-        "Intel_Xeon_W9-3475X_2.2GHz_36Cores_2023-Q2_by-ReinForce-II.csv"}) {
+  for (const char* file : {"AMD_Ryzen_Threadripper_1950X.csv",
+                           "Intel_Xeon_W9-3475X_2.2GHz_36Cores_2023-Q2_by-ReinForce-II.csv"}) {
     Matrix m = load(file);
     auto d = analyse_domains(m);
     expect_nested_partitions(m, d);

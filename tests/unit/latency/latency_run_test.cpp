@@ -1,8 +1,8 @@
 // latency::run_latency with saved matrices (no measurement): the analysis it returns, and the
 // input it blames on failure, which is what lets the CLI name the flag.
-#include <gtest/gtest.h>
-
 #include "src/latency/latency_run.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::latency {
 namespace {

@@ -45,10 +45,9 @@ TEST(MatrixLoad, SquareCsvWithHeaderKeepsCpuNumbers) {
 
 TEST(MatrixLoad, JsonDocument) {
   MatrixFormat format{};
-  auto m = parse_matrix_text(
-      R"({"schema":"threadmap.latency/1","cpu_model":"X","cpus":[0,1],)"
-      R"("matrix":[[0,12.5],[12.5,0]]})",
-      "m.json", &format);
+  auto m = parse_matrix_text(R"({"schema":"threadmap.latency/1","cpu_model":"X","cpus":[0,1],)"
+                             R"("matrix":[[0,12.5],[12.5,0]]})",
+                             "m.json", &format);
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ(format, MatrixFormat::threadmap_json);
   EXPECT_EQ(m->cpu_model, "X");

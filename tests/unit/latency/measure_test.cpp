@@ -69,8 +69,7 @@ TEST(Measure, FewerThanTwoCpusIsAClearError) {
   opt.cpus = CpuSet{allowed->first()};
   auto run = latency::measure(opt, this_machine());
   ASSERT_FALSE(run);
-  EXPECT_NE(run.error().message.find("at least 2 CPUs"), std::string::npos)
-      << run.error().message;
+  EXPECT_NE(run.error().message.find("at least 2 CPUs"), std::string::npos) << run.error().message;
 }
 
 TEST(Measure, CpuOutsideAllowedSetIsRejectedBeforeMeasuring) {
@@ -93,7 +92,6 @@ TEST(Measure, MethodNamesRoundTrip) {
 
 }  // namespace
 
-
 namespace {
 
 TEST(PairPass, ResponderThatCannotRunIsAnErrorNotAHang) {
@@ -109,8 +107,7 @@ TEST(PairPass, ResponderThatCannotRunIsAnErrorNotAHang) {
   auto pass = latency::measure_pair_pass(cpu, cpu, config);
   ASSERT_FALSE(pass);
   EXPECT_EQ(pass.error().code, std::make_error_code(std::errc::timed_out));
-  EXPECT_NE(pass.error().message.find("did not answer"), std::string::npos)
-      << pass.error().message;
+  EXPECT_NE(pass.error().message.find("did not answer"), std::string::npos) << pass.error().message;
 }
 
 TEST(PairPass, FixedIterationModeTimesExactlyThatMany) {

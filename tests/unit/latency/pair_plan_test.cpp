@@ -1,11 +1,11 @@
 // The pass schedule (every pair twice, re-checks later and interleaved) and the --quick classes
 // on recorded topologies.
+#include "src/latency/pair_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
-
-#include "src/latency/pair_plan.hpp"
 
 using namespace threadmap;
 

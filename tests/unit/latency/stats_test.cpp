@@ -1,10 +1,10 @@
 // Statistics on synthetic samples with known answers.
+#include "src/latency/stats.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
-
-#include "src/latency/stats.hpp"
 
 using namespace threadmap::latency;
 

@@ -1,5 +1,7 @@
 // The sampler on this test's own threads: a thread that hops between CPUs shows migrations,
 // one pinned from its creation shows none.
+#include "src/monitor/thread_sampler.hpp"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>
@@ -9,7 +11,6 @@
 #include <chrono>
 #include <thread>
 
-#include "src/monitor/thread_sampler.hpp"
 #include "src/monitor/watch_history.hpp"
 
 namespace threadmap::monitor {

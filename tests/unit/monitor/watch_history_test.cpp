@@ -1,7 +1,7 @@
 // WatchHistory and summarize_watch() on synthetic samples: spans, rates, plan shares.
-#include <gtest/gtest.h>
-
 #include "src/monitor/watch_history.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::monitor {
 namespace {

@@ -1,13 +1,13 @@
 // Files as the commands use them: bounded reads with the kernel's reason, whole-or-nothing
 // writes, directories created once.
+#include "src/os/files.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-
-#include "src/os/files.hpp"
 
 namespace threadmap::os {
 namespace {

@@ -1,9 +1,9 @@
 // The procfs parsers on text recorded from a Linux 6.1 kernel (Debian 12), with field numbers as
 // man 5 proc gives them. The process was a copy of sleep(1) named "we ird) (x", so comm holds a
 // space and both parentheses, as a hostile thread name can.
-#include <gtest/gtest.h>
-
 #include "src/os/proc_parse.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::os {
 namespace {
@@ -85,7 +85,7 @@ constexpr const char* kSched =
 TEST(ParseTaskSched, MigrationsSwitchesAndRuntimeInNs) {
   TaskSched st = parse_task_sched(kSched);
   EXPECT_EQ(st.migrations, 7u);
-  EXPECT_EQ(st.switches, 11u);  // nr_switches, not nr_voluntary_switches
+  EXPECT_EQ(st.switches, 11u);         // nr_switches, not nr_voluntary_switches
   EXPECT_EQ(st.runtime_ns, 1356230u);  // 1.356230 ms
 }
 

@@ -1,14 +1,13 @@
 // Starting programs: LD_PRELOAD composition, the child environment, exit statuses, starting
 // failures, signal forwarding, captured runs with a time limit.
+#include "src/os/process.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
-
-#include "src/os/process.hpp"
 
 namespace threadmap::os {
 namespace {
@@ -37,9 +36,7 @@ TEST(ChildEnvironment, OverridesReplaceAndPreloadIsComposed) {
   spec.preload = {"/l/libthreadmap-cache.so"};
   auto env = child_environment(spec);
   unsetenv("LD_PRELOAD");
-  auto count = [&](const std::string& entry) {
-    return std::count(env.begin(), env.end(), entry);
-  };
+  auto count = [&](const std::string& entry) { return std::count(env.begin(), env.end(), entry); };
   EXPECT_EQ(count("TM_TEST_KEEP=kept"), 1);
   EXPECT_EQ(count("TM_TEST_REPLACE=second"), 1);  // the later override wins, once
   EXPECT_EQ(count("TM_TEST_REPLACE=first"), 0);
@@ -48,8 +45,8 @@ TEST(ChildEnvironment, OverridesReplaceAndPreloadIsComposed) {
 }
 
 TEST(ExitStatus, ExitCodeOrSignal) {
-  EXPECT_EQ(exit_status_of(7 << 8), 7);            // exited with 7
-  EXPECT_EQ(exit_status_of(SIGKILL), 128 + 9);     // killed by SIGKILL
+  EXPECT_EQ(exit_status_of(7 << 8), 7);         // exited with 7
+  EXPECT_EQ(exit_status_of(SIGKILL), 128 + 9);  // killed by SIGKILL
 }
 
 TEST(Spawn, ReportsAProgramThatCannotStart) {

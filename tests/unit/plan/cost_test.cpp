@@ -22,7 +22,8 @@ TEST(Cost, TopologyDistancesKeepTheDocumentedOrder) {
 }
 
 TEST(Cost, DistancesFollowTheTopology) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc9654-zen4.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc9654-zen4.xml");
   MachineInputs in;
   in.topology = &topo;
   auto m = build_machine(in);
@@ -43,7 +44,8 @@ TEST(Cost, IncrementalStateEqualsFullEvaluation) {
   auto spec = parse_spec(R"({"threads": [{"name": "c[0-5]", "traits": ["compute"]},
       {"name": "l[0-2]", "traits": ["latency-critical"]}, {"name": "b[0-2]", "traits": ["background"]},
       {"name": "x", "traits": ["exclusive"]}, {"name": "y", "share-core-with": "x"}],
-      "groups": [{"threads": ["c[0-5]", "l0"], "weight": 3}], "oversubscribe": true})", "t");
+      "groups": [{"threads": ["c[0-5]", "l0"], "weight": 3}], "oversubscribe": true})",
+                         "t");
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   MachineInputs in;
   in.topology = &topo;
@@ -68,13 +70,17 @@ TEST(Cost, IncrementalStateEqualsFullEvaluation) {
 }
 
 TEST(Cost, ModelSaysWhichInputItUsed) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
-  Plan plan = test::plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})",
-                              &topo, nullptr);
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  Plan plan = test::plan_json(
+      R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})", &topo,
+      nullptr);
   EXPECT_NE(plan.model.find("topology distance"), std::string::npos) << plan.model;
-  latency::Matrix matrix = test::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/Apple_M1_Pro.csv");
-  Plan measured = test::plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})",
-                                  nullptr, &matrix);
+  latency::Matrix matrix =
+      test::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/Apple_M1_Pro.csv");
+  Plan measured = test::plan_json(
+      R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})", nullptr,
+      &matrix);
   EXPECT_NE(measured.model.find("measured latency"), std::string::npos) << measured.model;
 }
 

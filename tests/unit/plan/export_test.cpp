@@ -1,12 +1,13 @@
-// Exporters, recommendations and isolated CPUs: the strings other tools read, and the library calls the
-// report makes.
+// Exporters, recommendations and isolated CPUs: the strings other tools read, and the library calls
+// the report makes.
+#include "src/plan/export.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 
-#include "src/plan/export.hpp"
 #include "src/plan/isolated.hpp"
 #include "src/plan/recommend.hpp"
 #include "tests/unit/plan/plan_test_util.hpp"
@@ -40,7 +41,8 @@ TEST(Export, EveryFormatListsCpusInThreadOrder) {
 }
 
 TEST(Recommend, PairsAndComputeCpus) {
-  latency::Matrix matrix = test::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/AMD_Ryzen_9_5950X_3.40_GHz.csv");
+  latency::Matrix matrix = test::load_matrix(std::string(THREADMAP_TEST_DATA) +
+                                             "/latency/AMD_Ryzen_9_5950X_3.40_GHz.csv");
   RecommendInputs in;
   in.matrix = &matrix;
   auto pairs = recommend_pairs(in, 2);
@@ -51,7 +53,8 @@ TEST(Recommend, PairsAndComputeCpus) {
   EXPECT_LT((*pairs)[0].latency_ns, 8.0);  // an SMT pair of this CPU
   EXPECT_NE(in.model.find("measured latency"), std::string::npos);
 
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
   RecommendInputs on_topo;
   on_topo.topology = &topo;
   auto compute = recommend_compute_cpus(on_topo, 6);
@@ -90,7 +93,8 @@ TEST(Isolated, ReadsTheKernelListAndPrefersIt) {
   ASSERT_TRUE(missing.ok());
   EXPECT_TRUE(missing->empty());
 
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc7763-zen3.xml");
   auto spec = parse_spec(R"({"threads": [{"name": "t[0-2]", "traits": ["compute"]}]})", "iso");
   ASSERT_TRUE(spec.ok());
   PlanInputs in;
@@ -98,7 +102,8 @@ TEST(Isolated, ReadsTheKernelListAndPrefersIt) {
   in.isolated = *some;
   auto plan = make_plan(*spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  for (const auto& a : plan->assignments) EXPECT_TRUE(some->contains(a.cpus[0])) << a.name << " " << a.cpus[0];
+  for (const auto& a : plan->assignments)
+    EXPECT_TRUE(some->contains(a.cpus[0])) << a.name << " " << a.cpus[0];
   spec->prefer_isolated = false;  // "prefer-isolated": false turns it off
   auto plain = make_plan(*spec, in);
   ASSERT_TRUE(plain.ok());

@@ -46,7 +46,8 @@ TEST(PlacementRules, ContendingPairsOnMatricesUseInferredSmtSiblings) {
       const int x = test::cpu_of(plan, std::string(pair) + "0");
       const int y = test::cpu_of(plan, std::string(pair) + "1");
       bool together = x == y;
-      for (const CpuSet& core : domains.smt_siblings) together = together || (core.contains(x) && core.contains(y));
+      for (const CpuSet& core : domains.smt_siblings)
+        together = together || (core.contains(x) && core.contains(y));
       EXPECT_TRUE(together) << pair << ": " << x << " and " << y;
     }
   }
@@ -85,8 +86,10 @@ TEST(PlacementRules, ComputeThreadsNeverShareACoreWhileCoresAreFree) {
       EXPECT_EQ(plan.cost.compute_smt_pairs, 0) << n << " compute threads";
       for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j)
-          ASSERT_FALSE(topo.smt_siblings(plan.assignments[i].cpus[0]).contains(plan.assignments[j].cpus[0]))
-              << n << " threads: " << plan.assignments[i].cpus[0] << " and " << plan.assignments[j].cpus[0];
+          ASSERT_FALSE(
+              topo.smt_siblings(plan.assignments[i].cpus[0]).contains(plan.assignments[j].cpus[0]))
+              << n << " threads: " << plan.assignments[i].cpus[0] << " and "
+              << plan.assignments[j].cpus[0];
     }
   }
 }
@@ -109,16 +112,20 @@ TEST(PlacementRules, BackgroundThreadsGoToEfficiencyCoresOnHybrids) {
         {"name": "log[0-1]", "traits": ["background"]}],
         "edges": [{"between": ["rt0", "rt1"], "weight": 5}]})",
                                 &topo, nullptr);
-    for (const char* bg : {"log0", "log1"}) EXPECT_TRUE(efficient.contains(test::cpu_of(plan, bg))) << bg;
-    for (const char* fg : {"rt0", "rt1", "crunch"}) EXPECT_FALSE(efficient.contains(test::cpu_of(plan, fg))) << fg;
+    for (const char* bg : {"log0", "log1"})
+      EXPECT_TRUE(efficient.contains(test::cpu_of(plan, bg))) << bg;
+    for (const char* fg : {"rt0", "rt1", "crunch"})
+      EXPECT_FALSE(efficient.contains(test::cpu_of(plan, fg))) << fg;
   }
   EXPECT_GE(hybrids, 2) << "the shared data has hybrid machines with CPU kinds";
 }
 
 TEST(PlacementRules, BackgroundKeepsAwayFromLatencyCritical) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc7763-zen3.xml");
   Plan plan = test::plan_json(R"({"threads": [{"name": "rt", "traits": ["latency-critical"]},
-      {"name": "bg", "traits": ["background"]}]})", &topo, nullptr);
+      {"name": "bg", "traits": ["background"]}]})",
+                              &topo, nullptr);
   EXPECT_NE(topo.shared_level(test::cpu_of(plan, "rt"), test::cpu_of(plan, "bg")), Level::l3);
   EXPECT_EQ(plan.cost.background, 0);
 }
@@ -128,9 +135,11 @@ TEST(PlacementRules, ConstraintsAndMemoryNodeAreHonoured) {
                                       "/topologies/amd-4x-opteron6200-bulldozer-8numa.xml");
   const int node = topo.pu(20)->numa;  // a node inside the allowed CPUs, not the first one
   ASSERT_GT(node, 0);
-  Plan plan = test::plan_json(R"({"threads": [{"name": "a", "memory-node": )" + std::to_string(node) +
-                                  R"(}, {"name": "b", "cpus": "8-9"},
-      {"name": "c[0-3]"}], "constraints": {"allowed": "0-31", "reserved": "0-1"}})", &topo, nullptr);
+  Plan plan =
+      test::plan_json(R"({"threads": [{"name": "a", "memory-node": )" + std::to_string(node) +
+                          R"(}, {"name": "b", "cpus": "8-9"},
+      {"name": "c[0-3]"}], "constraints": {"allowed": "0-31", "reserved": "0-1"}})",
+                      &topo, nullptr);
   const int a = test::cpu_of(plan, "a");
   EXPECT_EQ(topo.pu(a)->numa, node) << "cpu " << a;
   const int b = test::cpu_of(plan, "b");
@@ -142,7 +151,8 @@ TEST(PlacementRules, ConstraintsAndMemoryNodeAreHonoured) {
 }
 
 TEST(PlacementRules, InfeasibleSpecsGetOneClearError) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   struct Case {
     const char* json;
     const char* expect;
@@ -150,12 +160,17 @@ TEST(PlacementRules, InfeasibleSpecsGetOneClearError) {
   const Case cases[] = {
       {R"({"threads": [{"name": "x[0-2]", "traits": ["exclusive"]}]})", "whole cores but only 2"},
       {R"({"threads": [{"name": "t[0-2]"}]})", "3 threads need 3 CPUs but only 2 are available"},
-      {R"({"threads": [{"name": "t", "cpus": "0"}], "constraints": {"reserved": "0"}})", "CPU 0 is reserved"},
+      {R"({"threads": [{"name": "t", "cpus": "0"}], "constraints": {"reserved": "0"}})",
+       "CPU 0 is reserved"},
       {R"({"threads": [{"name": "t"}], "constraints": {"allowed": "0-7"}})", "does not exist"},
-      {R"({"threads": [{"name": "t"}], "constraints": {"allowed": "0-1", "reserved": "0-1"}})", "no CPU left"},
-      {R"({"threads": [{"name": "t"}], "constraints": {"allowed": "core:9"}})", "constraint allowed 'core:9'"},
-      {R"({"threads": [{"name": "a"}], "edges": [{"between": ["a", "nobody"]}]})", "unknown thread 'nobody'"},
-      {R"({"threads": [{"name": "a", "share-core-with": "b"}, {"name": "b", "share-core-with": "a"}]})", "cycle"},
+      {R"({"threads": [{"name": "t"}], "constraints": {"allowed": "0-1", "reserved": "0-1"}})",
+       "no CPU left"},
+      {R"({"threads": [{"name": "t"}], "constraints": {"allowed": "core:9"}})",
+       "constraint allowed 'core:9'"},
+      {R"({"threads": [{"name": "a"}], "edges": [{"between": ["a", "nobody"]}]})",
+       "unknown thread 'nobody'"},
+      {R"({"threads": [{"name": "a", "share-core-with": "b"}, {"name": "b", "share-core-with": "a"}]})",
+       "cycle"},
   };
   for (const Case& c : cases) {
     std::string message = test::plan_error(c.json, &topo);

@@ -10,7 +10,8 @@ namespace threadmap::plan {
 namespace {
 
 TEST(PlanJson, RunReadsWhatPlanWrites) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc7763-zen3.xml");
   Plan plan = test::plan_json(R"({"threads": [{"name": "main", "traits": ["background"]},
       {"name": "worker[0-3]", "traits": ["compute"]}], "edges": [{"between": ["main", "worker[0-3]"]}]})",
                               &topo, nullptr);
@@ -29,12 +30,15 @@ TEST(PlanJson, RunReadsWhatPlanWrites) {
 }
 
 TEST(PlanJson, TextNamesModelSolverAndEveryBaseline) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
-  Plan plan = test::plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})",
-                              &topo, nullptr);
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc7763-zen3.xml");
+  Plan plan = test::plan_json(
+      R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})", &topo,
+      nullptr);
   const std::string text = render::plan_text(plan);
-  for (const char* needle : {"model:  topology distance", "solver: branch and bound (proven optimal",
-                             "sequential", "compact", "scatter", "spread", "rule breaks", "ns"})
+  for (const char* needle :
+       {"model:  topology distance", "solver: branch and bound (proven optimal", "sequential",
+        "compact", "scatter", "spread", "rule breaks", "ns"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
 }
 

@@ -15,7 +15,8 @@ namespace threadmap::plan::test {
 
 inline std::vector<std::string> data_files(const std::string& folder, const std::string& ext) {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(THREADMAP_TEST_DATA) + "/" + folder))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(THREADMAP_TEST_DATA) + "/" + folder))
     if (e.path().extension() == ext) out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
@@ -36,7 +37,8 @@ inline latency::Matrix load_matrix(const std::string& path) {
 }
 
 /// Plans `json` on the given machine; fails the test on error.
-inline Plan plan_json(const std::string& json, const Topology* topo, const latency::Matrix* matrix) {
+inline Plan plan_json(const std::string& json, const Topology* topo,
+                      const latency::Matrix* matrix) {
   auto spec = parse_spec(json, "test spec");
   EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().message);
   PlanInputs in;

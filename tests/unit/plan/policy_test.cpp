@@ -1,13 +1,14 @@
 // The one CPU policy engine on recorded machines (tests/data/topologies), and the promise it
 // exists for: for the same CPUs, policy and thread count, `threadmap run` pins the threads
 // where `threadmap plan --policy` places them.
+#include "src/plan/policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "src/apply/placement.hpp"
 #include "src/plan/planner.hpp"
-#include "src/plan/policy.hpp"
 #include "src/plan/spec.hpp"
 
 namespace threadmap::plan {
@@ -124,11 +125,13 @@ TEST(Policy, RunPinsTheCpusPlanAssigns) {
                            "amd-ryzen-ai9-hx370-zen5-hybrid.xml", "this-vm-kvm-2vcpu-epyc.xml"}) {
     const Topology topo = load(file);
     const int cpus = static_cast<int>(topo.resolve("all")->count());
-    for (QuickPolicy quick : {QuickPolicy::compact, QuickPolicy::scatter, QuickPolicy::round_robin}) {
+    for (QuickPolicy quick :
+         {QuickPolicy::compact, QuickPolicy::scatter, QuickPolicy::round_robin}) {
       const Policy policy = *cpu_policy(quick);
       for (int threads : {1, 2, 3, 8, cpus, cpus + 3}) {
         if (quick == QuickPolicy::compact && threads > 2048) continue;  // spec limit
-        SCOPED_TRACE(std::string(file) + " " + policy_name(policy) + " x" + std::to_string(threads));
+        SCOPED_TRACE(std::string(file) + " " + policy_name(policy) + " x" +
+                     std::to_string(threads));
         const std::vector<int> planned = plan_cpus(topo, quick, threads);
         EXPECT_EQ(planned, run_cpus(topo, policy, static_cast<std::size_t>(threads)));
         EXPECT_EQ(planned.size(), static_cast<std::size_t>(threads));
@@ -145,7 +148,9 @@ TEST(Policy, ScatterPlanAlternatesSocketsOnTwoSocketSmt) {
   std::set<int> cores;
   for (std::size_t k = 0; k < planned.size(); ++k) {
     cores.insert(topo.pu(planned[k])->core);
-    if (k > 0) { EXPECT_NE(topo.pu(planned[k])->package, topo.pu(planned[k - 1])->package) << k; }
+    if (k > 0) {
+      EXPECT_NE(topo.pu(planned[k])->package, topo.pu(planned[k - 1])->package) << k;
+    }
   }
   EXPECT_EQ(cores.size(), planned.size());
 }

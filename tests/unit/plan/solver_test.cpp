@@ -23,10 +23,17 @@ WorkloadSpec random_spec(std::mt19937& rng, int n) {
     ThreadSpec t;
     t.name = "t" + std::to_string(i);
     switch (trait(rng)) {
-      case 0: t.compute = true; break;
-      case 1: t.latency_critical = true; break;
-      case 2: t.background = true; break;
-      default: break;
+      case 0:
+        t.compute = true;
+        break;
+      case 1:
+        t.latency_critical = true;
+        break;
+      case 2:
+        t.background = true;
+        break;
+      default:
+        break;
     }
     spec.threads.push_back(t);
   }
@@ -34,7 +41,8 @@ WorkloadSpec random_spec(std::mt19937& rng, int n) {
   std::bernoulli_distribution edge(0.35);
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b)
-      if (edge(rng)) spec.edges.push_back(EdgeSpec{a, b, std::round(weight(rng) * 2) / 2, "random"});
+      if (edge(rng))
+        spec.edges.push_back(EdgeSpec{a, b, std::round(weight(rng) * 2) / 2, "random"});
   return spec;
 }
 
@@ -47,9 +55,13 @@ struct Machine {
 std::vector<Machine> small_machines() {
   std::vector<Machine> out;
   const std::string data = THREADMAP_TEST_DATA;
-  out.push_back({"raptorlake", test::load_topology(data + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml"), {}});
-  out.push_back({"epyc7763", test::load_topology(data + "/topologies/amd-2x-epyc7763-zen3.xml"), {}});
-  out.push_back({"9900K", {}, test::load_matrix(data + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv")});
+  out.push_back({"raptorlake",
+                 test::load_topology(data + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml"),
+                 {}});
+  out.push_back(
+      {"epyc7763", test::load_topology(data + "/topologies/amd-2x-epyc7763-zen3.xml"), {}});
+  out.push_back(
+      {"9900K", {}, test::load_matrix(data + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv")});
   out.push_back({"5950X", {}, test::load_matrix(data + "/latency/AMD_Ryzen_9_5950X_3.40_GHz.csv")});
   return out;
 }
@@ -107,7 +119,8 @@ void expect_exact_matches_brute_force(const Topology* topo, const latency::Matri
 
 TEST(Solvers, BranchAndBoundMatchesBruteForce) {
   const std::string data = THREADMAP_TEST_DATA;
-  latency::Matrix matrix = test::load_matrix(data + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv");
+  latency::Matrix matrix =
+      test::load_matrix(data + "/latency/Intel_Core_i9-9900K_CPU_3.60_GHz.csv");
   expect_exact_matches_brute_force(nullptr, &matrix, "0-11");
   Topology hybrid = test::load_topology(data + "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
   expect_exact_matches_brute_force(&hybrid, nullptr, "4-15");  // 4 P-cores (SMT) + 4 E-cores
@@ -137,8 +150,8 @@ TEST(Solvers, HeuristicWithinOnePercentOfExactOnRandomSmallInstances) {
       Solution exact = solve_exact(*p, Solution{}, options);
       ASSERT_TRUE(exact.proven_optimal) << "round " << round;
       EXPECT_LE(exact.cost, heuristic.cost + 1e-9 * (1 + heuristic.cost));
-      EXPECT_LE(heuristic.cost, exact.cost * 1.01 + 1e-9) << "round " << round << ": heuristic "
-                                                          << heuristic.cost << " exact " << exact.cost;
+      EXPECT_LE(heuristic.cost, exact.cost * 1.01 + 1e-9)
+          << "round " << round << ": heuristic " << heuristic.cost << " exact " << exact.cost;
       ++compared;
     }
   }
@@ -153,24 +166,36 @@ std::string large_spec(int pipelines, int stages, int workers, int background) {
   for (int p = 0; p < pipelines; ++p) {
     const std::string base = "p" + std::to_string(p) + "s";
     json += R"(, {"name": ")" + base + "[0-" + std::to_string(stages - 1) + "]\"}";
-    edges += std::string(edges.empty() ? "" : ", ") + R"({"between": ["dispatch", ")" + base + "0\"], \"weight\": 1}";
+    edges += std::string(edges.empty() ? "" : ", ") + R"({"between": ["dispatch", ")" + base +
+             "0\"], \"weight\": 1}";
     for (int s = 0; s + 1 < stages; ++s)
-      edges += R"(, {"between": [")" + base + std::to_string(s) + "\", \"" + base + std::to_string(s + 1) +
-               "\"], \"weight\": 10}";
+      edges += R"(, {"between": [")" + base + std::to_string(s) + "\", \"" + base +
+               std::to_string(s + 1) + "\"], \"weight\": 10}";
   }
-  json += R"(, {"name": "worker[0-)" + std::to_string(workers - 1) + R"(]", "traits": ["compute"]})";
-  json += R"(, {"name": "house[0-)" + std::to_string(background - 1) + R"(]", "traits": ["background"]}])";
+  json +=
+      R"(, {"name": "worker[0-)" + std::to_string(workers - 1) + R"(]", "traits": ["compute"]})";
+  json += R"(, {"name": "house[0-)" + std::to_string(background - 1) +
+          R"(]", "traits": ["background"]}])";
   return json + R"(, "edges": [)" + edges + "]}";
 }
 
 TEST(Solvers, HeuristicBeatsEveryBaselineOnLargeInstances) {
   const std::string data = THREADMAP_TEST_DATA;
   std::vector<Machine> machines;
-  machines.push_back({"epyc9654", test::load_topology(data + "/topologies/amd-2x-epyc9654-zen4.xml"), {}});
-  machines.push_back({"uv2000", test::load_topology(data + "/topologies/sgi-uv2000-24x-xeon-e5-4640.xml"), {}});
-  machines.push_back({"spr", test::load_topology(data + "/topologies/intel-2x-xeonmax9460-sapphirerapids.xml"), {}});
-  machines.push_back({"9754", {}, test::load_matrix(data + "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv")});
-  machines.push_back({"7R13", {}, test::load_matrix(data + "/latency/AMD_EPYC_7R13_48-Core_Processor.csv")});
+  machines.push_back(
+      {"epyc9654", test::load_topology(data + "/topologies/amd-2x-epyc9654-zen4.xml"), {}});
+  machines.push_back(
+      {"uv2000", test::load_topology(data + "/topologies/sgi-uv2000-24x-xeon-e5-4640.xml"), {}});
+  machines.push_back(
+      {"spr",
+       test::load_topology(data + "/topologies/intel-2x-xeonmax9460-sapphirerapids.xml"),
+       {}});
+  machines.push_back(
+      {"9754",
+       {},
+       test::load_matrix(data + "/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv")});
+  machines.push_back(
+      {"7R13", {}, test::load_matrix(data + "/latency/AMD_EPYC_7R13_48-Core_Processor.csv")});
   const std::string json = large_spec(20, 6, 24, 8);  // 153 threads
   for (Machine& machine : machines) {
     SCOPED_TRACE(machine.name);
@@ -186,7 +211,8 @@ TEST(Solvers, HeuristicBeatsEveryBaselineOnLargeInstances) {
 }
 
 TEST(Solvers, SameSeedSamePlan) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc9654-zen4.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc9654-zen4.xml");
   const std::string json = large_spec(8, 5, 8, 4);
   Plan first = test::plan_json(json, &topo, nullptr);
   Plan second = test::plan_json(json, &topo, nullptr);
@@ -196,7 +222,8 @@ TEST(Solvers, SameSeedSamePlan) {
 }
 
 TEST(Solvers, BaselinesAreWhatTheirNamesSay) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc9654-zen4.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/amd-2x-epyc9654-zen4.xml");
   MachineInputs in;
   in.topology = &topo;
   auto m = build_machine(in);

@@ -17,7 +17,8 @@ constexpr const char* kSeed = R"({"threads": [{"name": "p", "traits": ["latency-
  "constraints": {"allowed": "0-1", "reserved": ""}, "oversubscribe": true})";
 
 TEST(SpecMutation, EveryMutantPlansOrFailsWithOneLine) {
-  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  Topology topo = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   const std::string seed = kSeed;
   const std::string alphabet = "{}[]\":,-0123456789abcdefghijklmnopqrstuvwxyz \\";
   std::mt19937 rng(12345);
@@ -28,9 +29,15 @@ TEST(SpecMutation, EveryMutantPlansOrFailsWithOneLine) {
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = rng() % text.size();
       switch (rng() % 3) {
-        case 0: text[at] = alphabet[rng() % alphabet.size()]; break;
-        case 1: text.erase(at, 1 + rng() % 3); break;
-        default: text.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        case 0:
+          text[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + rng() % 3);
+          break;
+        default:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
       }
     }
     auto spec = parse_spec(text, "mutant");

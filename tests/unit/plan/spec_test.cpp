@@ -1,8 +1,8 @@
 // The workload spec parser: what users write must mean what they think, and every mistake must
 // come back as one error naming the input.
-#include <gtest/gtest.h>
-
 #include "src/plan/spec.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::plan {
 namespace {
@@ -45,7 +45,8 @@ TEST(Spec, ExpandsShorthandTraitsEdgesAndGroups) {
 }
 
 TEST(Spec, ShareCoreTraitForm) {
-  auto spec = parse_spec(R"({"threads": [{"name": "a"}, {"name": "b", "traits": ["share-core-with: a"]}]})", "s");
+  auto spec = parse_spec(
+      R"({"threads": [{"name": "a"}, {"name": "b", "traits": ["share-core-with: a"]}]})", "s");
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->threads[1].share_core_with, 0);
 }
@@ -61,22 +62,30 @@ TEST(Spec, EveryMistakeIsOneErrorNamingTheInput) {
       {"{\"threads\": []}", "non-empty array"},
       {"{\"threads\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}", "duplicate thread name 'a'"},
       {"{\"threads\": [{\"name\": \"w[0-1]\"}, {\"name\": \"w1\"}]}", "duplicate thread name 'w1'"},
-      {"{\"threads\": [{\"name\": \"a\"}], \"edges\": [{\"between\": [\"a\", \"b\"]}]}", "unknown thread 'b'"},
-      {"{\"threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"edges\": [{\"between\": [\"a\", \"b\"], \"weight\": 0}]}",
+      {"{\"threads\": [{\"name\": \"a\"}], \"edges\": [{\"between\": [\"a\", \"b\"]}]}",
+       "unknown thread 'b'"},
+      {"{\"threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"edges\": [{\"between\": [\"a\", "
+       "\"b\"], \"weight\": 0}]}",
        "weight must be a number > 0"},
-      {"{\"threads\": [{\"name\": \"a\"}], \"edges\": [{\"between\": [\"a\", \"a\"]}]}", "talks to itself"},
+      {"{\"threads\": [{\"name\": \"a\"}], \"edges\": [{\"between\": [\"a\", \"a\"]}]}",
+       "talks to itself"},
       {"{\"threads\": [{\"name\": \"a\", \"traits\": [\"fast\"]}]}", "unknown trait 'fast'"},
-      {"{\"threads\": [{\"name\": \"a\", \"share-core-with\": \"b\"}, {\"name\": \"b\", \"share-core-with\": \"a\"}]}",
+      {"{\"threads\": [{\"name\": \"a\", \"share-core-with\": \"b\"}, {\"name\": \"b\", "
+       "\"share-core-with\": \"a\"}]}",
        "share-core-with cycle: a -> b -> a"},
-      {"{\"threads\": [{\"name\": \"a\", \"share-core-with\": \"a\"}]}", "shares a core with itself"},
+      {"{\"threads\": [{\"name\": \"a\", \"share-core-with\": \"a\"}]}",
+       "shares a core with itself"},
       {"{\"threads\": [{\"name\": \"a\", \"share-core-with\": \"zz\"}]}", "unknown thread 'zz'"},
       {"{\"threads\": [{\"name\": \"w[3-1]\"}]}", "first > last"},
       {"{\"threads\": [{\"name\": \"w[1-x]\"}]}", "decimal numbers"},
       {"{\"threads\": [{\"name\": \"a b\"}]}", "only letters"},
-      {"{\"threads\": [{\"name\": \"a\", \"traits\": [\"background\", \"compute\"]}]}", "cannot be background"},
-      {"{\"threads\": [{\"name\": \"a\"}], \"constraints\": {\"allowd\": \"1\"}}", "unknown key 'allowd'"},
+      {"{\"threads\": [{\"name\": \"a\", \"traits\": [\"background\", \"compute\"]}]}",
+       "cannot be background"},
+      {"{\"threads\": [{\"name\": \"a\"}], \"constraints\": {\"allowd\": \"1\"}}",
+       "unknown key 'allowd'"},
       {"{\"threads\": [{\"name\": \"a\"}], \"oversubscribe\": 1}", "true or false"},
-      {"{\"threads\": [{\"name\": \"a\"}], \"groups\": [{\"threads\": [\"a\"]}]}", "at least two threads"},
+      {"{\"threads\": [{\"name\": \"a\"}], \"groups\": [{\"threads\": [\"a\"]}]}",
+       "at least two threads"},
       {"{\"threads\": [{\"name\": \"a\"}", "not valid JSON"},
       {"{\"threads\": [{\"name\": \"w[0-9999]\"}], \"groups\": [{\"threads\": [\"w[0-9999]\"]}]}",
        "use smaller groups"},

@@ -1,8 +1,8 @@
 // The bench table and JSON: every documented field is present, units are said, unavailable
 // variants carry their reason, and the numbers are the result's own.
-#include <gtest/gtest.h>
-
 #include "src/render/bench_view.hpp"
+
+#include <gtest/gtest.h>
 
 namespace threadmap::experiments {
 namespace {
@@ -52,9 +52,9 @@ TEST(BenchJson, HasEveryDocumentedField) {
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["statistic"], "median of 3 runs");
   const auto& one = j["variants"][1];
-  for (const char* key : {"name", "label", "available", "unavailable_reason", "placement",
-                          "threads", "baseline", "median", "min", "max", "spread_pct", "samples",
-                          "ratio_to_baseline", "counters"})
+  for (const char* key :
+       {"name", "label", "available", "unavailable_reason", "placement", "threads", "baseline",
+        "median", "min", "max", "spread_pct", "samples", "ratio_to_baseline", "counters"})
     EXPECT_TRUE(one.contains(key)) << key;
   EXPECT_DOUBLE_EQ(one["median"].get<double>(), 1.25);
   EXPECT_DOUBLE_EQ(one["ratio_to_baseline"].get<double>(), 4.0);

@@ -145,8 +145,9 @@ TEST(HeatmapImage, PngShowsTheRecordedMatrixInColourOrder) {
   std::vector<std::pair<double, double>> cells;  // (one-way ns, luminance) per off-diagonal cell
   for (std::size_t r = 0; r < n; ++r) {
     for (std::size_t c = 0; c < n; ++c) {
-      const std::uint32_t px = pixel_at(img, grid.x + static_cast<int>(c) * grid.cell + grid.cell / 2,
-                                        grid.y + static_cast<int>(r) * grid.cell + grid.cell / 2);
+      const std::uint32_t px =
+          pixel_at(img, grid.x + static_cast<int>(c) * grid.cell + grid.cell / 2,
+                   grid.y + static_cast<int>(r) * grid.cell + grid.cell / 2);
       if (r == c) {
         EXPECT_EQ(px, 0xffffffu) << "diagonal cell " << r << " is not white";
         continue;
@@ -169,7 +170,8 @@ TEST(HeatmapImage, PngShowsTheRecordedMatrixInColourOrder) {
   double darkest_allowed = 0;
   std::size_t j = 0;
   for (const auto& [ns, lum] : cells) {
-    while (j < cells.size() && cells[j].first * 1.1 < ns) darkest_allowed = std::max(darkest_allowed, cells[j++].second);
+    while (j < cells.size() && cells[j].first * 1.1 < ns)
+      darkest_allowed = std::max(darkest_allowed, cells[j++].second);
     EXPECT_GE(lum, darkest_allowed - 1e-9) << ns << " ns is darker than a cell 10% faster";
   }
   EXPECT_GT(cells.back().second, cells.front().second + 50);
@@ -189,4 +191,3 @@ TEST(HeatmapImage, SvgEmbedsTheCellsAsAnImage) {
 }
 
 }  // namespace
-

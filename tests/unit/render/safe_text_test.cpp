@@ -1,9 +1,9 @@
 // What reaches a terminal or a JSON document from outside (thread names) is made safe there.
+#include "src/render/safe_text.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
-#include "src/render/safe_text.hpp"
 
 namespace threadmap::render {
 namespace {
@@ -17,10 +17,10 @@ TEST(TerminalSafe, ControlCharactersBecomeVisibleEscapes) {
 
 TEST(TerminalSafe, PrintableUtf8AndInvalidBytes) {
   EXPECT_EQ(terminal_safe("worker-3"), "worker-3");
-  EXPECT_EQ(terminal_safe("caf\xc3\xa9"), "caf\xc3\xa9");       // é kept
-  EXPECT_EQ(terminal_safe("bad\xff"), "bad\\xff");               // not UTF-8
-  EXPECT_EQ(terminal_safe("cut\xe2\x82"), "cut\\xe2\\x82");      // truncated sequence
-  EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf");            // overlong '/'
+  EXPECT_EQ(terminal_safe("caf\xc3\xa9"), "caf\xc3\xa9");    // é kept
+  EXPECT_EQ(terminal_safe("bad\xff"), "bad\\xff");           // not UTF-8
+  EXPECT_EQ(terminal_safe("cut\xe2\x82"), "cut\\xe2\\x82");  // truncated sequence
+  EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf");        // overlong '/'
 }
 
 TEST(ValidUtf8, InvalidBytesBecomeReplacementCharactersSoJsonCanDumpThem) {

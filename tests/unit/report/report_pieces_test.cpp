@@ -2,8 +2,8 @@
 // the commands that apply a recommendation, and charts that reference nothing outside the page.
 #include <gtest/gtest.h>
 
-#include "src/report/report_data.hpp"
 #include "src/render/report_html_util.hpp"
+#include "src/report/report_data.hpp"
 
 namespace threadmap {
 namespace {
@@ -50,8 +50,7 @@ TEST(ReportAdvice, CommandsApplyTheCpusInThreadOrder) {
   EXPECT_EQ(cmds[0].command, "threadmap run --cpus 3,17 --policy compact -- ./app");
   EXPECT_EQ(cmds[1].command, "taskset -c 3,17 ./app");
   EXPECT_EQ(cmds[2].command, "OMP_PLACES='{3},{17}' OMP_PROC_BIND=close OMP_NUM_THREADS=2 ./app");
-  EXPECT_NE(report::apply_commands({0}, true)[0].command.find("--thread-cache"),
-            std::string::npos);
+  EXPECT_NE(report::apply_commands({0}, true)[0].command.find("--thread-cache"), std::string::npos);
 }
 
 }  // namespace
