@@ -25,6 +25,8 @@ static struct tm_option tm__options[TM_OPT_COUNT] = {
                         "-1 adaptive, 0 never, N fixed spin (ns)", -1, 0},
     [TM_OPT_STATS] = {"TM_CACHE_STATS", 0, 0, 1, "print counters at exit", 0, 0},
     [TM_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration", 0, 0},
+    [TM_OPT_MAX_UNJOINED] = {"TM_CACHE_MAX_UNJOINED", 8, 0, 1 << 20,
+                             "most finished unjoined threads kept (kernel tasks)", 8, 0},
 };
 
 int tm__parse_int(const char *text, long long min, long long max, long long *out) {

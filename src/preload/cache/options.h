@@ -9,6 +9,9 @@
  *  TM_CACHE_SPIN_NS              -1           -1: adaptive spin; 0: never spin; N: spin N ns
  *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit
  *  TM_VERBOSE                    0            1: print the effective configuration at start
+ *  TM_CACHE_MAX_UNJOINED         8            most finished, not yet joined threads kept alive
+ *                                             (past it a finishing thread really exits and its
+ *                                             join goes through glibc)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -31,6 +34,7 @@ enum tm_option_id {
   TM_OPT_SPIN_NS,
   TM_OPT_STATS,
   TM_OPT_VERBOSE,
+  TM_OPT_MAX_UNJOINED,
   TM_OPT_COUNT
 };
 

@@ -28,7 +28,7 @@ void tm__stats_peak_idle(long long idle_now) {
 void tm__stats_print(void) {
   static const char *const reasons[TM_RETIRE_COUNT] = {
       "cancelled", "glibc-exit", "idle-limit", "idle-timeout", "undoable-state", "robust-mutex",
-      "process"};
+      "process", "unjoined-limit"};
   struct tm_line line = {.len = 0};
   tm__line_str(&line, "thread cache stats: creates from-cache=");
   tm__line_int(&line, (long long)tm__counts[TM_COUNT_FROM_CACHE]);
