@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "../common/tm_sanitizer.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -113,9 +114,7 @@ static void tm__init_once(void) {
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
   *(void **)&tm__getstackaddr = dlsym(RTLD_NEXT, "pthread_attr_getstackaddr");
-  tm__sanitized = dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__tsan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
+  tm__sanitized = tm__sanitizer_present();
   if (tm__sanitized) tm__runtime_ranges_init();
   tm__physical_create = tm__real.create;
   tm__physical_join = tm__real.join;
@@ -130,7 +129,8 @@ static void tm__init_once(void) {
   tm__reset_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {
-    struct tm_line line = {.len = 0};
+    tm__line line;
+    tm__line_start(&line);
     tm__line_str(&line, !ok ? "thread cache: cannot find glibc's pthread functions; cache disabled"
                             : "thread cache: glibc has no __call_tls_dtors; cache disabled");
     tm__line_emit(&line);
@@ -146,7 +146,8 @@ static void tm__init_once(void) {
     pthread_setspecific(tm__main_key, &tm__main_key);
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
-    struct tm_line line = {.len = 0};
+    tm__line line;
+    tm__line_start(&line);
     tm__line_str(&line, enable ? "thread cache: enabled" : "thread cache: disabled");
     tm__line_emit(&line);
   }

@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "stats.h"
+#include "../common/tm_sanitizer.h"
 #include "tm_cache.h"
 
 /* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
@@ -41,16 +42,7 @@ __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
  * simply initialises the library (so, e.g., keys created by other libraries' constructors are
  * tracked); with one, such calls go to glibc, since the runtime may not be ready for our
  * instrumented code yet. */
-__attribute__((no_sanitize_thread)) static int tm__sanitizer_loaded(void) {
-  static int loaded = -1;
-  int v = __atomic_load_n(&loaded, __ATOMIC_RELAXED);
-  if (v < 0) {
-    v = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-        dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
-    __atomic_store_n(&loaded, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
+#define tm__sanitizer_loaded tm__sanitizer_present /* ../common/tm_sanitizer.h */
 
 __attribute__((no_sanitize_thread)) static void *tm__early(const char *name) {
   return dlsym(RTLD_NEXT, name);
