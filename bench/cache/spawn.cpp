@@ -5,9 +5,11 @@
 //  - join: last instruction of the thread -> pthread_join (or equivalent) returning.
 // Both from CLOCK_MONOTONIC, as p50/p99 over every cycle (up to 1M samples per creator).
 //
-//   threadmap-spawn --creators T --seconds S --variant pthread|thread|async [--json]
+//   threadmap-spawn --creators T --seconds S --variant pthread|thread|async [--batch N] [--json]
 //   threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] [--variant V]
-//                   [--repeat R]
+//                   [--repeat R] [--batch N]
+// --batch N: each creator creates N threads, then joins them all (nothing can be reused while
+// the batch is running: the path where the cache must cost no more than glibc).
 // --compare runs the benchmark for each T in child processes, without and with
 // LD_PRELOAD=LIB, alternating R times (default 5, S seconds each), and prints the median
 // threads/s of each side and their ratio (one run, interleaved so that load from other
@@ -49,6 +51,7 @@ struct Options {
   std::string compare_lib;                 // non-empty: comparison mode
   std::vector<int> creators_list{1, 2, 4, 32};
   int repeat = 5;
+  int batch = 0;  // > 0: create this many, then join them all
 };
 
 // What the spawned thread writes: its first and last instruction times.
@@ -122,6 +125,50 @@ int one_cycle(Variant variant, CreatorResult& out) {
   return 0;
 }
 
+// Creates N threads, then joins them all; latencies are not sampled (cycles only).
+int one_batch(Variant variant, int n, CreatorResult& out) {
+  std::vector<Stamp> stamps(static_cast<std::size_t>(n));
+  int result = 0;
+  switch (variant) {
+    case Variant::kPthread: {
+      std::vector<pthread_t> threads;
+      threads.reserve(stamps.size());
+      for (auto& st : stamps) {
+        pthread_t t;
+        result = pthread_create(&t, nullptr, empty_thread, &st);
+        if (result != 0) break;
+        threads.push_back(t);
+      }
+      for (pthread_t t : threads) pthread_join(t, nullptr);
+      break;
+    }
+    case Variant::kThread: {
+      std::vector<std::thread> threads;
+      threads.reserve(stamps.size());
+      try {
+        for (auto& st : stamps) threads.emplace_back(empty_thread, &st);
+      } catch (const std::system_error& e) {
+        result = e.code().value();
+      }
+      for (auto& t : threads) t.join();
+      break;
+    }
+    case Variant::kAsync: {
+      std::vector<std::future<void*>> futures;
+      futures.reserve(stamps.size());
+      try {
+        for (auto& st : stamps) futures.push_back(std::async(std::launch::async, empty_thread, &st));
+      } catch (const std::system_error& e) {
+        result = e.code().value();
+      }
+      for (auto& f : futures) f.get();
+      break;
+    }
+  }
+  if (result == 0) out.cycles += static_cast<std::uint64_t>(n);
+  return result;
+}
+
 struct Percentiles {
   std::uint64_t p50 = 0;
   std::uint64_t p99 = 0;
@@ -181,7 +228,8 @@ RunResult run(const Options& opt) {
     c->ready->fetch_add(1);
     while (!c->go->load(std::memory_order_acquire)) sched_yield();
     while (!c->stop->load(std::memory_order_relaxed)) {
-      int r = one_cycle(c->opt->variant, *c->out);
+      int r = c->opt->batch > 0 ? one_batch(c->opt->variant, c->opt->batch, *c->out)
+                                : one_cycle(c->opt->variant, *c->out);
       if (r != 0) {
         c->out->error = r;
         break;
@@ -296,6 +344,8 @@ Options parse(int argc, char** argv) {
       else if (v == "thread") opt.variant = Variant::kThread;
       else if (v == "async") opt.variant = Variant::kAsync;
       else usage(("--variant must be pthread, thread or async, got '" + v + "'").c_str());
+    } else if (a == "--batch") {
+      opt.batch = parse_int(value(), "--batch", 0, 4096);
     } else if (a == "--json") {
       opt.json = true;
     } else if (a == "--compare") {
@@ -334,8 +384,9 @@ bool run_child(const char* self, const Options& opt, int creators, const std::st
     if (preload.empty()) unsetenv("LD_PRELOAD");
     else setenv("LD_PRELOAD", preload.c_str(), 1);
     std::string t = std::to_string(creators), s = std::to_string(opt.seconds);
+    std::string b = std::to_string(opt.batch);
     execl(self, self, "--creators", t.c_str(), "--seconds", s.c_str(), "--variant",
-          variant_name(opt.variant), "--json", static_cast<char*>(nullptr));
+          variant_name(opt.variant), "--batch", b.c_str(), "--json", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -371,6 +422,8 @@ int compare(const char* self, const Options& opt) {
   std::printf("spawn benchmark, variant %s, %d x %.2f s per side, interleaved; default = glibc, "
               "cache = LD_PRELOAD=%s\n",
               variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
+  if (opt.batch > 0)
+    std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
   std::printf("%8s %14s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
               "ratio", "start p50 ns def/cache", "join p50 ns def/cache");
   int failures = 0;

@@ -3,8 +3,10 @@
  * Runs once, from the library constructor or the first interposed call. */
 #include <dlfcn.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "../common/tm_sanitizer.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -26,7 +28,36 @@ int (*tm__physical_join)(pthread_t, void **);
 int (*tm__physical_detach)(pthread_t);
 size_t tm__default_guard_size;
 
+int tm__default_attr_special;
+
+void tm__defaults_refresh(void) {
+  pthread_attr_t defaults;
+  size_t stack_size = 8u << 20, guard_size = (size_t)sysconf(_SC_PAGESIZE);
+  int special = 0;
+  if (pthread_getattr_default_np(&defaults) == 0) {
+    pthread_attr_getstacksize(&defaults, &stack_size);
+    pthread_attr_getguardsize(&defaults, &guard_size);
+    sigset_t mask;
+    cpu_set_t cpus;
+    if (pthread_attr_getsigmask_np(&defaults, &mask) == 0) special = 1;
+    if (pthread_attr_getaffinity_np(&defaults, sizeof cpus, &cpus) == 0) {
+      const unsigned char *bytes = (const unsigned char *)&cpus;
+      for (size_t i = 0; i < sizeof cpus; ++i)
+        if (bytes[i] != 0xff) special = 1;
+    }
+    pthread_attr_destroy(&defaults);
+  }
+  __atomic_store_n(&tm__default_stack_size, stack_size, __ATOMIC_RELAXED);
+  __atomic_store_n(&tm__default_guard_size, guard_size, __ATOMIC_RELAXED);
+  __atomic_store_n(&tm__default_attr_special, special, __ATOMIC_RELAXED);
+}
+
+static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
+static void tm__after_fork_parent(void) { atomic_store(&tm__forking, 0); }
+
 static void tm__after_fork_child(void) {
+  tm__thread_after_fork();
+  atomic_store(&tm__forking, 0);
   tm__records_after_fork();
   tm__wait_after_fork();
   struct tm_thread *t = tm__self();
@@ -45,6 +76,16 @@ static void *tm__interceptor(const char *name, void *fallback) {
       where.dli_fbase == ours.dli_fbase)
     return fallback;
   return global;
+}
+
+/* Set from fork's prepare handler to its parent/child handlers: a child handler registered
+ * before ours may create a thread before ours forgot the parent's parked ones. */
+_Atomic int tm__forking;
+static pthread_key_t tm__main_key;
+
+static void tm__main_key_destructor(void *value) {
+  (void)value;
+  if (getpid() == (pid_t)gettid()) tm__main_exiting();
 }
 
 #define TM_RESOLVE(field, name) \
@@ -67,14 +108,13 @@ static void tm__init_once(void) {
            TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
            TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
            TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
-           TM_RESOLVE(setns, "setns");
+           TM_RESOLVE(setns, "setns") &
+           TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np");
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
   *(void **)&tm__getstackaddr = dlsym(RTLD_NEXT, "pthread_attr_getstackaddr");
-  tm__sanitized = dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__tsan_init") != NULL ||
-                  dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
+  tm__sanitized = tm__sanitizer_present();
   if (tm__sanitized) tm__runtime_ranges_init();
   tm__physical_create = tm__real.create;
   tm__physical_join = tm__real.join;
@@ -84,28 +124,30 @@ static void tm__init_once(void) {
     *(void **)&tm__physical_join = tm__interceptor("pthread_join", (void *)tm__real.join);
     *(void **)&tm__physical_detach = tm__interceptor("pthread_detach", (void *)tm__real.detach);
   }
-  pthread_attr_t defaults;
-  tm__default_stack_size = 8u << 20;
-  tm__default_guard_size = (size_t)sysconf(_SC_PAGESIZE);
-  if (pthread_getattr_default_np(&defaults) == 0) {
-    pthread_attr_getstacksize(&defaults, &tm__default_stack_size);
-    pthread_attr_getguardsize(&defaults, &tm__default_guard_size);
-    pthread_attr_destroy(&defaults);
-  }
+  tm__defaults_refresh();
   tm__wait_init();
   tm__reset_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {
-    struct tm_line line = {.len = 0};
+    tm__line line;
+    tm__line_start(&line);
     tm__line_str(&line, !ok ? "thread cache: cannot find glibc's pthread functions; cache disabled"
                             : "thread cache: glibc has no __call_tls_dtors; cache disabled");
     tm__line_emit(&line);
     enable = 0;
   }
-  if (ok && enable && pthread_atfork(NULL, NULL, tm__after_fork_child) != 0) enable = 0;
+  if (ok && enable &&
+      pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
+    enable = 0;
+  /* However main ends its thread without ending the process (pthread_exit, thrd_exit, or
+   * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. */
+  if (ok && enable && getpid() == (pid_t)gettid() &&
+      tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0)
+    pthread_setspecific(tm__main_key, &tm__main_key);
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
-    struct tm_line line = {.len = 0};
+    tm__line line;
+    tm__line_start(&line);
     tm__line_str(&line, enable ? "thread cache: enabled" : "thread cache: disabled");
     tm__line_emit(&line);
   }

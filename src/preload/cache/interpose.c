@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "stats.h"
+#include "../common/tm_sanitizer.h"
 #include "tm_cache.h"
 
 /* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
@@ -41,16 +42,7 @@ __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
  * simply initialises the library (so, e.g., keys created by other libraries' constructors are
  * tracked); with one, such calls go to glibc, since the runtime may not be ready for our
  * instrumented code yet. */
-__attribute__((no_sanitize_thread)) static int tm__sanitizer_loaded(void) {
-  static int loaded = -1;
-  int v = __atomic_load_n(&loaded, __ATOMIC_RELAXED);
-  if (v < 0) {
-    v = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-        dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
-    __atomic_store_n(&loaded, v, __ATOMIC_RELAXED);
-  }
-  return v;
-}
+#define tm__sanitizer_loaded tm__sanitizer_present /* ../common/tm_sanitizer.h */
 
 __attribute__((no_sanitize_thread)) static void *tm__early(const char *name) {
   return dlsym(RTLD_NEXT, name);
@@ -153,16 +145,40 @@ TM_EXPORT void pthread_exit(void *value) {
   tm__real.exit(value);
 }
 
-TM_EXPORT int pthread_kill(pthread_t thread, int sig) {
-  TM_EARLY(pthread_kill, thread, sig);
+/* pthread_kill has two versions in glibc: GLIBC_2.34 returns 0 for a thread that has exited
+ * but is not joined yet, the old one (GLIBC_2.2.5, x86_64's base version) ESRCH. Both are
+ * defined here (exports.map) so that each caller gets its own version's answer. */
+static int tm__kill(pthread_t thread, int sig, int exited_answer,
+                   int (*real)(pthread_t, int)) {
   tm__init();
   struct tm_thread *t = tm__lookup(thread);
   if (t && (atomic_load(&t->lstate) & TM_L_EXITED) && !t->in_exit_sequence) {
-    /* glibc (>= 2.34) does not signal a thread that has exited but is not joined yet. */
+    /* glibc does not signal a thread that has exited but is not joined yet. */
     if (sig < 0 || sig >= NSIG) return EINVAL;
-    return 0;
+    return exited_answer;
   }
-  return tm__real.kill(thread, sig);
+  return real(thread, sig);
+}
+
+__asm__(".symver tm__pthread_kill, pthread_kill@@GLIBC_2.34");
+TM_EXPORT int tm__pthread_kill(pthread_t thread, int sig) {
+  if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough ||
+                           tm__in_runtime(__builtin_return_address(0)), 0))
+    return ((int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.34"))(thread, sig);
+  tm__init();
+  return tm__kill(thread, sig, 0, tm__real.kill);
+}
+
+__asm__(".symver tm__pthread_kill_esrch, pthread_kill@GLIBC_2.2.5");
+TM_EXPORT int tm__pthread_kill_esrch(pthread_t thread, int sig) {
+  int (*old)(pthread_t, int) =
+      (int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.2.5");
+  if (old == NULL) old = tm__real.kill;
+  if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough ||
+                           tm__in_runtime(__builtin_return_address(0)), 0))
+    return old(thread, sig);
+  tm__init();
+  return tm__kill(thread, sig, ESRCH, old);
 }
 
 TM_EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *)) {
@@ -240,4 +256,14 @@ TM_EXPORT int setns(int fd, int nstype) {
   struct tm_thread *t = tm__self();
   if (t) t->tainted = 1;
   return tm__real.setns(fd, nstype);
+}
+
+/* glibc's defaults for NULL-attr threads (stack size, guard, signal mask, affinity) change:
+ * re-read them, so a recycled thread is never made under other defaults than it would get. */
+TM_EXPORT int pthread_setattr_default_np(const pthread_attr_t *attr) {
+  TM_EARLY(pthread_setattr_default_np, attr);
+  tm__init();
+  int r = tm__real.setattr_default_np(attr);
+  if (r == 0) tm__defaults_refresh();
+  return r;
 }

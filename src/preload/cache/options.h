@@ -9,6 +9,9 @@
  *  TM_CACHE_SPIN_NS              -1           -1: adaptive spin; 0: never spin; N: spin N ns
  *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit
  *  TM_VERBOSE                    0            1: print the effective configuration at start
+ *  TM_CACHE_MAX_UNJOINED         8            most finished, not yet joined threads kept alive
+ *                                             (past it a finishing thread really exits and its
+ *                                             join goes through glibc)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -31,6 +34,7 @@ enum tm_option_id {
   TM_OPT_SPIN_NS,
   TM_OPT_STATS,
   TM_OPT_VERBOSE,
+  TM_OPT_MAX_UNJOINED,
   TM_OPT_COUNT
 };
 
@@ -42,18 +46,9 @@ TM_HIDDEN long long tm__option(enum tm_option_id id);
 /* Prints every option, its value and where it came from (TM_VERBOSE=1). */
 TM_HIDDEN void tm__options_print(void);
 
-/* Parses a decimal integer (optional leading '-') in [MIN, MAX]; 0 on success, -1 otherwise.
- * Exposed for the unit tests. */
-TM_HIDDEN int tm__parse_int(const char *text, long long min, long long max, long long *out);
-
-/* ---- say.c: output without stdio or allocation (fixed buffer + write(2)) ---------------- */
-struct tm_line {
-  char text[512];
-  size_t len;
-};
-TM_HIDDEN void tm__line_str(struct tm_line *line, const char *s);
-TM_HIDDEN void tm__line_int(struct tm_line *line, long long v);
-/* Writes the line and a newline to stderr, prefixed "threadmap: ". */
-TM_HIDDEN void tm__line_emit(struct tm_line *line);
+/* tm__parse_int (exposed for the unit tests) and the table reader. */
+#include "../common/tm_options.h"
+/* Output without stdio or allocation (fixed buffer + write(2)), shared with the pin library. */
+#include "../common/tm_line.h"
 
 #endif

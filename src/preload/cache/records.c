@@ -145,7 +145,9 @@ void tm__idle_forget(struct tm_thread *t) { tm__idle_forget_size(t->stack_size);
 
 static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t guard_size,
                           const struct tm_sched *want) {
-  return t->stack_size >= stack_size && t->stack_size / 4 <= stack_size &&
+  /* Exactly the requested size: a larger stack would show in pthread_getattr_np (glibc's
+   * tst-default-attr checks it), a smaller one would overflow. */
+  return t->stack_size == stack_size &&
          t->guard_size == guard_size && t->sched.policy == want->policy &&
          t->sched.priority == want->priority && t->sched.nice == want->nice &&
          t->sched.no_new_privs == want->no_new_privs;
@@ -153,7 +155,7 @@ static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t g
 
 struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_sched *want) {
   int first = tm__bucket_of(stack_size);
-  for (int b = first; b < TM_BUCKETS && b <= first + 2; ++b) {
+  for (int b = first; b < TM_BUCKETS && b <= first; ++b) {
     struct tm_thread *t;
     while ((t = tm__stack_pop(&tm__idle[b])) != NULL) {
       if (atomic_load_explicit(&t->wake, memory_order_acquire) & TM_W_DEAD) {
@@ -170,10 +172,39 @@ struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struc
   return NULL;
 }
 
+int tm__idle_nonempty(size_t stack_size) {
+  uint64_t head = atomic_load_explicit(&tm__idle[tm__bucket_of(stack_size)].head,
+                                       memory_order_relaxed);
+  return (uint32_t)head != 0;
+}
+
+int tm__idle_hold(struct tm_thread *t) {
+  uint32_t w = atomic_load_explicit(&t->wake, memory_order_acquire);
+  for (;;) {
+    if (w & TM_W_DEAD) {
+      tm__record_free(t);
+      return 0;
+    }
+    if (atomic_compare_exchange_weak_explicit(&t->wake, &w, w | TM_W_HELD, memory_order_acq_rel,
+                                              memory_order_acquire))
+      return 1;
+  }
+}
+
+void tm__idle_unhold(struct tm_thread *t) {
+  uint32_t old = atomic_fetch_and_explicit(&t->wake, ~(uint32_t)TM_W_HELD, memory_order_acq_rel);
+  if (old & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1); /* it may wait for HELD to clear */
+}
+
+void tm__idle_unpop(struct tm_thread *t) { tm__stack_push(&tm__idle[t->bucket], t); }
+
 /* Hands a popped record to the caller: 1 on success (counts updated), 0 if its idle timeout
  * fired meanwhile (the record is freed and the caller must pop again). Call after filling the
  * record's start/arg/want fields: the GO store publishes them. */
 int tm__idle_claim(struct tm_thread *t) {
+  /* Read before the GO store: from then on the new logical thread may run, end, and retire,
+   * and the record be freed and reused before we get to the next line. */
+  size_t stack_size = t->stack_size;
   uint32_t w = atomic_load_explicit(&t->wake, memory_order_relaxed);
   for (;;) {
     if (w & TM_W_DEAD) {
@@ -184,7 +215,8 @@ int tm__idle_claim(struct tm_thread *t) {
                                               memory_order_acquire))
       break;
   }
-  tm__idle_forget(t);
+  tm__idle_forget_size(stack_size);
+  /* May wake a reused record's word: harmless, futex waiters re-check their word. */
   if (w & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1);
   return 1;
 }
@@ -202,6 +234,15 @@ void tm__idle_flush(void) {
       tm__stats_retired(TM_RETIRE_PROCESS);
       tm__retire_idle(t, TM_W_RETIRE);
     }
+  }
+}
+
+void tm__records_for_each(void (*fn)(struct tm_thread *)) {
+  uint32_t end = atomic_load_explicit(&tm__next_fresh, memory_order_acquire);
+  if (end > TM_CHUNK_RECORDS * TM_MAX_CHUNKS + 1) end = TM_CHUNK_RECORDS * TM_MAX_CHUNKS + 1;
+  for (uint32_t i = 1; i < end; ++i) {
+    struct tm_thread *t = tm__record_at(i);
+    if (t) fn(t);
   }
 }
 

@@ -81,13 +81,15 @@ static int tm__mask_is_full(const cpu_set_t *set) {
   return 1;
 }
 
-void tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
+int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   int saved_errno = errno;
+  int from_attr = 1;
   if (attr == NULL || pthread_attr_getsigmask_np(attr, &out->sigmask) != 0)
     pthread_sigmask(SIG_BLOCK, NULL, &out->sigmask);
   /* glibc reports "no affinity in the attr" as an all-ones mask. */
   if (attr == NULL || pthread_attr_getaffinity_np(attr, sizeof out->affinity, &out->affinity) != 0 ||
       tm__mask_is_full(&out->affinity)) {
+    from_attr = 0;
     if (sched_getaffinity(0, sizeof out->affinity, &out->affinity) != 0)
       memset(&out->affinity, 0xff, sizeof out->affinity);
   }
@@ -95,6 +97,7 @@ void tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   memset(out->name, 0, sizeof out->name);
   prctl(PR_GET_NAME, out->name, 0, 0, 0);
   errno = saved_errno;
+  return from_attr;
 }
 
 void tm__apply_inherit(const struct tm_inherit *want_state) {
@@ -151,6 +154,11 @@ static void tm__trim_stack(struct tm_thread *t) {
 int tm__reset_physical(struct tm_thread *t) {
   int saved_errno = errno;
   int why = 0;
+  if (t->tid == 0) { /* first reset of this physical thread */
+    t->tid = (pid_t)syscall(SYS_gettid);
+    size_t robust_len;
+    if (syscall(SYS_get_robust_list, 0, &t->robust_head, &robust_len) != 0) t->robust_head = NULL;
+  }
   const struct tm_robust_list_head *robust = t->robust_head;
   if (robust && (robust->next != (const void *)robust || robust->list_op_pending)) {
     why = TM_RETIRE_ROBUST + 1; /* the kernel's exit path marks them OWNER_DIED */

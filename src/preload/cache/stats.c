@@ -28,24 +28,25 @@ void tm__stats_peak_idle(long long idle_now) {
 void tm__stats_print(void) {
   static const char *const reasons[TM_RETIRE_COUNT] = {
       "cancelled", "glibc-exit", "idle-limit", "idle-timeout", "undoable-state", "robust-mutex",
-      "process"};
-  struct tm_line line = {.len = 0};
+      "process", "unjoined-limit"};
+  tm__line line;
+  tm__line_start(&line);
   tm__line_str(&line, "thread cache stats: creates from-cache=");
-  tm__line_int(&line, (long long)tm__counts[TM_COUNT_FROM_CACHE]);
+  tm__line_long(&line, (long long)tm__counts[TM_COUNT_FROM_CACHE]);
   tm__line_str(&line, " from-system=");
-  tm__line_int(&line, (long long)tm__counts[TM_COUNT_FROM_SYSTEM]);
+  tm__line_long(&line, (long long)tm__counts[TM_COUNT_FROM_SYSTEM]);
   tm__line_str(&line, " bypassed=");
-  tm__line_int(&line, (long long)tm__counts[TM_COUNT_BYPASSED]);
+  tm__line_long(&line, (long long)tm__counts[TM_COUNT_BYPASSED]);
   tm__line_str(&line, "; pthread_exit kept=");
-  tm__line_int(&line, (long long)tm__counts[TM_COUNT_OWN_EXITS]);
+  tm__line_long(&line, (long long)tm__counts[TM_COUNT_OWN_EXITS]);
   tm__line_str(&line, "; retired");
   for (int i = 0; i < TM_RETIRE_COUNT; ++i) {
     tm__line_str(&line, " ");
     tm__line_str(&line, reasons[i]);
     tm__line_str(&line, "=");
-    tm__line_int(&line, (long long)tm__retired[i]);
+    tm__line_long(&line, (long long)tm__retired[i]);
   }
   tm__line_str(&line, "; peak idle threads=");
-  tm__line_int(&line, tm__peak_idle);
+  tm__line_long(&line, tm__peak_idle);
   tm__line_emit(&line);
 }

@@ -26,6 +26,12 @@
 #include "tm_cache.h"
 
 static _Atomic int tm__main_exited;
+/* Workers that finished before anyone joined them and still hold their kernel task (counted
+ * with TM_R_COUNTED); bounded by TM_CACHE_MAX_UNJOINED, so the cache never keeps many more
+ * kernel tasks than glibc would. */
+static _Atomic long long tm__unjoined;
+/* tm__wait_assignment's answer when the worker gave up waiting for its join (never stored). */
+#define TM_W_WITHDRAWN 32u
 #define TM_MIN_CACHED_STACK (64u << 10)
 /* Calls tm__physical_<op> with our wrappers in pass-through mode (they go straight to glibc
  * when a sanitizer's interceptor calls them back). */
@@ -43,12 +49,39 @@ int tm__process_retiring(void) { return atomic_load_explicit(&tm__main_exited, m
  * written this thread's pthread_t slot; only then may the thread really exit, since glibc
  * may reuse its descriptor for another thread once it is detached and gone. */
 static void tm__wait_creator(struct tm_thread *t) {
-  while (atomic_load_explicit(&t->creator_done, memory_order_acquire) == 0)
-    tm__futex_wait(&t->creator_done, 0, NULL, 0, 0);
+  /* 0: creator busy, 1: done, 2: busy and we sleep (only then does the creator wake us). */
+  uint32_t v = atomic_load_explicit(&t->creator_done, memory_order_acquire);
+  while (v != 1) {
+    if (v == 0 && !atomic_compare_exchange_weak_explicit(&t->creator_done, &v, 2,
+                                                         memory_order_acq_rel,
+                                                         memory_order_acquire))
+      continue;
+    tm__futex_wait(&t->creator_done, 2, NULL, 0, 0);
+    v = atomic_load_explicit(&t->creator_done, memory_order_acquire);
+  }
+}
+
+/* A finished worker that nobody joined yet gives up its kernel task: it marks itself DEAD
+ * (unless a joiner or detacher got there first) and really exits, joinable; the late join (or
+ * detach) then goes through glibc, as for a cancelled thread. 1 if withdrawn. */
+static int tm__withdraw(struct tm_thread *t, enum tm_retire_reason why) {
+  uint32_t r = atomic_load_explicit(&t->release, memory_order_acquire);
+  for (;;) {
+    if (r & (TM_R_JOINED | TM_R_DEAD)) return 0;
+    if (atomic_compare_exchange_weak_explicit(&t->release, &r,
+                                              (r | TM_R_DEAD) & ~(uint32_t)TM_R_COUNTED,
+                                              memory_order_acq_rel, memory_order_acquire))
+      break;
+  }
+  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined, 1);
+  tm__stats_retired(why);
+  return 1;
 }
 
 /* Waits until a creator hands this parked worker a logical thread (TM_W_GO) or tells it to
- * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). */
+ * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). A worker still waiting
+ * for its join (not parked) withdraws (TM_W_WITHDRAWN) when main has ended or the idle timeout
+ * expires. */
 static uint32_t tm__wait_assignment(struct tm_thread *t) {
   long long timeout_ms = tm__option(TM_OPT_IDLE_TIMEOUT_MS);
   uint64_t deadline = timeout_ms ? tm__now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
@@ -61,12 +94,24 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
       if (!atomic_compare_exchange_weak(&t->wake, &w, w | TM_W_SLEEPING)) continue;
       w |= TM_W_SLEEPING;
     }
+    /* After SLEEPING is visible: tm__main_exiting either sees it and wakes us, or set its flag
+     * before our check below. */
+    if (tm__process_retiring() && !atomic_load_explicit(&t->parked, memory_order_acquire) &&
+        tm__withdraw(t, TM_RETIRE_PROCESS))
+      return TM_W_WITHDRAWN;
     struct timespec rel, *relp = NULL;
     if (deadline) {
       uint64_t now = tm__now_ns();
       if (now >= deadline && !atomic_load_explicit(&t->parked, memory_order_acquire)) {
-        /* Still waiting for its joiner (not parked): the idle timeout starts at parking. */
+        /* Still waiting for its joiner (not parked) after a whole idle timeout: stop holding
+         * a kernel task for a finished thread. */
+        if (tm__withdraw(t, TM_RETIRE_UNJOINED)) return TM_W_WITHDRAWN;
         deadline = now + (uint64_t)timeout_ms * 1000000ULL;
+        continue;
+      }
+      if (now >= deadline && (w & TM_W_HELD)) {
+        relp = NULL; /* a creator is setting our affinity: it claims or releases us next */
+        tm__futex_wait(&t->wake, w, relp, 0, 1);
         continue;
       }
       if (now >= deadline) {
@@ -124,9 +169,8 @@ static void *tm__worker(void *arg) {
   tm__set_self(t);
   atomic_store_explicit(&t->started, 1, memory_order_release);
   t->handle = pthread_self();
-  t->tid = (pid_t)syscall(SYS_gettid);
-  size_t robust_len;
-  if (syscall(SYS_get_robust_list, 0, &t->robust_head, &robust_len) != 0) t->robust_head = NULL;
+  /* tid and robust-list head are read at the first reset (reset.c): a thread that is never
+   * reused never pays for them. The seccomp mode must be read now, before user code. */
   t->seccomp_at_birth = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
   if (tm__option(TM_OPT_TRIM)) {
     pthread_attr_t self_attr;
@@ -150,14 +194,31 @@ static void *tm__worker(void *arg) {
     /* Reset before publishing: when the joiner wakes up, the thread is already reusable (it
      * usually creates again at once), and the worker is not preempted half-way through. */
     int why = 0;
+    uint32_t before = atomic_load_explicit(&t->lstate, memory_order_relaxed);
     if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
       why = TM_RETIRE_PROCESS + 1;
+    else if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
+             atomic_load_explicit(&tm__unjoined, memory_order_relaxed) >=
+                 tm__option(TM_OPT_MAX_UNJOINED))
+      why = TM_RETIRE_UNJOINED + 1; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)
       why = TM_RETIRE_CANCELLED + 1; /* glibc's cancel request stays pending in this thread */
+    uint32_t counted = 0;
+    if (!why && !detached && !(s & TM_L_JOIN_CLAIMED)) {
+      /* Nobody joins yet: keeping this physical thread keeps a kernel task that glibc would
+       * have freed. Only a few may wait like this; past that, really exit. */
+      long long n = atomic_fetch_add(&tm__unjoined, 1) + 1;
+      if (n > tm__option(TM_OPT_MAX_UNJOINED) || tm__process_retiring()) {
+        atomic_fetch_sub(&tm__unjoined, 1);
+        why = TM_RETIRE_UNJOINED + 1;
+      } else {
+        counted = TM_R_COUNTED;
+      }
+    }
     if (why) {
       tm__stats_retired((enum tm_retire_reason)(why - 1));
       uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);
@@ -169,10 +230,12 @@ static void *tm__worker(void *arg) {
       }
       return NULL; /* joinable: the late joiner calls the real pthread_join */
     }
-    uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_READY | (detached ? TM_R_JOINED : 0),
-                                          memory_order_acq_rel);
+    uint32_t r = atomic_fetch_or_explicit(
+        &t->release, TM_R_READY | counted | (detached ? TM_R_JOINED : 0), memory_order_acq_rel);
+    if (counted && (r & TM_R_JOINED)) atomic_fetch_sub(&tm__unjoined, 1); /* joiner was first */
     if (detached || (r & TM_R_JOINED)) tm__idle_push(t);
     uint32_t w = tm__wait_assignment(t);
+    if (w == TM_W_WITHDRAWN) return NULL; /* joinable: the late joiner calls glibc's join */
     if (w & TM_W_RETIRE) {
       tm__wait_creator(t);
       tm__set_self(NULL);
@@ -197,10 +260,14 @@ static int tm__create_plain(pthread_t *thread, const pthread_attr_t *attr,
 
 int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                void *arg) {
-  if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed))
+  if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed) ||
+      atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);
-  size_t stack_size = tm__default_stack_size, guard_size = tm__default_guard_size;
+  size_t stack_size = __atomic_load_n(&tm__default_stack_size, __ATOMIC_RELAXED);
+  size_t guard_size = __atomic_load_n(&tm__default_guard_size, __ATOMIC_RELAXED);
   int detach_state = PTHREAD_CREATE_JOINABLE;
+  if (attr == NULL && __atomic_load_n(&tm__default_attr_special, __ATOMIC_RELAXED))
+    return tm__create_plain(thread, attr, start, arg);
   if (attr) {
     /* pthread_attr_getstack cannot tell "no stack set" apart (it returns address - size);
      * the deprecated getstackaddr can, and is looked up at run time to keep its link-time
@@ -219,10 +286,22 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   uint32_t initial = detach_state == PTHREAD_CREATE_DETACHED ? TM_L_DETACHED : 0;
 
   struct tm_sched want;
-  if (tm__capture_sched(&want, attr) == 0) {
+  if (tm__idle_nonempty(stack_size) && tm__capture_sched(&want, attr) == 0) {
     struct tm_thread *t;
     while ((t = tm__idle_pop(stack_size, guard_size, &want)) != NULL) {
-      tm__capture_inherit(&t->want, attr);
+      if (tm__capture_inherit(&t->want, attr)) {
+        /* As glibc does for a new thread: the creator sets the attr's affinity, and its
+         * failure (e.g. EINVAL: no such CPU) is pthread_create's. HELD keeps the idle timeout
+         * from ending the thread (and freeing its tid) meanwhile. */
+        if (!tm__idle_hold(t)) continue; /* timed out already: record freed */
+        if (sched_setaffinity(t->tid, sizeof t->want.affinity, &t->want.affinity) != 0) {
+          int err = errno;
+          tm__idle_unhold(t);
+          tm__idle_unpop(t);
+          return err;
+        }
+        t->have.affinity = t->want.affinity;
+      }
       t->start = start;
       t->arg = arg;
       t->want_apply = 1;
@@ -232,8 +311,9 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
       atomic_store_explicit(&t->release, 0, memory_order_relaxed);
       atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
       atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
+      pthread_t handle = t->handle; /* once claimed, the record may be reused at any time */
       if (tm__idle_claim(t)) { /* publishes the fields above to the worker */
-        *thread = t->handle;
+        *thread = handle;
         tm__stats_count(TM_COUNT_FROM_CACHE);
         return 0;
       }
@@ -272,8 +352,8 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   } else {
     tm__set_record_of(handle, t);
   }
-  atomic_store_explicit(&t->creator_done, 1, memory_order_release);
-  tm__futex_wake(&t->creator_done, 1);
+  if (atomic_exchange_explicit(&t->creator_done, 1, memory_order_acq_rel) == 2)
+    tm__futex_wake(&t->creator_done, 1); /* the thread already waits to exit */
   *thread = handle;
   tm__stats_count(TM_COUNT_FROM_SYSTEM);
   return 0;
@@ -294,6 +374,7 @@ static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock
 /* Finishes a join or detach after EXITED: takes the "joined" role. */
 static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joining) {
   uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
+  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined, 1);
   if (r & TM_R_DEAD) { /* the worker could not be reset and exits joinable */
     tm__set_record_of(thread, NULL); /* before glibc may recycle the descriptor */
     if (joining)
@@ -441,7 +522,19 @@ int tm__cancel(pthread_t thread) {
   return r;
 }
 
+/* Wakes a worker that finished and waits for a join that may never come: with main gone it
+ * withdraws (tm__wait_assignment), so it does not keep the process alive. */
+static void tm__poke_unjoined(struct tm_thread *t) {
+  uint32_t r = atomic_load(&t->release);
+  if (!(r & TM_R_READY) || (r & (TM_R_JOINED | TM_R_DEAD))) return;
+  uint32_t old = atomic_fetch_or(&t->wake, TM_W_CHECK);
+  if (old & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1);
+}
+
+void tm__thread_after_fork(void) { atomic_store(&tm__unjoined, 0); }
+
 void tm__main_exiting(void) {
-  atomic_store(&tm__main_exited, 1);
+  if (atomic_exchange(&tm__main_exited, 1)) return;
   tm__idle_flush();
+  tm__records_for_each(tm__poke_unjoined);
 }

@@ -47,10 +47,14 @@ enum {
 
 /* Release bits (tm_thread.release): the physical thread may be parked only when both the
  * joiner (or detach) is done with the logical thread and the worker has reset itself. */
-enum { TM_R_JOINED = 1u << 0, TM_R_READY = 1u << 1, TM_R_DEAD = 1u << 2 };
+enum { TM_R_JOINED = 1u << 0, TM_R_READY = 1u << 1, TM_R_DEAD = 1u << 2, TM_R_COUNTED = 1u << 3 };
+/* TM_R_COUNTED: the worker finished before anyone joined it and counts in tm__unjoined (the
+ * kernel tasks kept for finished, unjoined threads); whoever ends that state uncounts it. */
 
 /* Wake word (tm_thread.wake), the futex an idle worker sleeps on. */
-enum { TM_W_WAIT = 0, TM_W_GO = 1, TM_W_RETIRE = 2, TM_W_SLEEPING = 4, TM_W_DEAD = 8 };
+enum { TM_W_WAIT = 0, TM_W_GO = 1, TM_W_RETIRE = 2, TM_W_SLEEPING = 4, TM_W_DEAD = 8,
+       TM_W_CHECK = 16, /* main thread ended: a worker waiting for its join re-checks */
+       TM_W_HELD = 64 /* a creator works on this popped thread: the idle timeout waits */ };
 
 /* Why a physical thread was retired (really exited); indexes tm__stats.retired[]. */
 enum tm_retire_reason {
@@ -61,6 +65,7 @@ enum tm_retire_reason {
   TM_RETIRE_UNDOABLE,     /* seccomp, no_new_privs, unshare/setns, pending signals, altstack */
   TM_RETIRE_ROBUST,       /* held robust mutexes: the kernel marks them OWNER_DIED at exit */
   TM_RETIRE_PROCESS,      /* fork child, or main thread called pthread_exit */
+  TM_RETIRE_UNJOINED,     /* finished while TM_CACHE_MAX_UNJOINED others waited for a join */
   TM_RETIRE_COUNT
 };
 
@@ -138,8 +143,19 @@ TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
                                          const struct tm_sched *want);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__idle_flush(void);
+/* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
+TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *));
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
 TM_HIDDEN void tm__records_after_fork(void);
+/* 0 when no thread of this stack size is parked (a hint: the create path that cannot reuse
+ * skips reading its scheduling state, glibc does not read it either). */
+TM_HIDDEN int tm__idle_nonempty(size_t stack_size);
+/* Keeps a popped, unclaimed worker from timing out (1), or frees the record of one that
+ * already did (0: pop again); tm__idle_unhold undoes it. */
+TM_HIDDEN int tm__idle_hold(struct tm_thread *t);
+TM_HIDDEN void tm__idle_unhold(struct tm_thread *t);
+/* Puts a record returned by tm__idle_pop back, unclaimed. */
+TM_HIDDEN void tm__idle_unpop(struct tm_thread *t);
 /* Claims a record returned by tm__idle_pop after its fields are filled (see records.c). */
 TM_HIDDEN int tm__idle_claim(struct tm_thread *t);
 /* A parked worker that timed out takes itself out of the idle counts. */
@@ -164,7 +180,9 @@ TM_HIDDEN void tm__wait_init(void);
 TM_HIDDEN uint64_t tm__now_ns(void);
 
 /* ---- reset.c: make a parked thread look fresh ---------------------------------------------- */
-TM_HIDDEN void tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr);
+/* Returns 1 when the affinity came from ATTR (the creator then applies it, for glibc's
+ * EINVAL), else 0. */
+TM_HIDDEN int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr);
 TM_HIDDEN int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr);
 TM_HIDDEN void tm__apply_inherit(const struct tm_inherit *want);
 /* Undoes what the last logical thread changed; returns a tm_retire_reason + 1 if it cannot. */
@@ -195,6 +213,10 @@ enum { TM_JOIN_BLOCK, TM_JOIN_TRY, TM_JOIN_TIMED };
 TM_HIDDEN int tm__detach(pthread_t thread);
 TM_HIDDEN int tm__cancel(pthread_t thread);
 TM_HIDDEN void tm__main_exiting(void);
+/* Resets the count of finished, unjoined workers (fork child: they do not exist there). */
+TM_HIDDEN void tm__thread_after_fork(void);
+/* 1 between fork's prepare and parent/child handlers: creates go to glibc. */
+TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
  * process alive. */
 TM_HIDDEN int tm__process_retiring(void);
@@ -226,6 +248,7 @@ struct tm_real {
   int (*unshare)(int);
   int (*setns)(int, int);
   void (*call_tls_dtors)(void);
+  int (*setattr_default_np)(const pthread_attr_t *);
 };
 TM_HIDDEN extern struct tm_real tm__real;
 /* 1 once tm__init resolved every real function and the cache may be used. */
@@ -234,6 +257,11 @@ TM_HIDDEN extern _Atomic int tm__enabled;
 TM_HIDDEN extern int tm__sanitized;
 /* Defaults of a NULL attr (pthread_getattr_default_np at start-up), bytes. */
 TM_HIDDEN extern size_t tm__default_stack_size, tm__default_guard_size;
+/* 1 once pthread_setattr_default_np gave NULL-attr threads a signal mask or an affinity:
+ * such creates go to glibc (they are rare; matching them is not worth the hot-path cost). */
+TM_HIDDEN extern int tm__default_attr_special;
+/* Re-reads glibc's default thread attributes (init, and after pthread_setattr_default_np). */
+TM_HIDDEN void tm__defaults_refresh(void);
 /* glibc's deprecated pthread_attr_getstackaddr, looked up at run time: the only way to tell
  * "no stack set" from a user stack (pthread_attr_getstack returns address - size). */
 TM_HIDDEN extern int (*tm__getstackaddr)(const pthread_attr_t *, void **);

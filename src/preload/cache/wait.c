@@ -20,11 +20,11 @@
  * TM_CACHE_SPIN_NS=0 disables spinning, N > 0 forces an N ns spin (for experiments). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "options.h"
+#include "../common/tm_futex.h"
 #include "tm_cache.h"
 
 #define TM_SPIN_BUDGET_NS 25000 /* ~ two futex sleep + wake round trips on this class of VM */
@@ -173,23 +173,10 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
 
 int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespec *ts,
                    int clock_realtime, int relative) {
-  int saved_errno = errno; /* a pthread call must not clobber the caller's errno */
-  long r;
-  if (ts == NULL || relative) {
-    r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expect, ts, NULL, 0);
-  } else {
-    int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | (clock_realtime ? FUTEX_CLOCK_REALTIME : 0);
-    r = syscall(SYS_futex, (uint32_t *)word, op, expect, ts, NULL, FUTEX_BITSET_MATCH_ANY);
-  }
-  int result = r == 0 ? 0 : errno;
-  errno = saved_errno;
-  return result;
+  return tm__futex_wait_word((void *)word, expect, ts,
+                             (ts == NULL || relative) ? 0 : clock_realtime ? 2 : 1);
 }
 
-void tm__futex_wake(_Atomic uint32_t *word, int count) {
-  int saved_errno = errno;
-  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, NULL, NULL, 0);
-  errno = saved_errno;
-}
+void tm__futex_wake(_Atomic uint32_t *word, int count) { tm__futex_wake_word((void *)word, count); }
 
 void tm__wait_after_fork(void) { atomic_store(&tm__spinners, 0); }

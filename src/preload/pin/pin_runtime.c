@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/tm_options.h"
 #include "pin_log.h"
 
 tm__runtime tm__rt;
@@ -24,6 +25,12 @@ static __thread int tm__t_pinned __attribute__((tls_model("initial-exec")));
 static pthread_once_t tm__init_once = PTHREAD_ONCE_INIT;
 
 int tm__self_pinned(void) { return tm__t_pinned; }
+
+/* The pin library's integer options (TM_PIN_CONFIG, a string, is parsed by pin_config.c). */
+enum { TM_PIN_OPT_VERBOSE, TM_PIN_OPT_COUNT };
+static struct tm__option tm__pin_options[TM_PIN_OPT_COUNT] = {
+    [TM_PIN_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration and each pin", 0, 0},
+};
 
 static void report(const char* a, const char* b) {
   tm__line line;
@@ -118,8 +125,10 @@ static void print_config(void) {
 }
 
 static void init_once(void) {
-  const char* verbose = getenv("TM_VERBOSE");
-  tm__rt.verbose = verbose && verbose[0] == '1';
+  extern char** environ;
+  tm__options_read(tm__pin_options, TM_PIN_OPT_COUNT, environ, "pin");
+  tm__rt.verbose = (int)tm__pin_options[TM_PIN_OPT_VERBOSE].value;
+  if (tm__rt.verbose) tm__options_show(tm__pin_options, TM_PIN_OPT_COUNT, "pin");
   tm__rt.real_create = (tm__create_fn)dlsym(RTLD_NEXT, "pthread_create");
   tm__rt.real_setname = (tm__setname_fn)dlsym(RTLD_NEXT, "pthread_setname_np");
   if (!tm__rt.real_create || !tm__rt.real_setname) {

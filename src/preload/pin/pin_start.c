@@ -9,12 +9,12 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/futex.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/tm_futex.h"
 #include "pin_runtime.h"
 
 #define TM__POOL_SIZE 4096
@@ -50,12 +50,10 @@ static tm__start_box* take_pool_box(void) {
 }
 
 static void futex_wait(atomic_int* word, int value) {
-  syscall(SYS_futex, (int*)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+  tm__futex_wait_word((void*)word, (uint32_t)value, NULL, 0);
 }
 
-static void futex_wake(atomic_int* word) {
-  syscall(SYS_futex, (int*)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
+static void futex_wake(atomic_int* word) { tm__futex_wake_word((void*)word, 1); }
 
 /* The routine every wrapped thread starts in. */
 static void* tm__thread_start(void* raw) {

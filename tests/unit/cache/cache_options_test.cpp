@@ -52,12 +52,18 @@ TEST(CacheOptions, LoadsFromEnvironmentAndKeepsDefaultsOnBadValues) {
 }
 
 TEST(CacheOptions, LineFormatterWritesNumbersAndTruncatesSafely) {
-  tm_line line{};
-  tm__line_int(&line, -1234567890123LL);
-  EXPECT_EQ(std::string(line.text, line.len), "-1234567890123");
-  tm_line long_line{};
+  tm__line line{};
+  tm__line_long(&line, -1234567890123LL);
+  EXPECT_EQ(std::string(line.text, line.length), "-1234567890123");
+  tm__line long_line{};
+  tm__line_start(&long_line);
+  EXPECT_EQ(std::string(long_line.text, long_line.length), "threadmap: ");
   for (int i = 0; i < 100; ++i) tm__line_str(&long_line, "0123456789");
-  EXPECT_EQ(long_line.len, sizeof long_line.text - 1);
+  EXPECT_EQ(long_line.length, sizeof long_line.text - 1) << "one byte stays for the newline";
+  tm__line cpus{};
+  const unsigned long mask[2] = {0x10fUL, 1UL};
+  tm__line_cpus(&cpus, mask, 2);
+  EXPECT_EQ(std::string(cpus.text, cpus.length), "0-3,8,64");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-/* write(2)-based line output for the pin preload (see pin_log.h). */
-#include "pin_log.h"
+/* write(2)-based line output shared by both preload libraries (see tm_line.h). */
+#include "tm_line.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,36 +11,31 @@ void tm__line_start(tm__line* line) {
 }
 
 void tm__line_str(tm__line* line, const char* s) {
-  /* Keep one byte for the final '\n'. */
-  while (*s && line->length + 1 < sizeof line->text) line->text[line->length++] = *s++;
+  while (s && *s && line->length + 1 < sizeof line->text) line->text[line->length++] = *s++;
 }
 
-void tm__line_long(tm__line* line, long value) {
+void tm__line_long(tm__line* line, long long value) {
   char digits[24];
   int n = 0;
-  unsigned long v = value < 0 ? 0UL - (unsigned long)value : (unsigned long)value;
+  unsigned long long v =
+      value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
   do {
     digits[n++] = (char)('0' + v % 10);
     v /= 10;
   } while (v);
-  if (value < 0) tm__line_str(line, "-");
-  char out[24];
-  for (int i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
-  out[n] = '\0';
-  tm__line_str(line, out);
+  if (value < 0) digits[n++] = '-';
+  while (n > 0 && line->length + 1 < sizeof line->text) line->text[line->length++] = digits[--n];
 }
 
 void tm__line_cpus(tm__line* line, const unsigned long* mask, size_t words) {
-  const long bits = (long)(words * sizeof(unsigned long) * CHAR_BIT);
+  const long word_bits = (long)(sizeof(unsigned long) * CHAR_BIT);
+  const long bits = (long)words * word_bits;
+#define TM__BIT(i) ((mask[(i) / word_bits] >> ((i) % word_bits)) & 1UL)
   int first_item = 1;
   for (long cpu = 0; cpu < bits; ++cpu) {
-    if (!((mask[cpu / (long)(sizeof(unsigned long) * CHAR_BIT)] >>
-           (cpu % (long)(sizeof(unsigned long) * CHAR_BIT))) & 1UL))
-      continue;
+    if (!TM__BIT(cpu)) continue;
     long last = cpu;
-    while (last + 1 < bits && ((mask[(last + 1) / (long)(sizeof(unsigned long) * CHAR_BIT)] >>
-                                ((last + 1) % (long)(sizeof(unsigned long) * CHAR_BIT))) & 1UL))
-      ++last;
+    while (last + 1 < bits && TM__BIT(last + 1)) ++last;
     if (!first_item) tm__line_str(line, ",");
     tm__line_long(line, cpu);
     if (last > cpu) {
@@ -50,13 +45,14 @@ void tm__line_cpus(tm__line* line, const unsigned long* mask, size_t words) {
     first_item = 0;
     cpu = last;
   }
+#undef TM__BIT
   if (first_item) tm__line_str(line, "(none)");
 }
 
 void tm__line_emit(tm__line* line) {
   line->text[line->length++] = '\n';
-  size_t done = 0;
   int saved_errno = errno; /* never disturb the host's errno */
+  size_t done = 0;
   while (done < line->length) {
     ssize_t n = write(STDERR_FILENO, line->text + done, line->length - done);
     if (n < 0 && errno == EINTR) continue;
