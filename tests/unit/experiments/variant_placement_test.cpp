@@ -7,17 +7,12 @@
 #include <filesystem>
 
 #include "src/plan/machine_model.hpp"
+#include "tests/unit/common/recorded_data.hpp"
 
 namespace threadmap::experiments {
 namespace {
 
-std::vector<std::string> topology_files() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(THREADMAP_TEST_DATA "/topologies"))
-    if (e.path().extension() == ".xml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using test_data::topology_files;
 
 TEST(Placement, RecordedMachinesArePresent) { EXPECT_GE(topology_files().size(), 3u); }
 

@@ -6,16 +6,12 @@
 
 #include <filesystem>
 
+#include "tests/unit/common/recorded_data.hpp"
+
 namespace threadmap::experiments {
 namespace {
 
-std::vector<std::string> topology_files() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(THREADMAP_TEST_DATA "/topologies"))
-    if (e.path().extension() == ".xml") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using test_data::topology_files;
 
 bool has_smt(const Topology& topo, const CpuSet& usable) {
   for (const CpuSet& core : topo.groups(Level::core))

@@ -9,20 +9,13 @@
 
 #include "src/latency/matrix.hpp"
 #include "src/plan/planner.hpp"
+#include "tests/unit/common/recorded_data.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap::plan::test {
 
-inline std::vector<std::string> data_files(const std::string& folder, const std::string& ext) {
-  std::vector<std::string> out;
-  for (const auto& e :
-       std::filesystem::directory_iterator(std::string(THREADMAP_TEST_DATA) + "/" + folder))
-    if (e.path().extension() == ext) out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-inline std::vector<std::string> topology_files() { return data_files("topologies", ".xml"); }
-inline std::vector<std::string> matrix_files() { return data_files("latency", ".csv"); }
+using test_data::matrix_files;
+using test_data::topology_files;
 
 inline Topology load_topology(const std::string& path) {
   auto t = Topology::load_xml(path);
