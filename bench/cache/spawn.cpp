@@ -15,7 +15,9 @@
 // threads/s of each side and their ratio (one run, interleaved so that load from other
 // processes hits both sides alike). `threadmap bench spawn` drives the first form; keep its
 // interface stable.
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -370,6 +372,73 @@ Options parse(int argc, char** argv) {
   return opt;
 }
 
+// The hand-off floor: what passing a job to a waiting thread and getting the answer back costs
+// at best, measured beside the cache in the same run. T = 1: one pair exchanging through two
+// spinning cache lines (what a recycle with a spinning worker and joiner could reach). T > 1:
+// T pairs, each round trip one futex wake + wait each way (a recycle with no CPU to spin on).
+// Returns round trips per second over all pairs.
+struct alignas(64) PaddedWord {
+  std::atomic<std::uint32_t> value{0};
+};
+
+long futex_call(std::atomic<std::uint32_t>* word, int op, std::uint32_t val) {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op | FUTEX_PRIVATE_FLAG, val,
+                 nullptr, nullptr, 0);
+}
+
+double floor_rate(int pairs, double seconds) {
+  std::atomic<bool> stop{false};
+  std::vector<std::uint64_t> trips(static_cast<std::size_t>(pairs), 0);
+  std::vector<PaddedWord> job(static_cast<std::size_t>(pairs)), done(static_cast<std::size_t>(pairs));
+  bool spin = pairs == 1;
+  const std::uint32_t kStop = 0xffffffffu;
+  // Waits until *w == want (or the stop value): spinning (T = 1) or on the futex.
+  auto wait_for = [spin, kStop](std::atomic<std::uint32_t>& w, std::uint32_t want) {
+    for (;;) {
+      std::uint32_t v = w.load(std::memory_order_acquire);
+      if (v == want || v == kStop) return;
+      if (!spin) futex_call(&w, FUTEX_WAIT, v);
+    }
+  };
+  auto post = [spin](std::atomic<std::uint32_t>& w, std::uint32_t v) {
+    w.store(v, std::memory_order_release);
+    if (!spin) futex_call(&w, FUTEX_WAKE, 1);
+  };
+  std::vector<std::thread> threads;
+  for (int i = 0; i < pairs; ++i) {
+    auto& j = job[static_cast<std::size_t>(i)].value;
+    auto& d = done[static_cast<std::size_t>(i)].value;
+    threads.emplace_back([&j, &d, &wait_for, &post, kStop] {  // the "worker"
+      for (std::uint32_t n = 1;; ++n) {
+        wait_for(j, n);
+        if (j.load(std::memory_order_acquire) == kStop) return;
+        post(d, n);
+      }
+    });
+    threads.emplace_back([&j, &d, &stop, &trips, i, &wait_for, &post, kStop] {  // the "creator"
+      std::uint64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        ++n;
+        post(j, static_cast<std::uint32_t>(n));
+        wait_for(d, static_cast<std::uint32_t>(n));
+      }
+      trips[static_cast<std::size_t>(i)] = n;
+      post(j, kStop);
+    });
+  }
+  std::uint64_t start = now_ns();
+  timespec pause{static_cast<time_t>(seconds),
+                 static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)};
+  while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+  }
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  double wall = static_cast<double>(now_ns() - start) / 1e9;
+  std::uint64_t total = 0;
+  for (auto n : trips) total += n;
+  return static_cast<double>(total) / wall;
+}
+
 // Runs this binary in a child with or without LD_PRELOAD and parses its --json line.
 bool run_child(const char* self, const Options& opt, int creators, const std::string& preload,
                RunResult& out) {
@@ -424,8 +493,9 @@ int compare(const char* self, const Options& opt) {
               variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
-              "ratio", "start p50 ns def/cache", "join p50 ns def/cache");
+  std::printf("%8s %14s %14s %8s %14s %8s %22s %22s\n", "creators", "default thr/s",
+              "cache thr/s", "ratio", "floor trips/s", "c/floor", "start p50 ns def/cache",
+              "join p50 ns def/cache");
   int failures = 0;
   auto median = [](std::vector<RunResult> v, auto key) {
     std::sort(v.begin(), v.end(), [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
@@ -433,13 +503,17 @@ int compare(const char* self, const Options& opt) {
   };
   for (int t : opt.creators_list) {
     std::vector<RunResult> defs, caches;
+    std::vector<double> floors;
     bool ok = true;
     for (int r = 0; r < opt.repeat && ok; ++r) {
       RunResult def, cache;
       ok = run_child(self, opt, t, "", def) && run_child(self, opt, t, opt.compare_lib, cache);
       defs.push_back(def);
       caches.push_back(cache);
+      if (opt.batch == 0) floors.push_back(floor_rate(t, opt.seconds));
     }
+    std::sort(floors.begin(), floors.end());
+    double floor_median = floors.empty() ? 0 : floors[floors.size() / 2];
     if (!ok) {
       std::printf("%8d  run failed\n", t);
       ++failures;
@@ -449,12 +523,15 @@ int compare(const char* self, const Options& opt) {
     auto start = [](const RunResult& r) { return static_cast<double>(r.create_to_start.p50); };
     auto join = [](const RunResult& r) { return static_cast<double>(r.join.p50); };
     double d = median(defs, tps), c = median(caches, tps);
-    std::printf("%8d %14.0f %14.0f %7.2fx %10.0f/%-11.0f %10.0f/%-11.0f\n", t, d, c, c / d,
+    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %10.0f/%-11.0f %10.0f/%-11.0f\n", t,
+                d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
                 median(defs, start), median(caches, start), median(defs, join),
                 median(caches, join));
     std::fflush(stdout);
   }
-  std::printf("threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n",
+  std::printf("threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
+              "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
+              "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n",
               opt.repeat);
   return failures ? 1 : 0;
 }

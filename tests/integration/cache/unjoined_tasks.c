@@ -43,9 +43,28 @@ static int settle_tasks(int limit) {
   return n;
 }
 
+/* glibc's tests (tst-pthread_kill-exited, tst-pthread_cancel-exited, tst-execstack) wait, as
+ * support_wait_for_thread_exit does, until an exited, unjoined thread's kernel task is gone.
+ * Under the cache it goes at the latest after one idle timeout (1 s by default). */
+static void wait_for_thread_exit(void) {
+  pthread_t t;
+  pthread_create(&t, NULL, quick, NULL);
+  int tasks = 0;
+  for (int i = 0; i < 500; ++i) { /* at most 5 s */
+    tasks = task_count();
+    if (tasks == 1) break;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  EXPECT(tasks == 1, "an exited, unjoined thread's kernel task goes away");
+  pthread_join(t, NULL);
+}
+
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 3000;
   warm_cache();
+  wait_for_thread_exit();
+  atomic_store(&finished, 0);
   pthread_t *threads = calloc((size_t)n, sizeof *threads);
   if (!threads) return 1;
   int peak = 0, too_many = 0;
