@@ -50,7 +50,7 @@ struct Options {
   double seconds = 1.0;
   Variant variant = Variant::kPthread;
   bool json = false;
-  std::string compare_lib;                 // non-empty: comparison mode
+  std::string compare_lib;  // non-empty: comparison mode
   std::vector<int> creators_list{1, 2, 4, 32};
   int repeat = 5;
   int batch = 0;  // > 0: create this many, then join them all
@@ -159,7 +159,8 @@ int one_batch(Variant variant, int n, CreatorResult& out) {
       std::vector<std::future<void*>> futures;
       futures.reserve(stamps.size());
       try {
-        for (auto& st : stamps) futures.push_back(std::async(std::launch::async, empty_thread, &st));
+        for (auto& st : stamps)
+          futures.push_back(std::async(std::launch::async, empty_thread, &st));
       } catch (const std::system_error& e) {
         result = e.code().value();
       }
@@ -191,9 +192,12 @@ Percentiles percentiles(std::vector<std::uint32_t>& v) {
 
 const char* variant_name(Variant v) {
   switch (v) {
-    case Variant::kPthread: return "pthread";
-    case Variant::kThread: return "thread";
-    case Variant::kAsync: return "async";
+    case Variant::kPthread:
+      return "pthread";
+    case Variant::kThread:
+      return "thread";
+    case Variant::kAsync:
+      return "async";
   }
   return "?";
 }
@@ -256,7 +260,8 @@ RunResult run(const Options& opt) {
   std::uint64_t start = now_ns();
   go.store(true, std::memory_order_release);
   timespec pause{static_cast<time_t>(opt.seconds),
-                 static_cast<long>((opt.seconds - static_cast<double>(static_cast<time_t>(opt.seconds))) * 1e9)};
+                 static_cast<long>(
+                     (opt.seconds - static_cast<double>(static_cast<time_t>(opt.seconds))) * 1e9)};
   while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
   }
   stop.store(true);
@@ -294,10 +299,11 @@ void print_text(const Options& opt, const RunResult& r) {
               opt.creators, r.wall_seconds);
   std::printf("threads/s: %.0f (create+join cycles completed / wall seconds)\n",
               r.threads_per_second);
-  std::printf("create-to-first-instruction: p50 %llu ns, p99 %llu ns (CLOCK_MONOTONIC, %llu cycles)\n",
-              static_cast<unsigned long long>(r.create_to_start.p50),
-              static_cast<unsigned long long>(r.create_to_start.p99),
-              static_cast<unsigned long long>(r.samples));
+  std::printf(
+      "create-to-first-instruction: p50 %llu ns, p99 %llu ns (CLOCK_MONOTONIC, %llu cycles)\n",
+      static_cast<unsigned long long>(r.create_to_start.p50),
+      static_cast<unsigned long long>(r.create_to_start.p99),
+      static_cast<unsigned long long>(r.samples));
   std::printf("join (thread's last instruction to join return): p50 %llu ns, p99 %llu ns\n",
               static_cast<unsigned long long>(r.join.p50),
               static_cast<unsigned long long>(r.join.p99));
@@ -342,10 +348,14 @@ Options parse(int argc, char** argv) {
         usage((std::string("--seconds must be a number in (0, 3600], got '") + v + "'").c_str());
     } else if (a == "--variant") {
       std::string v = value();
-      if (v == "pthread") opt.variant = Variant::kPthread;
-      else if (v == "thread") opt.variant = Variant::kThread;
-      else if (v == "async") opt.variant = Variant::kAsync;
-      else usage(("--variant must be pthread, thread or async, got '" + v + "'").c_str());
+      if (v == "pthread")
+        opt.variant = Variant::kPthread;
+      else if (v == "thread")
+        opt.variant = Variant::kThread;
+      else if (v == "async")
+        opt.variant = Variant::kAsync;
+      else
+        usage(("--variant must be pthread, thread or async, got '" + v + "'").c_str());
     } else if (a == "--batch") {
       opt.batch = parse_int(value(), "--batch", 0, 4096);
     } else if (a == "--json") {
@@ -389,7 +399,8 @@ long futex_call(std::atomic<std::uint32_t>* word, int op, std::uint32_t val) {
 double floor_rate(int pairs, double seconds) {
   std::atomic<bool> stop{false};
   std::vector<std::uint64_t> trips(static_cast<std::size_t>(pairs), 0);
-  std::vector<PaddedWord> job(static_cast<std::size_t>(pairs)), done(static_cast<std::size_t>(pairs));
+  std::vector<PaddedWord> job(static_cast<std::size_t>(pairs)),
+      done(static_cast<std::size_t>(pairs));
   bool spin = pairs == 1;
   const std::uint32_t kStop = 0xffffffffu;
   // Waits until *w == want (or the stop value): spinning (T = 1) or on the futex.
@@ -427,8 +438,9 @@ double floor_rate(int pairs, double seconds) {
     });
   }
   std::uint64_t start = now_ns();
-  timespec pause{static_cast<time_t>(seconds),
-                 static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)};
+  timespec pause{
+      static_cast<time_t>(seconds),
+      static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)};
   while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
   }
   stop.store(true);
@@ -450,8 +462,10 @@ bool run_child(const char* self, const Options& opt, int creators, const std::st
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    if (preload.empty()) unsetenv("LD_PRELOAD");
-    else setenv("LD_PRELOAD", preload.c_str(), 1);
+    if (preload.empty())
+      unsetenv("LD_PRELOAD");
+    else
+      setenv("LD_PRELOAD", preload.c_str(), 1);
     std::string t = std::to_string(creators), s = std::to_string(opt.seconds);
     std::string b = std::to_string(opt.batch);
     execl(self, self, "--creators", t.c_str(), "--seconds", s.c_str(), "--variant",
@@ -488,17 +502,19 @@ int compare(const char* self, const Options& opt) {
                  opt.compare_lib.c_str(), std::strerror(errno));
     return 1;
   }
-  std::printf("spawn benchmark, variant %s, %d x %.2f s per side, interleaved; default = glibc, "
-              "cache = LD_PRELOAD=%s\n",
-              variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
+  std::printf(
+      "spawn benchmark, variant %s, %d x %.2f s per side, interleaved; default = glibc, "
+      "cache = LD_PRELOAD=%s\n",
+      variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %14s %8s %22s %22s\n", "creators", "default thr/s",
-              "cache thr/s", "ratio", "floor trips/s", "c/floor", "start p50 ns def/cache",
+  std::printf("%8s %14s %14s %8s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
+              "ratio", "floor trips/s", "c/floor", "start p50 ns def/cache",
               "join p50 ns def/cache");
   int failures = 0;
   auto median = [](std::vector<RunResult> v, auto key) {
-    std::sort(v.begin(), v.end(), [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
+    std::sort(v.begin(), v.end(),
+              [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
     return key(v[v.size() / 2]);
   };
   for (int t : opt.creators_list) {
@@ -523,16 +539,17 @@ int compare(const char* self, const Options& opt) {
     auto start = [](const RunResult& r) { return static_cast<double>(r.create_to_start.p50); };
     auto join = [](const RunResult& r) { return static_cast<double>(r.join.p50); };
     double d = median(defs, tps), c = median(caches, tps);
-    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %10.0f/%-11.0f %10.0f/%-11.0f\n", t,
-                d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
+    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %10.0f/%-11.0f %10.0f/%-11.0f\n", t, d, c,
+                c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
                 median(defs, start), median(caches, start), median(defs, join),
                 median(caches, join));
     std::fflush(stdout);
   }
-  std::printf("threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
-              "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
-              "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n",
-              opt.repeat);
+  std::printf(
+      "threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
+      "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
+      "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n",
+      opt.repeat);
   return failures ? 1 : 0;
 }
 
@@ -557,7 +574,9 @@ int main(int argc, char** argv) {
                  std::strerror(r.error));
     return 1;
   }
-  if (opt.json) print_json(opt, r);
-  else print_text(opt, r);
+  if (opt.json)
+    print_json(opt, r);
+  else
+    print_text(opt, r);
   return 0;
 }

@@ -95,21 +95,19 @@ static void tm__init_once(void) {
   extern char **environ;
   tm__options_load(environ);
   tm__stats_on = (int)tm__option(TM_OPT_STATS);
-  int ok = TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
-           TM_RESOLVE(tryjoin, "pthread_tryjoin_np") &
-           TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &
-           TM_RESOLVE(clockjoin, "pthread_clockjoin_np") & TM_RESOLVE(detach, "pthread_detach") &
-           TM_RESOLVE(exit, "pthread_exit") & TM_RESOLVE(cancel, "pthread_cancel") &
-           TM_RESOLVE(kill, "pthread_kill") & TM_RESOLVE(key_create, "pthread_key_create") &
-           TM_RESOLVE(key_delete, "pthread_key_delete") &
-           TM_RESOLVE(getattr_np, "pthread_getattr_np") &
-           TM_RESOLVE(register_cancel, "__pthread_register_cancel") &
-           TM_RESOLVE(unregister_cancel, "__pthread_unregister_cancel") &
-           TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
-           TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
-           TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
-           TM_RESOLVE(setns, "setns") &
-           TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np");
+  int ok =
+      TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
+      TM_RESOLVE(tryjoin, "pthread_tryjoin_np") & TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &
+      TM_RESOLVE(clockjoin, "pthread_clockjoin_np") & TM_RESOLVE(detach, "pthread_detach") &
+      TM_RESOLVE(exit, "pthread_exit") & TM_RESOLVE(cancel, "pthread_cancel") &
+      TM_RESOLVE(kill, "pthread_kill") & TM_RESOLVE(key_create, "pthread_key_create") &
+      TM_RESOLVE(key_delete, "pthread_key_delete") & TM_RESOLVE(getattr_np, "pthread_getattr_np") &
+      TM_RESOLVE(register_cancel, "__pthread_register_cancel") &
+      TM_RESOLVE(unregister_cancel, "__pthread_unregister_cancel") &
+      TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
+      TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
+      TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
+      TM_RESOLVE(setns, "setns") & TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np");
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");

@@ -4,16 +4,16 @@
  * versioned definitions whether the library is preloaded or linked before libc. */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
-#include <link.h>
-#include <stdint.h>
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/tm_sanitizer.h"
 #include "options.h"
 #include "stats.h"
-#include "../common/tm_sanitizer.h"
 #include "tm_cache.h"
 
 /* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
@@ -24,13 +24,14 @@
  * (our physical threads are made through their interceptor, see tm__physical_create), and
  * their keys (whose destructors tear down per-thread runtime state) stay glibc's. */
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
-#define TM_EARLY(name, ...)                                                   \
-  do {                                                                        \
+#define TM_EARLY(name, ...)                                                             \
+  do {                                                                                  \
     if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough || \
-                             tm__in_runtime(__builtin_return_address(0)), 0)) {      \
-      __typeof__(name) *early = (__typeof__(name) *)tm__early(#name);         \
-      return early(__VA_ARGS__);                                              \
-    }                                                                         \
+                             tm__in_runtime(__builtin_return_address(0)),               \
+                         0)) {                                                          \
+      __typeof__(name) *early = (__typeof__(name) *)tm__early(#name);                   \
+      return early(__VA_ARGS__);                                                        \
+    }                                                                                   \
   } while (0)
 
 /* Set while this library calls a sanitizer's interceptor for a physical thread (see
@@ -60,7 +61,7 @@ static int tm__note_runtime(struct dl_phdr_info *info, size_t size, void *unused
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   const char *base = strrchr(name, '/');
   base = base ? base + 1 : name;
-  static const char *const runtimes[] = {"libasan", "libtsan", "liblsan", "libubsan",
+  static const char *const runtimes[] = {"libasan",   "libtsan", "liblsan",    "libubsan",
                                          "libhwasan", "libmsan", "libclang_rt"};
   int is_runtime = 0;
   for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; ++i)
@@ -90,8 +91,8 @@ __attribute__((destructor)) static void tm__destructor(void) {
   if (tm__stats_on) tm__stats_print();
 }
 
-TM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                             void *(*start)(void *), void *arg) {
+TM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                             void *arg) {
   TM_EARLY(pthread_create, thread, attr, start, arg);
   tm__init();
   return tm__create(thread, attr, start, arg);
@@ -148,8 +149,7 @@ TM_EXPORT void pthread_exit(void *value) {
 /* pthread_kill has two versions in glibc: GLIBC_2.34 returns 0 for a thread that has exited
  * but is not joined yet, the old one (GLIBC_2.2.5, x86_64's base version) ESRCH. Both are
  * defined here (exports.map) so that each caller gets its own version's answer. */
-static int tm__kill(pthread_t thread, int sig, int exited_answer,
-                   int (*real)(pthread_t, int)) {
+static int tm__kill(pthread_t thread, int sig, int exited_answer, int (*real)(pthread_t, int)) {
   tm__init();
   struct tm_thread *t = tm__lookup(thread);
   if (t && (atomic_load(&t->lstate) & TM_L_EXITED) && !t->in_exit_sequence) {
@@ -163,7 +163,8 @@ static int tm__kill(pthread_t thread, int sig, int exited_answer,
 __asm__(".symver tm__pthread_kill, pthread_kill@@GLIBC_2.34");
 TM_EXPORT int tm__pthread_kill(pthread_t thread, int sig) {
   if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough ||
-                           tm__in_runtime(__builtin_return_address(0)), 0))
+                           tm__in_runtime(__builtin_return_address(0)),
+                       0))
     return ((int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.34"))(thread, sig);
   tm__init();
   return tm__kill(thread, sig, 0, tm__real.kill);
@@ -175,7 +176,8 @@ TM_EXPORT int tm__pthread_kill_esrch(pthread_t thread, int sig) {
       (int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.2.5");
   if (old == NULL) old = tm__real.kill;
   if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough ||
-                           tm__in_runtime(__builtin_return_address(0)), 0))
+                           tm__in_runtime(__builtin_return_address(0)),
+                       0))
     return old(thread, sig);
   tm__init();
   return tm__kill(thread, sig, ESRCH, old);

@@ -26,7 +26,7 @@
 #include "stats.h"
 #include "tm_cache.h"
 
-#define TM_KEYS 1024 /* PTHREAD_KEYS_MAX in glibc */
+#define TM_KEYS 1024    /* PTHREAD_KEYS_MAX in glibc */
 #define TM_KEY_ROUNDS 4 /* PTHREAD_DESTRUCTOR_ITERATIONS in glibc */
 
 static _Atomic(void (*)(void *)) tm__key_destructor[TM_KEYS];
@@ -124,7 +124,8 @@ static _Unwind_Reason_Code tm__exit_stop(int version, _Unwind_Action actions,
   /* Old-style handlers (_pthread_cleanup_push, used inside glibc, e.g. by pthread_once) whose
    * frame is being left run now, as glibc's own unwinder runs them. */
   struct _pthread_cleanup_buffer *old = tm__old_cleanup_top();
-  struct _pthread_cleanup_buffer *floor = top ? (struct _pthread_cleanup_buffer *)top->__pad[1] : NULL;
+  struct _pthread_cleanup_buffer *floor =
+      top ? (struct _pthread_cleanup_buffer *)top->__pad[1] : NULL;
   if (old != floor && (jump || cfa >= (uintptr_t)old)) {
     do {
       struct _pthread_cleanup_buffer *next = old->__prev;

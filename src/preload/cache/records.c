@@ -147,10 +147,9 @@ static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t g
                           const struct tm_sched *want) {
   /* Exactly the requested size: a larger stack would show in pthread_getattr_np (glibc's
    * tst-default-attr checks it), a smaller one would overflow. */
-  return t->stack_size == stack_size &&
-         t->guard_size == guard_size && t->sched.policy == want->policy &&
-         t->sched.priority == want->priority && t->sched.nice == want->nice &&
-         t->sched.no_new_privs == want->no_new_privs;
+  return t->stack_size == stack_size && t->guard_size == guard_size &&
+         t->sched.policy == want->policy && t->sched.priority == want->priority &&
+         t->sched.nice == want->nice && t->sched.no_new_privs == want->no_new_privs;
 }
 
 struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_sched *want) {
@@ -173,8 +172,8 @@ struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struc
 }
 
 int tm__idle_nonempty(size_t stack_size) {
-  uint64_t head = atomic_load_explicit(&tm__idle[tm__bucket_of(stack_size)].head,
-                                       memory_order_relaxed);
+  uint64_t head =
+      atomic_load_explicit(&tm__idle[tm__bucket_of(stack_size)].head, memory_order_relaxed);
   return (uint32_t)head != 0;
 }
 

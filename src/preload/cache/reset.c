@@ -87,7 +87,8 @@ int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   if (attr == NULL || pthread_attr_getsigmask_np(attr, &out->sigmask) != 0)
     pthread_sigmask(SIG_BLOCK, NULL, &out->sigmask);
   /* glibc reports "no affinity in the attr" as an all-ones mask. */
-  if (attr == NULL || pthread_attr_getaffinity_np(attr, sizeof out->affinity, &out->affinity) != 0 ||
+  if (attr == NULL ||
+      pthread_attr_getaffinity_np(attr, sizeof out->affinity, &out->affinity) != 0 ||
       tm__mask_is_full(&out->affinity)) {
     from_attr = 0;
     if (sched_getaffinity(0, sizeof out->affinity, &out->affinity) != 0)
@@ -126,9 +127,9 @@ static int tm__tls_reset_one(struct dl_phdr_info *info, size_t size, void *unuse
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   const char *base = strrchr(name, '/');
   base = base ? base + 1 : name;
-  static const char *const skip[] = {"libc.so", "ld-linux", "ld64.so", "libasan", "libtsan",
-                                     "libubsan", "liblsan", "libhwasan", "libmsan",
-                                     "libclang_rt", "libthreadmap-cache"};
+  static const char *const skip[] = {"libc.so", "ld-linux",    "ld64.so",           "libasan",
+                                     "libtsan", "libubsan",    "liblsan",           "libhwasan",
+                                     "libmsan", "libclang_rt", "libthreadmap-cache"};
   for (size_t i = 0; i < sizeof skip / sizeof skip[0]; ++i)
     if (strncmp(base, skip[i], strlen(skip[i])) == 0) return 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {

@@ -19,16 +19,16 @@ void tm__stats_retired(enum tm_retire_reason why) {
 void tm__stats_peak_idle(long long idle_now) {
   if (!tm__stats_on) return;
   long long peak = atomic_load_explicit(&tm__peak_idle, memory_order_relaxed);
-  while (idle_now > peak && !atomic_compare_exchange_weak_explicit(
-                                &tm__peak_idle, &peak, idle_now, memory_order_relaxed,
-                                memory_order_relaxed)) {
+  while (idle_now > peak &&
+         !atomic_compare_exchange_weak_explicit(&tm__peak_idle, &peak, idle_now,
+                                                memory_order_relaxed, memory_order_relaxed)) {
   }
 }
 
 void tm__stats_print(void) {
   static const char *const reasons[TM_RETIRE_COUNT] = {
-      "cancelled", "glibc-exit", "idle-limit", "idle-timeout", "undoable-state", "robust-mutex",
-      "process", "unjoined-limit"};
+      "cancelled",      "glibc-exit",   "idle-limit", "idle-timeout",
+      "undoable-state", "robust-mutex", "process",    "unjoined-limit"};
   tm__line line;
   tm__line_start(&line);
   tm__line_str(&line, "thread cache stats: creates from-cache=");

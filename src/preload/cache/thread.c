@@ -35,15 +35,17 @@ static _Atomic long long tm__unjoined;
 #define TM_MIN_CACHED_STACK (64u << 10)
 /* Calls tm__physical_<op> with our wrappers in pass-through mode (they go straight to glibc
  * when a sanitizer's interceptor calls them back). */
-#define tm__physical(op, ...)                                 \
-  __extension__({                                             \
-    tm__passthrough++;                                        \
-    int physical_result = tm__physical_##op(__VA_ARGS__);     \
-    tm__passthrough--;                                        \
-    physical_result;                                          \
+#define tm__physical(op, ...)                             \
+  __extension__({                                         \
+    tm__passthrough++;                                    \
+    int physical_result = tm__physical_##op(__VA_ARGS__); \
+    tm__passthrough--;                                    \
+    physical_result;                                      \
   })
 
-int tm__process_retiring(void) { return atomic_load_explicit(&tm__main_exited, memory_order_relaxed); }
+int tm__process_retiring(void) {
+  return atomic_load_explicit(&tm__main_exited, memory_order_relaxed);
+}
 
 /* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
  * written this thread's pthread_t slot; only then may the thread really exit, since glibc
@@ -52,9 +54,8 @@ static void tm__wait_creator(struct tm_thread *t) {
   /* 0: creator busy, 1: done, 2: busy and we sleep (only then does the creator wake us). */
   uint32_t v = atomic_load_explicit(&t->creator_done, memory_order_acquire);
   while (v != 1) {
-    if (v == 0 && !atomic_compare_exchange_weak_explicit(&t->creator_done, &v, 2,
-                                                         memory_order_acq_rel,
-                                                         memory_order_acquire))
+    if (v == 0 && !atomic_compare_exchange_weak_explicit(
+                      &t->creator_done, &v, 2, memory_order_acq_rel, memory_order_acquire))
       continue;
     tm__futex_wait(&t->creator_done, 2, NULL, 0, 0);
     v = atomic_load_explicit(&t->creator_done, memory_order_acquire);
@@ -252,14 +253,13 @@ static void *tm__worker(void *arg) {
   }
 }
 
-static int tm__create_plain(pthread_t *thread, const pthread_attr_t *attr,
-                            void *(*start)(void *), void *arg) {
+static int tm__create_plain(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+                            void *arg) {
   tm__stats_count(TM_COUNT_BYPASSED);
   return tm__real.create(thread, attr, start, arg);
 }
 
-int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
-               void *arg) {
+int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
   if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed) ||
       atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);
@@ -312,7 +312,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
       atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
       atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
       pthread_t handle = t->handle; /* once claimed, the record may be reused at any time */
-      if (tm__idle_claim(t)) { /* publishes the fields above to the worker */
+      if (tm__idle_claim(t)) {      /* publishes the fields above to the worker */
         *thread = handle;
         tm__stats_count(TM_COUNT_FROM_CACHE);
         return 0;
@@ -375,7 +375,7 @@ static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock
 static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joining) {
   uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
   if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined, 1);
-  if (r & TM_R_DEAD) { /* the worker could not be reset and exits joinable */
+  if (r & TM_R_DEAD) {               /* the worker could not be reset and exits joinable */
     tm__set_record_of(thread, NULL); /* before glibc may recycle the descriptor */
     if (joining)
       tm__physical(join, thread, NULL);
@@ -402,8 +402,7 @@ static int tm__join_sleep(struct tm_thread *t, clockid_t clock, const struct tim
   for (;;) {
     uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
     if (s & TM_L_EXITED) break;
-    if (!(s & TM_L_WAITER) &&
-        !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
+    if (!(s & TM_L_WAITER) && !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
       continue;
     int old_type;
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
@@ -463,7 +462,7 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
     if (me) atomic_store(&me->joining, NULL);
     s = atomic_load_explicit(&t->lstate, memory_order_acquire);
   }
-  if (s & TM_L_GLIBC_EXIT) { /* cancelled: glibc has the result and finishes the thread */
+  if (s & TM_L_GLIBC_EXIT) {         /* cancelled: glibc has the result and finishes the thread */
     tm__set_record_of(thread, NULL); /* later calls on the handle are glibc's */
     int r = tm__physical(join, thread, ret);
     tm__record_free(t);

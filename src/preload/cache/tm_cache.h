@@ -52,9 +52,15 @@ enum { TM_R_JOINED = 1u << 0, TM_R_READY = 1u << 1, TM_R_DEAD = 1u << 2, TM_R_CO
  * kernel tasks kept for finished, unjoined threads); whoever ends that state uncounts it. */
 
 /* Wake word (tm_thread.wake), the futex an idle worker sleeps on. */
-enum { TM_W_WAIT = 0, TM_W_GO = 1, TM_W_RETIRE = 2, TM_W_SLEEPING = 4, TM_W_DEAD = 8,
-       TM_W_CHECK = 16, /* main thread ended: a worker waiting for its join re-checks */
-       TM_W_HELD = 64 /* a creator works on this popped thread: the idle timeout waits */ };
+enum {
+  TM_W_WAIT = 0,
+  TM_W_GO = 1,
+  TM_W_RETIRE = 2,
+  TM_W_SLEEPING = 4,
+  TM_W_DEAD = 8,
+  TM_W_CHECK = 16, /* main thread ended: a worker waiting for its join re-checks */
+  TM_W_HELD = 64   /* a creator works on this popped thread: the idle timeout waits */
+};
 
 /* Why a physical thread was retired (really exited); indexes tm__stats.retired[]. */
 enum tm_retire_reason {
@@ -96,7 +102,7 @@ struct tm_thread {
   pid_t tid;
   size_t stack_size; /* requested stack size (attr or default), bytes */
   size_t guard_size;
-  int bucket; /* idle stack it parks on (log2 of stack_size) */
+  int bucket;            /* idle stack it parks on (log2 of stack_size) */
   struct tm_sched sched; /* as parked */
   void *robust_head;     /* this thread's robust-futex list head (get_robust_list) */
 
@@ -106,10 +112,10 @@ struct tm_thread {
   void *(*start)(void *);
   void *arg;
   struct tm_inherit want;
-  int want_apply; /* 0: first logical thread (glibc already set everything) */
+  int want_apply;         /* 0: first logical thread (glibc already set everything) */
   struct tm_inherit have; /* what the thread had when it parked (to skip no-op syscalls) */
   int seccomp_at_birth;
-  int tainted; /* unshare/setns called: retire at logical exit */
+  int tainted;    /* unshare/setns called: retire at logical exit */
   char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
 
   /* --- logical thread --- */
@@ -117,7 +123,7 @@ struct tm_thread {
   _Atomic uint32_t release;
   void *result;
   _Atomic(struct tm_thread *) joining; /* whom this thread is joining (EDEADLK detection) */
-  uint64_t start_ns; /* last logical start, for stats only */
+  uint64_t start_ns;                   /* last logical start, for stats only */
 
   /* --- exit machinery (touched only by the thread itself) --- */
   __pthread_unwind_buf_t *cleanup_top; /* innermost setjmp-style cleanup buffer */
@@ -267,8 +273,8 @@ TM_HIDDEN void tm__defaults_refresh(void);
 TM_HIDDEN extern int (*tm__getstackaddr)(const pthread_attr_t *, void **);
 /* How physical threads are made, joined and detached: glibc's functions, or a sanitizer's
  * interceptors (init.c). */
-TM_HIDDEN extern int (*tm__physical_create)(pthread_t *, const pthread_attr_t *,
-                                            void *(*)(void *), void *);
+TM_HIDDEN extern int (*tm__physical_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                                            void *);
 TM_HIDDEN extern int (*tm__physical_join)(pthread_t, void **);
 TM_HIDDEN extern int (*tm__physical_detach)(pthread_t);
 /* Non-zero while we call a sanitizer interceptor that will call our wrapper back. */

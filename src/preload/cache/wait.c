@@ -23,8 +23,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "options.h"
 #include "../common/tm_futex.h"
+#include "options.h"
 #include "tm_cache.h"
 
 #define TM_SPIN_BUDGET_NS 25000 /* ~ two futex sleep + wake round trips on this class of VM */
@@ -133,7 +133,8 @@ static long long tm__spin_budget(struct tm_site *site) {
 static void tm__spin_outcome(struct tm_site *site, int success) {
   if (tm__fixed_spin_ns >= 0) return;
   int s = atomic_load_explicit(&site->score, memory_order_relaxed);
-  int next = success ? (s < TM_SCORE_MAX ? s + 1 : s) : (s - 2 > TM_SCORE_MIN ? s - 2 : TM_SCORE_MIN);
+  int next =
+      success ? (s < TM_SCORE_MAX ? s + 1 : s) : (s - 2 > TM_SCORE_MIN ? s - 2 : TM_SCORE_MIN);
   atomic_store_explicit(&site->score, next, memory_order_relaxed);
   unsigned interval = atomic_load_explicit(&site->probe_interval, memory_order_relaxed);
   if (success)
@@ -174,7 +175,9 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
 int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespec *ts,
                    int clock_realtime, int relative) {
   return tm__futex_wait_word((void *)word, expect, ts,
-                             (ts == NULL || relative) ? 0 : clock_realtime ? 2 : 1);
+                             (ts == NULL || relative) ? 0
+                             : clock_realtime         ? 2
+                                                      : 1);
 }
 
 void tm__futex_wake(_Atomic uint32_t *word, int count) { tm__futex_wake_word((void *)word, count); }

@@ -33,8 +33,8 @@ static inline int tm__futex_wait_word(void *word, uint32_t expect, const struct 
 /* Wakes up to COUNT waiters of WORD; returns how many were woken (0 on error). */
 static inline int tm__futex_wake_word(void *word, int count) {
   int saved_errno = errno;
-  long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, NULL,
-                   NULL, 0);
+  long r =
+      syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, NULL, NULL, 0);
   errno = saved_errno;
   return r > 0 ? (int)r : 0;
 }

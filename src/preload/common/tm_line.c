@@ -17,8 +17,7 @@ void tm__line_str(tm__line* line, const char* s) {
 void tm__line_long(tm__line* line, long long value) {
   char digits[24];
   int n = 0;
-  unsigned long long v =
-      value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+  unsigned long long v = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
   do {
     digits[n++] = (char)('0' + v % 10);
     v /= 10;

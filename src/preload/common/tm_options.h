@@ -23,8 +23,7 @@ struct tm__option {
 
 /* Reads every option of TABLE (COUNT entries) from ENV (NULL-terminated "NAME=value" strings,
  * may be NULL); WHO names the library in warnings ("thread cache", "pin"). */
-TM_HIDDEN void tm__options_read(struct tm__option *table, int count, char **env,
-                                const char *who);
+TM_HIDDEN void tm__options_read(struct tm__option *table, int count, char **env, const char *who);
 /* Prints one line per option: value and origin (TM_VERBOSE=1). */
 TM_HIDDEN void tm__options_show(const struct tm__option *table, int count, const char *who);
 /* Parses a decimal integer (optional leading '-') in [MIN, MAX]; 0 on success, -1 otherwise

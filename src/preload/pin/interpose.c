@@ -10,8 +10,8 @@
 /* Interposes pthread_create: the new thread starts in a wrapper that pins it (per the rules in
  * TM_PIN_CONFIG) before `start` runs. Returns what the real pthread_create returns; EAGAIN when
  * the real one cannot be found. */
-TM_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
-                             void* (*start)(void*), void* arg) {
+TM_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                             void* arg) {
   return tm__create_thread(thread, attr, start, arg);
 }
 

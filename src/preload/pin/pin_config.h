@@ -53,21 +53,21 @@ typedef struct tm__pattern_rule {
 
 /** The parsed configuration. Every pointer points into the caller's arena. */
 typedef struct tm__pin_config {
-  int inherit;                  /**< 1 when exec'd children keep the configuration */
-  size_t mask_words;            /**< unsigned longs per CPU set (cpu_set_t-compatible layout) */
-  size_t set_count;             /**< CPU sets stored in `sets` */
-  unsigned long* sets;          /**< set_count * mask_words words */
-  int32_t main_set;             /**< set for the main thread, or -1 */
-  int32_t* slot_sets;           /**< slot_count entries: set index or -1 */
-  size_t slot_count;            /**< highest slot index + 1 (0 when there are no slot rules) */
-  int32_t* cycle_sets;          /**< cycle_count set indexes */
-  size_t cycle_count;           /**< 0 when there is no cycle */
-  unsigned char* skip_index;    /**< skip_count flags: 1 = skip that creation index */
-  size_t skip_count;            /**< highest skip index + 1 */
-  tm__pattern_rule* patterns;   /**< pattern_count rules, in configuration order */
+  int inherit;                /**< 1 when exec'd children keep the configuration */
+  size_t mask_words;          /**< unsigned longs per CPU set (cpu_set_t-compatible layout) */
+  size_t set_count;           /**< CPU sets stored in `sets` */
+  unsigned long* sets;        /**< set_count * mask_words words */
+  int32_t main_set;           /**< set for the main thread, or -1 */
+  int32_t* slot_sets;         /**< slot_count entries: set index or -1 */
+  size_t slot_count;          /**< highest slot index + 1 (0 when there are no slot rules) */
+  int32_t* cycle_sets;        /**< cycle_count set indexes */
+  size_t cycle_count;         /**< 0 when there is no cycle */
+  unsigned char* skip_index;  /**< skip_count flags: 1 = skip that creation index */
+  size_t skip_count;          /**< highest skip index + 1 */
+  tm__pattern_rule* patterns; /**< pattern_count rules, in configuration order */
   size_t pattern_count;
-  int has_name_rules;           /**< any name= or skipname= rule */
-  int has_lib_rules;            /**< any lib= or skiplib= rule */
+  int has_name_rules; /**< any name= or skipname= rule */
+  int has_lib_rules;  /**< any lib= or skiplib= rule */
 } tm__pin_config;
 
 /** Parses `text`. With arena == NULL only validates and stores the arena size it needs in

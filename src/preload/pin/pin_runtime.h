@@ -17,16 +17,16 @@ typedef int (*tm__setname_fn)(pthread_t, const char*);
 /** Process-wide state, written once by tm__runtime_init() and read-only afterwards (except the
  * counters). */
 typedef struct tm__runtime {
-  int active;                    /**< a valid configuration was read: pin threads */
-  int verbose;                   /**< TM_VERBOSE=1: print each decision */
-  tm__pin_config config;         /**< the rules (arena from mmap) */
+  int active;                                 /**< a valid configuration was read: pin threads */
+  int verbose;                                /**< TM_VERBOSE=1: print each decision */
+  tm__pin_config config;                      /**< the rules (arena from mmap) */
   unsigned long original[TM__ORIGINAL_WORDS]; /**< process affinity before we changed it */
-  size_t original_bytes;         /**< 0 when it could not be read */
-  tm__create_fn real_create;     /**< next pthread_create (libc, or the thread cache) */
-  tm__setname_fn real_setname;   /**< next pthread_setname_np */
-  atomic_long created;           /**< threads created so far (creation index) */
-  atomic_long slots;             /**< threads that reached the slot rules so far */
-  atomic_int failure_reported;   /**< the first pinning failure is reported, later ones not */
+  size_t original_bytes;                      /**< 0 when it could not be read */
+  tm__create_fn real_create;   /**< next pthread_create (libc, or the thread cache) */
+  tm__setname_fn real_setname; /**< next pthread_setname_np */
+  atomic_long created;         /**< threads created so far (creation index) */
+  atomic_long slots;           /**< threads that reached the slot rules so far */
+  atomic_int failure_reported; /**< the first pinning failure is reported, later ones not */
 } tm__runtime;
 
 /** The one instance. */

@@ -121,8 +121,7 @@ int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*sta
   atomic_init(&local.state, 0);
   int rc = tm__rt.real_create(thread, attr, tm__thread_start, &local);
   if (rc != 0) return rc;
-  while (atomic_load_explicit(&local.state, memory_order_acquire) == 0)
-    futex_wait(&local.state, 0);
+  while (atomic_load_explicit(&local.state, memory_order_acquire) == 0) futex_wait(&local.state, 0);
   return 0;
 }
 

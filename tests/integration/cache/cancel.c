@@ -140,8 +140,7 @@ int main(void) {
     EXPECT(pthread_join(joiner, &ret) == 0 && ret == PTHREAD_CANCELED,
            "a joiner blocked in pthread_join is cancelled");
     pthread_mutex_unlock(&gate);
-    EXPECT(pthread_join(target, &ret) == 0 && ret == (void *)4,
-           "its target stays joinable");
+    EXPECT(pthread_join(target, &ret) == 0 && ret == (void *)4, "its target stays joinable");
     pthread_create(&t, NULL, semantics_nothing, (void *)6);
     EXPECT(pthread_join(t, &ret) == 0 && ret == (void *)6, "threads still work after cancels");
     settle();

@@ -16,15 +16,15 @@
 static int semantics_failures __attribute__((unused));
 
 /* Prints "ok NAME" or "FAIL NAME (detail)"; the exit status counts failures. */
-#define EXPECT(cond, name)                                                   \
-  do {                                                                       \
-    if (cond) {                                                              \
-      printf("ok %s\n", name);                                               \
-    } else {                                                                 \
-      printf("FAIL %s (%s:%d: %s)\n", name, __FILE__, __LINE__, #cond);      \
-      ++semantics_failures;                                                  \
-    }                                                                        \
-    fflush(stdout);                                                          \
+#define EXPECT(cond, name)                                              \
+  do {                                                                  \
+    if (cond) {                                                         \
+      printf("ok %s\n", name);                                          \
+    } else {                                                            \
+      printf("FAIL %s (%s:%d: %s)\n", name, __FILE__, __LINE__, #cond); \
+      ++semantics_failures;                                             \
+    }                                                                   \
+    fflush(stdout);                                                     \
   } while (0)
 
 static __attribute__((unused)) void *semantics_nothing(void *arg) { return arg; }

@@ -91,7 +91,9 @@ TEST(CacheLinked, JoinReceivesReturnAndExitValues) {
   }
 }
 
-void* self_join(void*) { return reinterpret_cast<void*>(static_cast<long>(api().join(pthread_self(), nullptr))); }
+void* self_join(void*) {
+  return reinterpret_cast<void*>(static_cast<long>(api().join(pthread_self(), nullptr)));
+}
 void* sleep_100ms(void* arg) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   return arg;
@@ -211,12 +213,13 @@ TEST(CacheLinked, ManyCreatorsMixedDetachedAndJoinable) {
         bool detach = (i + c) % 4 == 0;
         if (detach) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_t t;
-        ASSERT_EQ(api().create(&t, &attr,
-                                 [](void* p) -> void* {
-                                   static_cast<std::atomic<long>*>(p)->fetch_add(1);
-                                   return p;
-                                 },
-                                 &done),
+        ASSERT_EQ(api().create(
+                      &t, &attr,
+                      [](void* p) -> void* {
+                        static_cast<std::atomic<long>*>(p)->fetch_add(1);
+                        return p;
+                      },
+                      &done),
                   0);
         pthread_attr_destroy(&attr);
         if (!detach) {

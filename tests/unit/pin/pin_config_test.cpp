@@ -85,7 +85,9 @@ TEST(PinConfig, ErrorNamesTheEntry) {
 TEST(PinConfig, TooSmallArenaIsRefused) {
   char error[128];
   size_t needed = 0;
-  ASSERT_EQ(tm__pin_config_parse("tm-pin/1;main=0", nullptr, 0, &needed, nullptr, error, sizeof error), 0);
+  ASSERT_EQ(
+      tm__pin_config_parse("tm-pin/1;main=0", nullptr, 0, &needed, nullptr, error, sizeof error),
+      0);
   std::vector<unsigned char> arena(needed - 8);
   tm__pin_config config{};
   EXPECT_NE(tm__pin_config_parse("tm-pin/1;main=0", arena.data(), arena.size(), nullptr, &config,
