@@ -45,7 +45,8 @@ struct PuPlace {
   int l3 = -1;
   int die = -1;
   int package = -1;
-  int numa = -1;
+  int numa = -1;     ///< hwloc logical index of the local NUMA node (see numa_os for the OS number)
+  int numa_os = -1;  ///< OS number of the local NUMA node (what numactl and /sys use), -1 if none
   int kind = -1;  ///< index into Topology::cpu_kinds(), -1 when hwloc reports none
 };
 
@@ -56,6 +57,16 @@ struct CpuKind {
   int efficiency = -1;
   CpuSet cpus;
   std::vector<std::pair<std::string, std::string>> infos;  ///< e.g. {"CoreType","IntelAtom"}
+};
+
+/// One NUMA node. Numbered as the OS numbers it (numactl, /sys/devices/system/node/nodeN,
+/// set_mempolicy masks); hwloc's logical index is kept only to match PuPlace::numa.
+struct NumaNode {
+  int os_index = -1;
+  int logical_index = -1;
+  CpuSet cpus;                     ///< CPUs local to the node (empty for memory-only nodes)
+  std::uint64_t local_memory = 0;  ///< bytes, 0 when unknown
+  std::string subtype;             ///< hwloc subtype ("MCDRAM", "HBM", ...), "" when none
 };
 
 /// Object counts, equal to `hwloc-calc -N TYPE all` on the same input.
@@ -109,6 +120,8 @@ class Topology {
   CpuSet allowed_cpus() const;
   /// The CPUs of each object of that level, in logical order (empty when the level is absent).
   std::vector<CpuSet> groups(Level level) const;
+  /// Every NUMA node, ordered by OS number (memory-only nodes included).
+  std::vector<NumaNode> numa_nodes() const;
   /// The PUs sharing a core with `os_cpu` (itself included); empty when unknown.
   CpuSet smt_siblings(int os_cpu) const;
   /// The CPUs sharing the smallest cache (or core/package) level that contains both CPUs, and

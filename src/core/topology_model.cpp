@@ -78,6 +78,7 @@ void place_pu(Topology::State& state, hwloc_obj_t pu_obj) {
         hwloc_get_obj_by_type(state.topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     if (node && node->cpuset && hwloc_bitmap_isset(node->cpuset, pu_obj->os_index)) {
       place.numa = static_cast<int>(node->logical_index);
+      place.numa_os = static_cast<int>(node->os_index);
       break;
     }
   }
@@ -221,6 +222,25 @@ std::vector<CpuSet> Topology::groups(Level level) const {
     copy_cpuset(set, obj->cpuset);
     out.push_back(std::move(set));
   }
+  return out;
+}
+
+std::vector<NumaNode> Topology::numa_nodes() const {
+  std::vector<NumaNode> out;
+  int n = hwloc_get_nbobjs_by_type(state_->topo, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < n; ++i) {
+    hwloc_obj_t obj =
+        hwloc_get_obj_by_type(state_->topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    NumaNode node;
+    node.os_index = static_cast<int>(obj->os_index);
+    node.logical_index = static_cast<int>(obj->logical_index);
+    if (obj->cpuset) copy_cpuset(node.cpus, obj->cpuset);
+    if (obj->attr) node.local_memory = obj->attr->numanode.local_memory;
+    if (obj->subtype) node.subtype = obj->subtype;
+    out.push_back(std::move(node));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const NumaNode& a, const NumaNode& b) { return a.os_index < b.os_index; });
   return out;
 }
 

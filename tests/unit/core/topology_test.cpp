@@ -117,6 +117,24 @@ TEST(TopologyPlaces, PuPlacesAndSharedLevels) {
   EXPECT_FALSE(opteron.same_numa(0, 8));
 }
 
+// On this R740 in SNC2 mode hwloc numbers NUMA nodes in tree order, so its logical node #1 is
+// the kernel's node 2 (the XML says so: os_index="2" second). numactl and /sys use the OS
+// numbers, so those are what threadmap exposes.
+TEST(TopologyNuma, NodesCarryTheirOsNumbers) {
+  Topology dell = load("dell-r740-2x-xeon-gold6230-snc2-2lm");
+  auto nodes = dell.numa_nodes();
+  ASSERT_EQ(nodes.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(nodes[static_cast<std::size_t>(i)].os_index, i);
+  // The XML's node masks: OS node k holds CPUs k, k+4, k+8, ... (cpuset 0x1111..., 0x2222...).
+  EXPECT_TRUE(nodes[1].cpus.contains(1));
+  EXPECT_TRUE(nodes[2].cpus.contains(2));
+  EXPECT_EQ(nodes[1].logical_index, 2);
+  const threadmap::PuPlace* cpu1 = dell.pu(1);
+  ASSERT_NE(cpu1, nullptr);
+  EXPECT_EQ(cpu1->numa_os, 1);
+  EXPECT_EQ(cpu1->numa, 2);
+}
+
 TEST(TopologyKinds, HybridMachinesReportCpuKinds) {
   Topology raptor = load("intel-i7-1370p-raptorlake-hybrid");
   ASSERT_EQ(raptor.cpu_kinds().size(), 2u);
