@@ -47,7 +47,7 @@ struct PuPlace {
   int package = -1;
   int numa = -1;     ///< hwloc logical index of the local NUMA node (see numa_os for the OS number)
   int numa_os = -1;  ///< OS number of the local NUMA node (what numactl and /sys use), -1 if none
-  int kind = -1;  ///< index into Topology::cpu_kinds(), -1 when hwloc reports none
+  int kind = -1;     ///< index into Topology::cpu_kinds(), -1 when hwloc reports none
 };
 
 /// A kind of CPU on a hybrid machine (P-core / E-core). Higher efficiency = faster cores
