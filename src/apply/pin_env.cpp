@@ -6,6 +6,7 @@ namespace {
 
 constexpr long kMaxIndex = 1000000;  // TM_PIN_MAX_INDEX on the C side
 constexpr int kMaxCpu = 65535;       // TM_PIN_MAX_CPU on the C side
+constexpr int kMaxNode = 1023;       // TM_PIN_MAX_NODE on the C side
 
 Status check_cpus(const CpuSet& cpus, const CpuSet& allowed, const std::string& what) {
   if (cpus.empty()) return Error::invalid(what + ": empty CPU set");
@@ -77,6 +78,30 @@ Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allow
   for (const std::string& pattern : rules.skip_libraries) {
     if (auto st = check_pattern(pattern, "skip library pattern"); !st) return st.error();
     out += ";skiplib=" + pattern;
+  }
+  if (!rules.memory.empty()) {
+    for (char c : rules.memory)
+      if (c == ';' || static_cast<unsigned char>(c) < 0x20)
+        return Error::invalid("memory policy '" + rules.memory + "': bad character");
+    out += ";mem=" + rules.memory;
+  }
+  auto check_node = [](int node, const std::string& what) -> Status {
+    if (node < 0 || node > kMaxNode)
+      return Error::invalid(what + ": memory node " + std::to_string(node) +
+                            " is out of range 0-" + std::to_string(kMaxNode));
+    return {};
+  };
+  if (rules.main_memory_node) {
+    if (auto st = check_node(*rules.main_memory_node, "main thread"); !st) return st.error();
+    out += ";mainmem=" + std::to_string(*rules.main_memory_node);
+  }
+  if (static_cast<long>(rules.slot_memory_nodes.size()) > kMaxIndex + 1)
+    return Error::invalid("too many thread slots with memory nodes");
+  for (size_t k = 0; k < rules.slot_memory_nodes.size(); ++k) {
+    if (rules.slot_memory_nodes[k] < 0) continue;
+    if (auto st = check_node(rules.slot_memory_nodes[k], "thread slot " + std::to_string(k)); !st)
+      return st.error();
+    out += ";slotmem=" + std::to_string(k) + ":" + std::to_string(rules.slot_memory_nodes[k]);
   }
   if (rules.inherit) out += ";inherit";
   return out;

@@ -34,10 +34,13 @@ struct PinRules {
   std::vector<std::string> skip_names;       ///< name globs left unpinned
   std::vector<std::string> skip_libraries;   ///< library globs left unpinned
   bool inherit = false;                      ///< exec'd children keep the rules
+  std::string memory;                        ///< mem= value (encode_memory_policy), "" = none
+  std::optional<int> main_memory_node;       ///< main thread prefers this node (OS number)
+  std::vector<int> slot_memory_nodes;        ///< slot k prefers node k (-1 = none)
 };
 
 /// Checks the rules (non-empty sets, every CPU in `allowed`, patterns without ';' or control
-/// characters, indexes in range) and encodes them. Fails with EINVAL naming the bad rule.
+/// characters, indexes in range, memory nodes in 0-1023) and encodes them. Fails with EINVAL naming the bad rule.
 Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allowed);
 
 }  // namespace threadmap::apply

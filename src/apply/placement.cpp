@@ -32,12 +32,18 @@ PinRules rules_from_plan(const PlanFile& plan, bool by_name) {
   for (const PlannedThread& planned : plan.assignments) {
     if (planned.thread == "main") {
       rules.main_cpus = planned.cpus;
+      if (planned.memory_node >= 0) rules.main_memory_node = planned.memory_node;
     } else if (by_name) {
       rules.by_name.push_back({literal_glob(planned.thread), planned.cpus});
     } else {
       rules.slots.emplace_back(planned.cpus);
+      rules.slot_memory_nodes.push_back(planned.memory_node);
     }
   }
+  // No slot has a memory node: no slotmem entries at all.
+  if (std::all_of(rules.slot_memory_nodes.begin(), rules.slot_memory_nodes.end(),
+                  [](int n) { return n < 0; }))
+    rules.slot_memory_nodes.clear();
   return rules;
 }
 

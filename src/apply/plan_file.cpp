@@ -47,6 +47,12 @@ Result<PlanFile> parse_plan(const std::string& text, const std::string& source) 
         return bad(where + " (" + planned.thread + "): CPU " + cpu.dump() + " is not a CPU number");
       planned.cpus.add(cpu.get<int>());
     }
+    if (auto node = item.find("memory_node"); node != item.end() && !node->is_null()) {
+      if (!node->is_number_integer() || node->get<long>() < 0 || node->get<long>() > 1023)
+        return bad(where + " (" + planned.thread + "): memory_node " + node->dump() +
+                   " is not a NUMA node number (0-1023)");
+      planned.memory_node = node->get<int>();
+    }
     if (!seen.insert(planned.thread).second)
       return bad("thread \"" + planned.thread + "\" appears twice");
     plan.assignments.push_back(std::move(planned));

@@ -13,6 +13,7 @@ namespace threadmap::apply {
 struct PlannedThread {
   std::string thread;  ///< name from the workload spec ("main" = the main thread)
   CpuSet cpus;
+  int memory_node = -1;  ///< "memory_node": OS NUMA node its memory should be on, -1 = none
 };
 
 /// The part of a plan `run` and `watch` use: assignments in thread-creation order.

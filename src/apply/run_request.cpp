@@ -1,5 +1,6 @@
 #include "src/apply/run_request.hpp"
 
+#include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
 #include "src/apply/plan_file.hpp"
@@ -38,23 +39,68 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
   return rules;
 }
 
+// The memory part of the rules: --mem checked against this machine's nodes, and the plan's
+// memory nodes checked too (a plan made for another machine may name nodes this one lacks).
+// Fills `note` with the line `run --verbose` prints.
+Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, RunField& field,
+                  std::string& note) {
+  const std::vector<NumaNode> nodes = topo.numa_nodes();
+  const int machine_nodes = nodes.empty() ? 1 : static_cast<int>(nodes.size());
+  std::vector<int> planned;  // plan threads with a memory node, and the nodes
+  if (rules.main_memory_node) planned.push_back(*rules.main_memory_node);
+  for (int n : rules.slot_memory_nodes)
+    if (n >= 0) planned.push_back(n);
+  if (!planned.empty()) {
+    field = RunField::plan;
+    for (int n : planned) {
+      MemoryPolicy one{MemoryMode::preferred, {n}};
+      if (auto st = check_memory_policy(one, nodes); !st)
+        return st.error().with_context("memory_node of a planned thread");
+    }
+  }
+  if (!r.memory.empty()) {
+    field = RunField::memory;
+    auto policy = parse_memory_policy(r.memory);
+    if (!policy) return policy.error();
+    if (auto st = check_memory_policy(*policy, nodes); !st) return st.error();
+    rules.memory = encode_memory_policy(*policy);
+    note = describe_memory_policy(*policy, machine_nodes);
+    if (!planned.empty()) {
+      // The command line is the later, explicit word: it replaces the plan's nodes.
+      note += "; it replaces the plan's memory nodes";
+      rules.main_memory_node.reset();
+      rules.slot_memory_nodes.clear();
+    }
+  } else if (!planned.empty()) {
+    note = "memory policy: " + std::to_string(planned.size()) +
+           " planned thread(s) prefer their memory_node (set_mempolicy MPOL_PREFERRED when "
+           "each starts, OS node numbers); other threads keep the default";
+    if (machine_nodes <= 1) note += "; no-op on a 1-node machine: all memory is on node 0";
+  }
+  field = RunField::none;
+  return {};
+}
+
 }  // namespace
 
-Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field) {
+Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
+                                   std::string* memory_note) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
     if (failed_field) *failed_field = f;
     return e;
   };
   if (r.command.empty()) return fail(RunField::command, Error::invalid("no command given"));
-  const bool pinning = !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty();
+  // --mem alone also needs the pin library: it is what sets the policy in every thread.
+  const bool pinning =
+      !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty() || !r.memory.empty();
   if (!r.plan_path.empty() && !r.cpus.empty())
     return fail(RunField::cpus, Error::invalid("a plan and a CPU list cannot be combined"));
   if (r.by_name && r.plan_path.empty())
     return fail(RunField::plan, Error::invalid("matching by name needs a plan"));
   if (!pinning && !r.thread_cache)
-    return fail(RunField::none, Error::invalid("nothing to apply: no plan, CPUs, library rule "
-                                               "or thread cache"));
+    return fail(RunField::none, Error::invalid("nothing to apply: no plan, CPUs, library rule, "
+                                               "memory policy or thread cache"));
 
   os::LaunchSpec spec;
   spec.argv = r.command;
@@ -63,6 +109,9 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field) 
     if (!topo) return fail(RunField::none, topo.error());
     auto rules = build_rules(r, *topo, field);
     if (!rules) return fail(field, rules.error());
+    std::string note;
+    if (auto st = add_memory(*rules, r, *topo, field, note); !st) return fail(field, st.error());
+    if (memory_note) *memory_note = note;
     auto config = encode_pin_config(*rules, topo->allowed_cpus());
     if (!config) return fail(RunField::none, config.error());
     auto lib = os::find_preload_library("pin");

@@ -23,16 +23,21 @@ struct RunRequest {
   bool inherit = false;              ///< programs the command execs keep the rules
   bool thread_cache = false;         ///< also preload the thread cache
   bool verbose = false;              ///< the preload libraries print their decisions
+  std::string memory;                ///< --mem: local, interleave[:NODES], bind:NODES,
+                                     ///< preferred:NODE (OS node numbers), or empty
   std::vector<std::string> command;  ///< program and arguments
 };
 
 /// Which part of a RunRequest an error is about, so the CLI can name the flag.
-enum class RunField { none, plan, cpus, policy, skip, libs, command };
+enum class RunField { none, plan, cpus, policy, skip, libs, command, memory };
 
 /// Validates `request` on this machine's topology and builds the launch: LD_PRELOAD of the pin
 /// library (when there is anything to pin) in front of the thread cache (when asked), with
 /// TM_PIN_CONFIG / TM_VERBOSE set. Fails, naming the field, on conflicting or bad options, CPUs
-/// outside the allowed set, an unreadable plan, or a preload library that cannot be found.
-Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr);
+/// outside the allowed set, an unreadable plan, a memory node the machine does not have, or a
+/// preload library that cannot be found. `memory_note`, when given, receives one line saying
+/// what memory policy the program gets (empty when none), for `run --verbose`.
+Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
+                                   std::string* memory_note = nullptr);
 
 }  // namespace threadmap::apply

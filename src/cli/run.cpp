@@ -1,5 +1,6 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
-//               [--lib GLOB=CPUS] [--inherit] [--thread-cache] [--watch] [--verbose] -- CMD ARGS
+//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch]
+//               [--verbose] -- CMD ARGS
 // Parses; the library validates everything before CMD starts (apply::prepare_run), runs it
 // (apply::run_program) and decides the exit status; this file prints.
 #include <memory>
@@ -8,6 +9,7 @@
 #include "src/apply/run_request.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
+#include "src/os/files.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -35,6 +37,8 @@ std::string flag_of(apply::RunField field) {
       return "--lib";
     case apply::RunField::command:
       return "command";
+    case apply::RunField::memory:
+      return "--mem";
     case apply::RunField::none:
       break;
   }
@@ -48,7 +52,8 @@ int run_run(const RunOptions& opt) {
   if (opt.interval_given && !opt.watch)
     return usage_error(std::string("run: --interval applies to --watch only"));
   apply::RunField field = apply::RunField::none;
-  auto launch = apply::prepare_run(opt.request, &field);
+  std::string memory_note;
+  auto launch = apply::prepare_run(opt.request, &field, &memory_note);
   if (!launch) {
     std::string flag = flag_of(field);
     Error e = flag.empty() ? launch.error() : launch.error().with_context("bad " + flag);
@@ -57,6 +62,8 @@ int run_run(const RunOptions& opt) {
     bool usage = field != apply::RunField::plan && e.code == std::errc::invalid_argument;
     return usage ? usage_error(e.with_context("run")) : fail(e.with_context("run"));
   }
+  if (opt.request.verbose && !memory_note.empty())
+    os::write_stderr("threadmap: " + memory_note + "\n");
   std::optional<monitor::WatchSettings> watch;
   if (opt.watch) {
     auto settings =
@@ -100,6 +107,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--lib", r.libs,
                   "Pin threads whose start routine is in a library: GLOB=CPUS (e.g. libgomp*=1)")
       ->allow_extra_args(false);  // one item per --lib, so CMD is never swallowed
+  sub->add_option("--mem", r.memory,
+                  "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
+                  "preferred:NODE (OS node numbers, as numactl)");
   sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
