@@ -59,9 +59,11 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   if (!spec.reserved.empty()) plan.notes.push_back("reserved (not used): " + spec.reserved);
 
   std::vector<std::string> why = explain(*problem, solution.cpu_of);
-  for (std::size_t t = 0; t < spec.threads.size(); ++t)
+  for (std::size_t t = 0; t < spec.threads.size(); ++t) {
     plan.assignments.push_back(
         PlannedThread{spec.threads[t].name, {machine->cpus[solution.cpu_of[t]].cpu}, why[t]});
+    plan.assignments.back().memory_node = spec.threads[t].memory_node;  // `run` applies it
+  }
   for (const Baseline& b : baselines(*machine, problem->size(), inputs.topology))
     plan.baselines.emplace_back(b.name, evaluate(*problem, b.cpu_of));
   return plan;

@@ -22,6 +22,7 @@ struct PlannedThread {
   std::string name;
   std::vector<int> cpus;  ///< OS CPU numbers it is pinned to (one today)
   std::string why;        ///< which edge or trait put it there
+  int memory_node = -1;   ///< the spec's memory-node (OS node number), -1 when not stated
 };
 
 /// A plan and how it compares.

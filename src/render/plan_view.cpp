@@ -91,8 +91,10 @@ std::string plan_text(const plan::Plan& p) {
 
 nlohmann::json plan_json(const plan::Plan& p) {
   nlohmann::json assignments = nlohmann::json::array();
-  for (const auto& a : p.assignments)
+  for (const auto& a : p.assignments) {
     assignments.push_back({{"thread", a.name}, {"cpus", a.cpus}, {"why", a.why}});
+    if (a.memory_node >= 0) assignments.back()["memory_node"] = a.memory_node;  // run --plan
+  }
   nlohmann::json baselines = nlohmann::json::object();
   nlohmann::json baseline_detail = nlohmann::json::object();
   for (const auto& [name, cost] : p.baselines) {

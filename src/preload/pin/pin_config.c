@@ -14,6 +14,7 @@ typedef struct scan_state {
   char* text_copy;        /* arena copy of the whole text (fill pass) */
   const char* text;       /* original text */
   size_t sets, patterns, cycle_sets;
+  int mem_seen;
   long max_cpu, max_slot, max_skip;
   char* error;
   size_t error_size;
@@ -66,6 +67,57 @@ static int parse_cpus(const char* s, size_t len, unsigned long* mask, long* max_
     if (end == len) break;
     i = end + 1;
     if (i == len) return -1; /* trailing comma */
+  }
+  return 0;
+}
+
+static int key_is(const char* key, size_t key_len, const char* want);
+
+/* Parses a node list ("N" / "A-B" items joined by ',', nodes <= TM_PIN_MAX_NODE) into `mask`
+ * (TM_PIN_NODE_WORDS words, may be NULL); raises *max_node. */
+static int parse_nodes(const char* s, size_t len, unsigned long* mask, int* max_node) {
+  long max_seen = -1;
+  if (parse_cpus(s, len, NULL, &max_seen) != 0 || max_seen > TM_PIN_MAX_NODE) return -1;
+  if (max_seen > *max_node) *max_node = (int)max_seen;
+  if (mask) parse_cpus(s, len, mask, &max_seen);
+  return 0;
+}
+
+/* mem=MODE[:NODES] */
+static int parse_mem(scan_state* st, const char* v, size_t vlen, const char* e, size_t len) {
+  tm__pin_config* cfg = st->config;
+  if (st->mem_seen++) return fail(st, "mem given twice", e, len);
+  size_t colon = 0;
+  while (colon < vlen && v[colon] != ':') ++colon;
+  int mode = TM__MEM_UNSET;
+  if (key_is(v, colon, "local")) mode = TM__MEM_LOCAL;
+  if (key_is(v, colon, "interleave")) mode = TM__MEM_INTERLEAVE;
+  if (key_is(v, colon, "bind")) mode = TM__MEM_BIND;
+  if (key_is(v, colon, "preferred")) mode = TM__MEM_PREFERRED;
+  if (mode == TM__MEM_UNSET)
+    return fail(st, "expected mem=local, interleave:NODES, bind:NODES or preferred:NODE", e, len);
+  if (mode == TM__MEM_LOCAL) {
+    if (colon != vlen) return fail(st, "mem=local takes no nodes", e, len);
+  } else {
+    if (colon == vlen) return fail(st, "expected MODE:NODES", e, len);
+    int max_node = -1;
+    unsigned long one[TM_PIN_NODE_WORDS];
+    memset(one, 0, sizeof one);
+    if (parse_nodes(v + colon + 1, vlen - colon - 1, one, &max_node) != 0)
+      return fail(st, "bad node list (nodes 0-1023)", e, len);
+    if (mode == TM__MEM_PREFERRED) {
+      size_t bits = 0;
+      for (size_t w = 0; w < TM_PIN_NODE_WORDS; ++w) bits += (size_t)__builtin_popcountl(one[w]);
+      if (bits != 1) return fail(st, "preferred takes one node", e, len);
+    }
+    if (cfg) {
+      memcpy(cfg->mem_nodes, one, sizeof one);
+      cfg->mem_max_node = max_node;
+    }
+  }
+  if (cfg) {
+    cfg->mem_mode = mode;
+    cfg->has_mem_rules = 1;
   }
   return 0;
 }
@@ -177,6 +229,32 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     if (add_pattern(st, kind, v, colon, set) != 0) return fail(st, "empty pattern", e, len);
     return 0;
   }
+  if (key_is(e, eq, "mem")) return parse_mem(st, v, vlen, e, len);
+  if (key_is(e, eq, "mainmem")) {
+    long node = 0;
+    if (parse_index(v, vlen, TM_PIN_MAX_NODE, &node) != 0)
+      return fail(st, "expected mainmem=NODE (0-1023)", e, len);
+    if (cfg) {
+      if (cfg->main_mem_node >= 0) return fail(st, "mainmem given twice", e, len);
+      cfg->main_mem_node = (int32_t)node;
+      cfg->has_mem_rules = 1;
+    }
+    return 0;
+  }
+  if (key_is(e, eq, "slotmem")) {
+    size_t colon = last_colon(v, vlen);
+    long slot = 0, node = 0;
+    if (colon == vlen || parse_index(v, colon, TM_PIN_MAX_INDEX, &slot) != 0 ||
+        parse_index(v + colon + 1, vlen - colon - 1, TM_PIN_MAX_NODE, &node) != 0)
+      return fail(st, "expected slotmem=N:NODE (NODE 0-1023)", e, len);
+    if (slot > st->max_slot) st->max_slot = slot;
+    if (cfg) {
+      if (cfg->slot_mem_nodes[slot] >= 0) return fail(st, "slotmem given twice", e, len);
+      cfg->slot_mem_nodes[slot] = (int32_t)node;
+      cfg->has_mem_rules = 1;
+    }
+    return 0;
+  }
   return fail(st, "unknown key", e, len);
 }
 
@@ -225,7 +303,8 @@ int tm__pin_config_parse(const char* text, void* arena, size_t arena_size, size_
   size_t off_sets = 0;
   size_t off_patterns = align8(off_sets + st.sets * mask_words * sizeof(unsigned long));
   size_t off_slots = align8(off_patterns + st.patterns * sizeof(tm__pattern_rule));
-  size_t off_cycle = align8(off_slots + slot_count * sizeof(int32_t));
+  size_t off_slotmem = align8(off_slots + slot_count * sizeof(int32_t));
+  size_t off_cycle = align8(off_slotmem + slot_count * sizeof(int32_t));
   size_t off_skip = align8(off_cycle + st.cycle_sets * sizeof(int32_t));
   size_t off_text = align8(off_skip + skip_count);
   size_t needed = align8(off_text + text_len + 1);
@@ -244,11 +323,15 @@ int tm__pin_config_parse(const char* text, void* arena, size_t arena_size, size_
   config->patterns = (tm__pattern_rule*)(void*)(base + off_patterns);
   config->slot_sets = (int32_t*)(void*)(base + off_slots);
   config->slot_count = slot_count;
+  config->slot_mem_nodes = (int32_t*)(void*)(base + off_slotmem);
+  config->mem_mode = TM__MEM_UNSET;
+  config->mem_max_node = -1;
+  config->main_mem_node = -1;
   config->cycle_sets = (int32_t*)(void*)(base + off_cycle);
   config->skip_index = (unsigned char*)(base + off_skip);
   config->skip_count = skip_count;
   config->main_set = -1;
-  for (size_t i = 0; i < slot_count; ++i) config->slot_sets[i] = -1;
+  for (size_t i = 0; i < slot_count; ++i) config->slot_sets[i] = config->slot_mem_nodes[i] = -1;
   char* text_copy = base + off_text;
   memcpy(text_copy, text, text_len + 1);
 
@@ -275,4 +358,26 @@ int tm__pin_config_set_has(const tm__pin_config* config, int32_t set, int cpu) {
   if (word >= config->mask_words) return 0;
   const unsigned long* mask = config->sets + (size_t)set * config->mask_words;
   return (mask[word] >> ((size_t)cpu % TM__WORD_BITS)) & 1UL ? 1 : 0;
+}
+
+int tm__slot_memory_node(const tm__pin_config* config, long slot) {
+  if (slot < 0 || (size_t)slot >= config->slot_count) return -1;
+  return config->slot_mem_nodes[slot];
+}
+
+tm__mem_decision tm__decide_memory(const tm__pin_config* config, int node) {
+  tm__mem_decision d = {TM__MEM_UNSET, -1, "no memory rule"};
+  if (!config->has_mem_rules) return d;
+  if (node >= 0) {
+    d.mode = TM__MEM_PREFERRED;
+    d.node = node;
+    d.reason = "plan memory node";
+  } else if (config->mem_mode != TM__MEM_UNSET) {
+    d.mode = config->mem_mode;
+    d.reason = "--mem";
+  } else {
+    d.mode = TM__MEM_DEFAULT;
+    d.reason = "no memory node for this thread";
+  }
+  return d;
 }

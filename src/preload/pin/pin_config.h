@@ -13,7 +13,13 @@
  *     skipname=GLOB      a thread that names itself so gets the process's original affinity
  *     skiplib=GLOB       a thread whose start routine lives in a matching library is not pinned
  *     inherit            exec'd children keep the configuration (and the library)
+ *     mem=MODE[:NODES]   memory policy of every thread (set_mempolicy before user code):
+ *                        local, interleave:NODES, bind:NODES, preferred:NODE (one node)
+ *     mainmem=NODE       the main thread prefers NODE for its memory (a plan's memory_node)
+ *     slotmem=N:NODE     slot N's thread prefers NODE (MPOL_PREFERRED); threads without one
+ *                        get mem= or, without it, the default policy back
  *   CPUS = N or A-B items joined by ','; GLOB = fnmatch-style '*', '?', '[...]' (no ';').
+ *   NODES = OS NUMA node numbers (as numactl and /sys), N or A-B items joined by ','.
  *
  * Everything is validated strictly: an unknown entry, a bad number, a duplicate slot or an
  * empty CPU set makes the whole configuration invalid (the library then pins nothing).
@@ -35,6 +41,20 @@ extern "C" {
 #define TM_PIN_MAX_CPU 65535
 /** Highest slot or skip index a configuration may name. */
 #define TM_PIN_MAX_INDEX 1000000
+/** Highest NUMA node a configuration may name (the kernel's MAX_NUMNODES is at most 1024). */
+#define TM_PIN_MAX_NODE 1023
+/** Words of a node mask that holds every node up to TM_PIN_MAX_NODE. */
+#define TM_PIN_NODE_WORDS ((TM_PIN_MAX_NODE + 1) / (sizeof(unsigned long) * 8))
+
+/** set_mempolicy modes (<linux/mempolicy.h> values; the kernel ABI, stable). */
+enum tm__mem_mode {
+  TM__MEM_UNSET = -1,     /**< leave the thread's policy alone */
+  TM__MEM_DEFAULT = 0,    /**< MPOL_DEFAULT */
+  TM__MEM_PREFERRED = 1,  /**< MPOL_PREFERRED */
+  TM__MEM_BIND = 2,       /**< MPOL_BIND */
+  TM__MEM_INTERLEAVE = 3, /**< MPOL_INTERLEAVE */
+  TM__MEM_LOCAL = 4       /**< MPOL_LOCAL */
+};
 
 /** Kinds of rules that carry a pattern (name and library rules). */
 enum tm__pattern_kind {
@@ -68,6 +88,12 @@ typedef struct tm__pin_config {
   size_t pattern_count;
   int has_name_rules; /**< any name= or skipname= rule */
   int has_lib_rules;  /**< any lib= or skiplib= rule */
+  int mem_mode;        /**< mem=: enum tm__mem_mode, TM__MEM_UNSET when absent */
+  unsigned long mem_nodes[TM_PIN_NODE_WORDS]; /**< mem= nodes (empty for local) */
+  int mem_max_node;         /**< highest node in mem_nodes, -1 when none */
+  int32_t main_mem_node;    /**< mainmem=, or -1 */
+  int32_t* slot_mem_nodes;  /**< slot_count entries: slotmem= node or -1 */
+  int has_mem_rules;        /**< any mem=, mainmem= or slotmem= entry */
 } tm__pin_config;
 
 /** Parses `text`. With arena == NULL only validates and stores the arena size it needs in
@@ -110,6 +136,21 @@ tm__decision tm__decide_slot(const tm__pin_config* config, long slot);
 /** Decides for a thread that was just named `name`: the first matching name rule wins (SET),
  * a matching skipname gives RESTORE, otherwise NONE. */
 tm__decision tm__decide_name(const tm__pin_config* config, const char* name);
+
+/** What to do with a thread's memory policy. */
+typedef struct tm__mem_decision {
+  int mode;           /**< enum tm__mem_mode; TM__MEM_UNSET = leave it */
+  int node;           /**< the one node of a per-thread rule, or -1 (then config->mem_nodes) */
+  const char* reason; /**< "--mem", "plan memory node", "no memory node for this thread" */
+} tm__mem_decision;
+
+/** The memory node of the `slot`-th slotted thread (slotmem=), or -1. */
+int tm__slot_memory_node(const tm__pin_config* config, long slot);
+
+/** Decides the memory policy of a thread whose per-thread node is `node` (-1 = none): that
+ * node preferred, else mem=, else (when other threads have nodes) the default policy back, so
+ * a thread does not keep a node it inherited from its creator; UNSET without memory rules. */
+tm__mem_decision tm__decide_memory(const tm__pin_config* config, int node);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@ typedef struct tm__runtime {
   atomic_long created;         /**< threads created so far (creation index) */
   atomic_long slots;           /**< threads that reached the slot rules so far */
   atomic_int failure_reported; /**< the first pinning failure is reported, later ones not */
+  atomic_int mem_failure_reported; /**< the same for memory policies */
 } tm__runtime;
 
 /** The one instance. */
@@ -41,6 +42,10 @@ void tm__runtime_init(void);
  * failure line). Marks the thread as pinned by us when it sets a mask. */
 void tm__apply_to_self(const tm__decision* decision, const char* label, long index,
                        const char* library);
+
+/** Sets the calling thread's memory policy as `decision` says (set_mempolicy). A failure
+ * (EPERM, EINVAL, ENOSYS without NUMA) is reported once and the thread goes on as it was. */
+void tm__apply_memory(const tm__mem_decision* decision, const char* label, long index);
 
 /** Applies a name decision to `thread` (which may be another thread of the process). */
 void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name);

@@ -26,6 +26,7 @@ typedef struct tm__start_info {
   tm__decision decision;
   long index;          /* creation index, for TM_VERBOSE */
   const char* library; /* basename of the start routine's object, or NULL */
+  int mem_node;        /* its slot's memory node (slotmem=), or -1 */
 } tm__start_info;
 
 typedef struct tm__start_box {
@@ -66,6 +67,11 @@ static void* tm__thread_start(void* raw) {
     futex_wake(&box->state);
   }
   tm__apply_to_self(&info.decision, "thread", info.index, info.library);
+  /* Memory policy before user code: the start routine's first allocations follow it. */
+  if (tm__rt.config.has_mem_rules) {
+    tm__mem_decision memory = tm__decide_memory(&tm__rt.config, info.mem_node);
+    tm__apply_memory(&memory, "thread", info.index);
+  }
   if (tm__rt.config.has_name_rules) {
     /* The creator may have named us before we ran (pthread_setname_np(child, ...) right after
      * pthread_create); its pin may have landed before ours, so the name rule is re-applied. */
@@ -98,9 +104,11 @@ int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*sta
   info.index = atomic_fetch_add_explicit(&tm__rt.created, 1, memory_order_relaxed);
   info.library = (tm__rt.config.has_lib_rules || tm__rt.verbose) ? library_of((void*)start) : NULL;
   info.decision = tm__decide_created(&tm__rt.config, info.index, info.library);
+  info.mem_node = -1;
   if (info.decision.action == TM__ACTION_SLOT) {
     long slot = atomic_fetch_add_explicit(&tm__rt.slots, 1, memory_order_relaxed);
     info.decision = tm__decide_slot(&tm__rt.config, slot);
+    info.mem_node = tm__slot_memory_node(&tm__rt.config, slot);
   }
   /* A skipped or unclaimed thread would inherit our pin from its creator: it gets the affinity
    * it would have had without threadmap instead. From an unpinned creator it simply inherits. */

@@ -80,5 +80,54 @@ TEST(EncodePinConfig, PlanNamesWithGlobCharactersMatchOnlyThemselves) {
   EXPECT_EQ(tm__decide_name(&parsed.config, "io1x").action, TM__ACTION_NONE);
 }
 
+TEST(EncodePinConfig, MemoryPolicyAndPlanNodesRoundTrip) {
+  // A plan whose threads carry memory nodes (OS numbers), the way `run --plan` reads it.
+  auto plan = parse_plan(R"({"schema": "threadmap.plan/1", "assignments": [
+      {"thread": "main", "cpus": [0], "memory_node": 2},
+      {"thread": "a", "cpus": [1]},
+      {"thread": "b", "cpus": [2], "memory_node": 3}]})",
+                         "test");
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  PinRules rules = rules_from_plan(*plan, /*by_name=*/false);
+  EXPECT_EQ(rules.main_memory_node, 2);
+  EXPECT_EQ(rules.slot_memory_nodes, (std::vector<int>{-1, 3}));
+  auto text = encode_pin_config(rules, kAllowed);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_EQ(*text, "tm-pin/1;main=0;slot=0:1;slot=1:2;mainmem=2;slotmem=1:3");
+  auto parsed = parse_config(*text);
+  ASSERT_TRUE(parsed.ok) << parsed.error;
+  EXPECT_EQ(parsed.config.main_mem_node, 2);
+  EXPECT_EQ(tm__slot_memory_node(&parsed.config, 0), -1);
+  EXPECT_EQ(tm__slot_memory_node(&parsed.config, 1), 3);
+  EXPECT_EQ(parsed.config.mem_mode, TM__MEM_UNSET);
+
+  PinRules mem;
+  mem.memory = "bind:0,2-3";
+  auto mem_text = encode_pin_config(mem, kAllowed);
+  ASSERT_TRUE(mem_text.ok());
+  EXPECT_EQ(*mem_text, "tm-pin/1;mem=bind:0,2-3");
+  auto mem_parsed = parse_config(*mem_text);
+  ASSERT_TRUE(mem_parsed.ok) << mem_parsed.error;
+  EXPECT_EQ(mem_parsed.config.mem_mode, TM__MEM_BIND);
+  EXPECT_EQ(mem_parsed.config.mem_max_node, 3);
+
+  PinRules bad_node;
+  bad_node.main_memory_node = 1024;
+  EXPECT_FALSE(encode_pin_config(bad_node, kAllowed).ok());
+  PinRules bad_text;
+  bad_text.memory = "bind:0;main=1";
+  EXPECT_FALSE(encode_pin_config(bad_text, kAllowed).ok());
+}
+
+TEST(PlanFile, MemoryNodeMustBeANodeNumber) {
+  for (const char* node : {"-1", "1.5", "\"0\"", "1024"}) {
+    std::string text = std::string(R"({"schema": "threadmap.plan/1", "assignments": [)") +
+                       R"({"thread": "a", "cpus": [0], "memory_node": )" + node + "}]}";
+    auto plan = parse_plan(text, "test");
+    ASSERT_FALSE(plan.ok()) << node;
+    EXPECT_NE(plan.error().message.find("memory_node"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace threadmap::apply
