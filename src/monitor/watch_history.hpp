@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "src/monitor/thread_sampler.hpp"
+#include "src/os/numa_maps.hpp"
 #include "threadmap/cpuset.hpp"
 
 namespace threadmap::monitor {
@@ -103,6 +104,11 @@ struct WatchSummary {
   std::vector<ThreadSummary> threads;
   std::uint64_t total_migrations = 0;
   double migrations_per_s = 0;  ///< all threads
+  /// Pages per NUMA node (/proc/PID/numa_maps) at the first reading and at the last one; the
+  /// last is taken at the watch's end, or for a program that exits, at its last reading before.
+  std::optional<os::NumaPages> numa_start, numa_end;
+  double numa_start_s = 0, numa_end_s = 0;  ///< when they were read, seconds into the watch
+  std::string numa_note;  ///< why there is no reading ("" when there is)
 };
 
 /// Builds the summary. `planned` comes from match_plan() (or is empty).

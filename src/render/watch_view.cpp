@@ -15,6 +15,54 @@ std::string percent(std::optional<double> share) {
   return share ? fmt::format("{:.1f}%", *share * 100.0) : "-";
 }
 
+const os::NodePages* node_in(const std::optional<os::NumaPages>& pages, int node) {
+  if (!pages) return nullptr;
+  for (const os::NodePages& n : pages->nodes)
+    if (n.node == node) return &n;
+  return nullptr;
+}
+
+std::string mib(std::uint64_t bytes) {
+  return fmt::format("{:.1f}", static_cast<double>(bytes) / (1024.0 * 1024.0));
+}
+
+// Pages per NUMA node at the start and at the end: one row per node that held pages at
+// either reading (OS node numbers, as numa_maps writes them).
+std::string numa_section(const monitor::WatchSummary& s) {
+  if (!s.numa_start)
+    return "(pages per NUMA node: not read — " + s.numa_note + ")\n";
+  std::vector<int> nodes;
+  for (const auto* pages : {&s.numa_start, &s.numa_end})
+    if (*pages)
+      for (const os::NodePages& n : (*pages)->nodes) nodes.push_back(n.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  TextTable table({"node>", "start pages>", "start MiB>", "end pages>", "end MiB>", "huge pages>"});
+  for (int node : nodes) {
+    const os::NodePages* a = node_in(s.numa_start, node);
+    const os::NodePages* b = node_in(s.numa_end, node);
+    table.add_row({std::to_string(node), a ? std::to_string(a->pages) : "0",
+                   a ? mib(a->bytes) : "0.0", b ? std::to_string(b->pages) : "0",
+                   b ? mib(b->bytes) : "0.0", b ? std::to_string(b->huge_pages) : "0"});
+  }
+  std::string out = fmt::format(
+      "pages per NUMA node (/proc/{}/numa_maps, measured at {:.2f} s and at {:.2f} s{}):\n", s.pid,
+      s.numa_start_s, s.numa_end_s,
+      nodes.size() <= 1 ? "; one node: every page is local" : "");
+  out += table.str();
+  return out;
+}
+
+nlohmann::json numa_json(const std::optional<os::NumaPages>& pages, double at_s) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const os::NodePages& n : pages->nodes)
+    nodes.push_back({{"node", n.node},
+                     {"pages", n.pages},
+                     {"bytes", n.bytes},
+                     {"huge_pages", n.huge_pages}});
+  return {{"at_s", at_s}, {"nodes", nodes}};
+}
+
 }  // namespace
 
 std::string watch_live_table(const monitor::WatchHistory& history, size_t max_rows) {
@@ -124,6 +172,7 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
   out += s.hardware ? "(hardware counters: perf_event_open, user space only)\n"
                     : "(cycles, instructions, L1D and LLC misses: not supported — " +
                           s.hardware_note + ")\n";
+  out += numa_section(s);
   return out;
 }
 
@@ -159,8 +208,14 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
     }
     threads.push_back(std::move(j));
   }
+  nlohmann::json numa = "not read: " + s.numa_note;
+  if (s.numa_start)
+    numa = {{"source", "/proc/" + std::to_string(s.pid) + "/numa_maps"},
+            {"start", numa_json(s.numa_start, s.numa_start_s)},
+            {"end", numa_json(s.numa_end, s.numa_end_s)}};
   return {{"schema", "threadmap.watch/1"},
           {"pid", s.pid},
+          {"numa_pages", numa},
           {"duration_s", s.duration_s},
           {"samples", s.samples},
           {"counter_source", monitor::counter_source_name(s.source)},

@@ -78,6 +78,40 @@ TEST_F(Watch, WatchesARunningProcessByPid) {
   EXPECT_NE(o.out.find("not supported"), std::string::npos);  // no PMU here
 }
 
+std::uint64_t total_bytes(const nlohmann::json& reading) {
+  std::uint64_t sum = 0;
+  for (const auto& n : reading["nodes"]) sum += n["bytes"].get<std::uint64_t>();
+  return sum;
+}
+
+TEST_F(Watch, PagesPerNumaNodeAtTheStartAndTheEnd) {
+  // The shell grows by ~20 MB (a 20 MB string) between the first and the last reading.
+  std::string json = tm_test::write_temp("watch_numa.json", "");
+  auto o = run(kTm + " watch --interval 50 --json " + json +
+               " -- sh -c 'sleep 0.3; x=$(head -c 20000000 /dev/zero | tr \"\\\\0\" a); "
+               "sleep 0.8'");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("pages per NUMA node (/proc/"), std::string::npos) << o.out;
+  auto doc = nlohmann::json::parse(tm_test::read_all(json));
+  const auto& numa = doc["numa_pages"];
+  ASSERT_TRUE(numa.is_object()) << numa.dump();
+  ASSERT_FALSE(numa["start"]["nodes"].empty()) << numa.dump();
+  for (const auto& n : numa["start"]["nodes"]) {
+    EXPECT_GE(n["node"].get<int>(), 0);
+    EXPECT_GT(n["pages"].get<std::uint64_t>(), 0u);
+  }
+  EXPECT_LT(numa["start"]["at_s"].get<double>(), 0.3);
+  EXPECT_GT(numa["end"]["at_s"].get<double>(), 0.3);
+  EXPECT_GT(total_bytes(numa["end"]), total_bytes(numa["start"]) + (10u << 20)) << numa.dump();
+}
+
+TEST_F(Watch, RunWatchShowsPagesPerNumaNode) {
+  auto o = run(kTm + " run --mem bind:0 --watch --interval 50 -- sleep 0.3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("pages per NUMA node (/proc/"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out, "");  // the summary goes to stderr, the program's stdout stays clean
+}
+
 TEST_F(Watch, BadInputGetsOneLine) {
   auto missing = run(kTm + " watch 999999999 --duration 0.1");
   EXPECT_NE(missing.status, 0);
