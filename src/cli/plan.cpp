@@ -109,7 +109,7 @@ int run_plan(const PlanOptions& opt) {
   out.set(&opt.output, render::plan_json(*planned).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
-    print(plan::export_plan(*planned, *format));
+    print(plan::export_plan(*planned, *format, topology ? &*topology : nullptr));
   else if (opt.json)
     print(render::plan_json(*planned).dump(2) + "\n");
   else
@@ -148,7 +148,7 @@ void add_plan_command(CLI::App& app, Runner& selected) {
                 "Let threads share CPUs when there are too few");
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
   sub->add_option("--export", opt->export_format,
-                  "Print as taskset|omp|gomp|kmp|likwid|slurm|systemd")
+                  "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd")
       ->excludes(json);
   sub->add_option("-o,--output", opt->output,
                   "Also write the plan JSON to FILE (for threadmap run --plan)");

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace threadmap::plan {
 namespace {
 
@@ -27,10 +29,103 @@ CpuSet all_cpus(const Plan& plan) {
   return set;
 }
 
+// The memory node of each planned thread (OS numbers): its spec memory-node, else the node of
+// its first CPU on the topology, else -1 (unknown).
+struct MemoryNodes {
+  std::vector<int> per_thread;
+  bool any_stated = false;  // some thread has a memory-node in the spec
+  bool all_known = true;
+  std::vector<int> all;  // the distinct known nodes, ascending
+  std::string source;    // what the nodes come from, for the comment
+};
+
+MemoryNodes memory_nodes(const Plan& plan, const Topology* topology) {
+  MemoryNodes m;
+  bool any_derived = false;
+  for (const auto& a : plan.assignments) {
+    int node = a.memory_node;
+    if (node >= 0) {
+      m.any_stated = true;
+    } else if (topology && !a.cpus.empty()) {
+      const PuPlace* pu = topology->pu(a.cpus[0]);
+      if (pu && pu->numa_os >= 0) {
+        node = pu->numa_os;
+        any_derived = true;
+      }
+    }
+    if (node < 0) m.all_known = false;
+    m.per_thread.push_back(node);
+    if (node >= 0) m.all.push_back(node);
+  }
+  std::sort(m.all.begin(), m.all.end());
+  m.all.erase(std::unique(m.all.begin(), m.all.end()), m.all.end());
+  m.source = m.any_stated && any_derived ? "the spec's memory-node, else the node of the CPU"
+             : m.any_stated              ? "the spec's memory-node"
+                                         : "the node of each thread's CPU on the topology";
+  return m;
+}
+
+std::string node_list(const std::vector<int>& nodes) {
+  CpuSet set;
+  for (int n : nodes) set.add(n);
+  return set.to_list();
+}
+
+const char* kNodesUnknown =
+    "# memory: NUMA nodes unknown (no topology given and no memory-node in the spec)\n";
+
+std::string numactl_export(const Plan& plan, const Topology* topology) {
+  MemoryNodes m = memory_nodes(plan, topology);
+  std::string cpus = all_cpus(plan).to_list();
+  if (!m.all_known || m.all.empty())
+    return std::string(kNodesUnknown) +
+           fmt::format("# whole process on the plan's CPUs:\nnumactl --physcpubind={} COMMAND\n",
+                       cpus);
+  // MPOL_BIND over several nodes takes each page from the bound node nearest the CPU that
+  // touches it, so threads on two nodes still get local memory.
+  return fmt::format(
+      "# whole process on the plan's CPUs, memory bound to the nodes its threads use\n"
+      "# (OS node numbers, from {}):\nnumactl --physcpubind={} --membind={} COMMAND\n"
+      "# or spread the pages over those nodes:\n"
+      "# numactl --physcpubind={} --interleave={} COMMAND\n",
+      m.source, cpus, node_list(m.all), cpus, node_list(m.all));
+}
+
+std::string slurm_export(const Plan& plan, const Topology* topology) {
+  MemoryNodes m = memory_nodes(plan, topology);
+  std::string cpu_bind = "--cpu-bind=map_cpu:" + joined(plan, ",");
+  if (m.any_stated && m.all_known) {
+    std::string map;
+    for (std::size_t i = 0; i < m.per_thread.size(); ++i)
+      map += (i ? "," : "") + std::to_string(m.per_thread[i]);
+    return fmt::format(
+        "# Slurm binds tasks, not threads: task i -> i-th CPU, its memory on the i-th node\n"
+        "# (OS node numbers, from {})\nsrun {} --mem-bind=map_mem:{} COMMAND\n",
+        m.source, cpu_bind, map);
+  }
+  // local: each task's memory on the node of the CPU it is bound to, which Slurm knows.
+  return fmt::format(
+      "# Slurm binds tasks, not threads: task i -> i-th CPU, memory local to that CPU\n"
+      "srun {} --mem-bind=local COMMAND\n",
+      cpu_bind);
+}
+
+std::string systemd_export(const Plan& plan, const Topology* topology) {
+  MemoryNodes m = memory_nodes(plan, topology);
+  std::string out = fmt::format(
+      "# systemd pins the whole service, not single threads\n[Service]\nCPUAffinity={}\n",
+      all_cpus(plan).to_list());
+  if (!m.all_known || m.all.empty())
+    return std::string(kNodesUnknown) + out + "NUMAPolicy=local\n";
+  return fmt::format("# memory on the nodes the threads use (OS node numbers, from {})\n", m.source) +
+         out + fmt::format("NUMAPolicy=bind\nNUMAMask={}\n", node_list(m.all));
+}
+
 }  // namespace
 
 Result<ExportFormat> parse_export_format(std::string_view text) {
   if (text == "taskset") return ExportFormat::taskset;
+  if (text == "numactl") return ExportFormat::numactl;
   if (text == "omp") return ExportFormat::omp;
   if (text == "gomp") return ExportFormat::gomp;
   if (text == "kmp") return ExportFormat::kmp;
@@ -38,10 +133,10 @@ Result<ExportFormat> parse_export_format(std::string_view text) {
   if (text == "slurm") return ExportFormat::slurm;
   if (text == "systemd") return ExportFormat::systemd;
   return Error::invalid("unknown export format '" + std::string(text) +
-                        "': must be taskset, omp, gomp, kmp, likwid, slurm or systemd");
+                        "': must be taskset, numactl, omp, gomp, kmp, likwid, slurm or systemd");
 }
 
-std::string export_plan(const Plan& plan, ExportFormat format) {
+std::string export_plan(const Plan& plan, ExportFormat format, const Topology* topology) {
   const std::size_t n = plan.assignments.size();
   switch (format) {
     case ExportFormat::taskset: {
@@ -75,14 +170,11 @@ std::string export_plan(const Plan& plan, ExportFormat format) {
       return fmt::format("# thread i -> i-th CPU (OS numbering)\nlikwid-pin -c {} COMMAND\n",
                          joined(plan, ","));
     case ExportFormat::slurm:
-      return fmt::format(
-          "# Slurm binds tasks, not threads: task i -> i-th CPU\nsrun --cpu-bind=map_cpu:{} "
-          "COMMAND\n",
-          joined(plan, ","));
+      return slurm_export(plan, topology);
     case ExportFormat::systemd:
-      return fmt::format(
-          "# systemd pins the whole service, not single threads\n[Service]\nCPUAffinity={}\n",
-          all_cpus(plan).to_list());
+      return systemd_export(plan, topology);
+    case ExportFormat::numactl:
+      return numactl_export(plan, topology);
   }
   return {};
 }

@@ -37,7 +37,67 @@ TEST(Export, EveryFormatListsCpusInThreadOrder) {
   EXPECT_NE(text("likwid").find("likwid-pin -c 3,5,4"), std::string::npos);
   EXPECT_NE(text("slurm").find("--cpu-bind=map_cpu:3,5,4"), std::string::npos);
   EXPECT_NE(text("systemd").find("CPUAffinity=3-5"), std::string::npos);
-  EXPECT_FALSE(parse_export_format("numactl").ok());
+  EXPECT_NE(text("numactl").find("numactl --physcpubind=3-5 COMMAND"), std::string::npos);
+  EXPECT_FALSE(parse_export_format("numa").ok());
+}
+
+// Memory lines on the Dell R740 in SNC2 mode, where hwloc's logical NUMA order is OS 0,2,1,3:
+// CPU 2 and 6 are on OS node 2 (logical #1), CPU 1 on OS node 1 (tests/data/topologies/README.md;
+// the file's NUMANode cpusets). Exports must name OS nodes, as numactl, Slurm and systemd do.
+TEST(Export, MemoryNodesFromTheCpusAreOsNumbers) {
+  Topology r740 = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml");
+  ASSERT_EQ(r740.pu(2)->numa_os, 2);
+  ASSERT_EQ(r740.pu(1)->numa_os, 1);
+  Plan plan;
+  plan.assignments = {{"a", {2}, ""}, {"b", {6}, ""}, {"c", {1}, ""}};
+  std::string numactl = export_plan(plan, ExportFormat::numactl, &r740);
+  EXPECT_NE(numactl.find("numactl --physcpubind=1-2,6 --membind=1-2 COMMAND"), std::string::npos)
+      << numactl;
+  EXPECT_NE(numactl.find("--interleave=1-2"), std::string::npos) << numactl;
+  EXPECT_NE(numactl.find("node of each thread's CPU"), std::string::npos) << numactl;
+  std::string systemd = export_plan(plan, ExportFormat::systemd, &r740);
+  EXPECT_NE(systemd.find("CPUAffinity=1-2,6\nNUMAPolicy=bind\nNUMAMask=1-2\n"), std::string::npos)
+      << systemd;
+  // Without a stated node Slurm binds each task's memory to its own CPU's node.
+  std::string slurm = export_plan(plan, ExportFormat::slurm, &r740);
+  EXPECT_NE(slurm.find("srun --cpu-bind=map_cpu:2,6,1 --mem-bind=local COMMAND"),
+            std::string::npos)
+      << slurm;
+}
+
+TEST(Export, StatedMemoryNodesWinAndMapPerTask) {
+  Topology r740 = test::load_topology(std::string(THREADMAP_TEST_DATA) +
+                                      "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml");
+  Plan plan;
+  plan.assignments = {{"a", {2}, "", 3}, {"b", {6}, ""}, {"c", {1}, "", 0}};
+  std::string slurm = export_plan(plan, ExportFormat::slurm, &r740);
+  EXPECT_NE(slurm.find("--mem-bind=map_mem:3,2,0 COMMAND"), std::string::npos) << slurm;
+  std::string numactl = export_plan(plan, ExportFormat::numactl, &r740);
+  EXPECT_NE(numactl.find("--membind=0,2-3 COMMAND"), std::string::npos) << numactl;
+  EXPECT_NE(numactl.find("the spec's memory-node, else the node of the CPU"), std::string::npos);
+  // Every thread stated: no topology needed.
+  Plan stated;
+  stated.assignments = {{"a", {0}, "", 1}, {"b", {1}, "", 1}};
+  EXPECT_NE(export_plan(stated, ExportFormat::slurm).find("--mem-bind=map_mem:1,1 COMMAND"),
+            std::string::npos);
+  EXPECT_NE(export_plan(stated, ExportFormat::systemd).find("NUMAPolicy=bind\nNUMAMask=1\n"),
+            std::string::npos);
+}
+
+TEST(Export, UnknownNodesAreSaidNotGuessed) {
+  // A plan from a latency matrix alone: no topology, no memory-node.
+  const Plan plan = three_thread_plan();
+  std::string numactl = export_plan(plan, ExportFormat::numactl, nullptr);
+  EXPECT_NE(numactl.find("NUMA nodes unknown"), std::string::npos) << numactl;
+  EXPECT_EQ(numactl.find("--membind"), std::string::npos) << numactl;
+  std::string systemd = export_plan(plan, ExportFormat::systemd, nullptr);
+  EXPECT_NE(systemd.find("NUMAPolicy=local"), std::string::npos) << systemd;
+  EXPECT_EQ(systemd.find("NUMAMask"), std::string::npos) << systemd;
+  EXPECT_NE(export_plan(plan, ExportFormat::slurm, nullptr).find("--mem-bind=local"),
+            std::string::npos);
+  // Exports without a memory knob are unchanged.
+  EXPECT_EQ(export_plan(plan, ExportFormat::omp, nullptr).find("mem"), std::string::npos);
 }
 
 TEST(Recommend, PairsAndComputeCpus) {
