@@ -23,8 +23,8 @@ Result<std::vector<int>> parse_nodes(std::string_view text, std::string_view who
   size_t start = 0;
   while (true) {
     size_t comma = text.find(',', start);
-    std::string_view item =
-        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     size_t dash = item.find('-');
     std::string_view first = item.substr(0, dash);
     std::string_view last = dash == std::string_view::npos ? first : item.substr(dash + 1);

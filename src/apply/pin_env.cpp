@@ -87,8 +87,8 @@ Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allow
   }
   auto check_node = [](int node, const std::string& what) -> Status {
     if (node < 0 || node > kMaxNode)
-      return Error::invalid(what + ": memory node " + std::to_string(node) +
-                            " is out of range 0-" + std::to_string(kMaxNode));
+      return Error::invalid(what + ": memory node " + std::to_string(node) + " is out of range 0-" +
+                            std::to_string(kMaxNode));
     return {};
   };
   if (rules.main_memory_node) {

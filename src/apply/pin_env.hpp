@@ -40,7 +40,8 @@ struct PinRules {
 };
 
 /// Checks the rules (non-empty sets, every CPU in `allowed`, patterns without ';' or control
-/// characters, indexes in range, memory nodes in 0-1023) and encodes them. Fails with EINVAL naming the bad rule.
+/// characters, indexes in range, memory nodes in 0-1023) and encodes them. Fails with EINVAL naming
+/// the bad rule.
 Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allowed);
 
 }  // namespace threadmap::apply

@@ -108,7 +108,8 @@ struct WatchSummary {
   /// last is taken at the watch's end, or for a program that exits, at its last reading before.
   std::optional<os::NumaPages> numa_start, numa_end;
   double numa_start_s = 0, numa_end_s = 0;  ///< when they were read, seconds into the watch
-  std::string numa_note;  ///< why there is no reading ("" when there is)
+  std::string numa_note;                    ///< why there is no reading ("" when there is)
+  std::string numa_source;                  ///< the file read (/proc/PID/numa_maps)
 };
 
 /// Builds the summary. `planned` comes from match_plan() (or is empty).

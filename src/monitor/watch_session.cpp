@@ -53,6 +53,7 @@ class NumaReadings {
     s.numa_end = last_;
     s.numa_start_s = first_s_;
     s.numa_end_s = last_s_;
+    s.numa_source = os::numa_maps_path(pid_);
     s.numa_note = first_ ? "" : (note_.empty() ? "no reading (no sample was taken)" : note_);
   }
 

@@ -89,10 +89,12 @@ NumaPages parse_numa_maps(std::string_view text) {
   return out;
 }
 
+std::string numa_maps_path(pid_t pid) { return process_path(pid, "numa_maps"); }
+
 Result<NumaPages> read_numa_pages(pid_t pid) {
   // numa_maps walks the page tables of every mapping: one line per mapping, so it can be far
   // larger than the small procfs files; read it in chunks to the end.
-  const std::string path = process_path(pid, "numa_maps");
+  const std::string path = numa_maps_path(pid);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -115,8 +117,9 @@ Result<NumaPages> read_numa_pages(pid_t pid) {
     if (text.size() > (std::size_t{256} << 20)) break;  // bounded: 256 MiB of text
   }
   ::close(fd);
-  if (text.empty()) return Error::from_errno(ESRCH, "process " + std::to_string(pid) +
-                                                        " has no mappings (it has exited)");
+  if (text.empty())
+    return Error::from_errno(ESRCH,
+                             "process " + std::to_string(pid) + " has no mappings (it has exited)");
   return parse_numa_maps(text);
 }
 

@@ -115,9 +115,9 @@ std::string systemd_export(const Plan& plan, const Topology* topology) {
   std::string out = fmt::format(
       "# systemd pins the whole service, not single threads\n[Service]\nCPUAffinity={}\n",
       all_cpus(plan).to_list());
-  if (!m.all_known || m.all.empty())
-    return std::string(kNodesUnknown) + out + "NUMAPolicy=local\n";
-  return fmt::format("# memory on the nodes the threads use (OS node numbers, from {})\n", m.source) +
+  if (!m.all_known || m.all.empty()) return std::string(kNodesUnknown) + out + "NUMAPolicy=local\n";
+  return fmt::format("# memory on the nodes the threads use (OS node numbers, from {})\n",
+                     m.source) +
          out + fmt::format("NUMAPolicy=bind\nNUMAMask={}\n", node_list(m.all));
 }
 

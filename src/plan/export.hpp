@@ -24,7 +24,6 @@ Result<ExportFormat> parse_export_format(std::string_view text);
 /// i for Slurm; process-wide for systemd and numactl). `topology` (may be null: a plan from a
 /// latency matrix alone) gives the NUMA node of each planned CPU; without it and without
 /// memory-node in the spec the memory lines say the nodes are unknown.
-std::string export_plan(const Plan& plan, ExportFormat format,
-                        const Topology* topology = nullptr);
+std::string export_plan(const Plan& plan, ExportFormat format, const Topology* topology = nullptr);
 
 }  // namespace threadmap::plan

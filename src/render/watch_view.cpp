@@ -29,8 +29,7 @@ std::string mib(std::uint64_t bytes) {
 // Pages per NUMA node at the start and at the end: one row per node that held pages at
 // either reading (OS node numbers, as numa_maps writes them).
 std::string numa_section(const monitor::WatchSummary& s) {
-  if (!s.numa_start)
-    return "(pages per NUMA node: not read — " + s.numa_note + ")\n";
+  if (!s.numa_start) return "(pages per NUMA node: not read — " + s.numa_note + ")\n";
   std::vector<int> nodes;
   for (const auto* pages : {&s.numa_start, &s.numa_end})
     if (*pages)
@@ -46,9 +45,8 @@ std::string numa_section(const monitor::WatchSummary& s) {
                    b ? mib(b->bytes) : "0.0", b ? std::to_string(b->huge_pages) : "0"});
   }
   std::string out = fmt::format(
-      "pages per NUMA node (/proc/{}/numa_maps, measured at {:.2f} s and at {:.2f} s{}):\n", s.pid,
-      s.numa_start_s, s.numa_end_s,
-      nodes.size() <= 1 ? "; one node: every page is local" : "");
+      "pages per NUMA node ({}, measured at {:.2f} s and at {:.2f} s{}):\n", s.numa_source,
+      s.numa_start_s, s.numa_end_s, nodes.size() <= 1 ? "; one node: every page is local" : "");
   out += table.str();
   return out;
 }
@@ -56,10 +54,8 @@ std::string numa_section(const monitor::WatchSummary& s) {
 nlohmann::json numa_json(const std::optional<os::NumaPages>& pages, double at_s) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const os::NodePages& n : pages->nodes)
-    nodes.push_back({{"node", n.node},
-                     {"pages", n.pages},
-                     {"bytes", n.bytes},
-                     {"huge_pages", n.huge_pages}});
+    nodes.push_back(
+        {{"node", n.node}, {"pages", n.pages}, {"bytes", n.bytes}, {"huge_pages", n.huge_pages}});
   return {{"at_s", at_s}, {"nodes", nodes}};
 }
 
@@ -210,7 +206,7 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
   }
   nlohmann::json numa = "not read: " + s.numa_note;
   if (s.numa_start)
-    numa = {{"source", "/proc/" + std::to_string(s.pid) + "/numa_maps"},
+    numa = {{"source", s.numa_source},
             {"start", numa_json(s.numa_start, s.numa_start_s)},
             {"end", numa_json(s.numa_end, s.numa_end_s)}};
   return {{"schema", "threadmap.watch/1"},

@@ -88,12 +88,12 @@ typedef struct tm__pin_config {
   size_t pattern_count;
   int has_name_rules; /**< any name= or skipname= rule */
   int has_lib_rules;  /**< any lib= or skiplib= rule */
-  int mem_mode;        /**< mem=: enum tm__mem_mode, TM__MEM_UNSET when absent */
+  int mem_mode;       /**< mem=: enum tm__mem_mode, TM__MEM_UNSET when absent */
   unsigned long mem_nodes[TM_PIN_NODE_WORDS]; /**< mem= nodes (empty for local) */
-  int mem_max_node;         /**< highest node in mem_nodes, -1 when none */
-  int32_t main_mem_node;    /**< mainmem=, or -1 */
-  int32_t* slot_mem_nodes;  /**< slot_count entries: slotmem= node or -1 */
-  int has_mem_rules;        /**< any mem=, mainmem= or slotmem= entry */
+  int mem_max_node;                           /**< highest node in mem_nodes, -1 when none */
+  int32_t main_mem_node;                      /**< mainmem=, or -1 */
+  int32_t* slot_mem_nodes;                    /**< slot_count entries: slotmem= node or -1 */
+  int has_mem_rules;                          /**< any mem=, mainmem= or slotmem= entry */
 } tm__pin_config;
 
 /** Parses `text`. With arena == NULL only validates and stores the arena size it needs in

@@ -316,9 +316,8 @@ void tm__apply_memory(const tm__mem_decision* d, const char* label, long index) 
   int max_node = -1;
   if (d->node >= 0) {
     memset(one, 0, sizeof one);
-    one[(size_t)d->node / (sizeof(unsigned long) * 8)] |= 1UL
-                                                          << ((size_t)d->node %
-                                                              (sizeof(unsigned long) * 8));
+    one[(size_t)d->node / (sizeof(unsigned long) * 8)] |=
+        1UL << ((size_t)d->node % (sizeof(unsigned long) * 8));
     mask = one;
     max_node = d->node;
   } else if (d->mode != TM__MEM_LOCAL && d->mode != TM__MEM_DEFAULT) {

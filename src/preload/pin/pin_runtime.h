@@ -22,11 +22,11 @@ typedef struct tm__runtime {
   tm__pin_config config;                      /**< the rules (arena from mmap) */
   unsigned long original[TM__ORIGINAL_WORDS]; /**< process affinity before we changed it */
   size_t original_bytes;                      /**< 0 when it could not be read */
-  tm__create_fn real_create;   /**< next pthread_create (libc, or the thread cache) */
-  tm__setname_fn real_setname; /**< next pthread_setname_np */
-  atomic_long created;         /**< threads created so far (creation index) */
-  atomic_long slots;           /**< threads that reached the slot rules so far */
-  atomic_int failure_reported; /**< the first pinning failure is reported, later ones not */
+  tm__create_fn real_create;       /**< next pthread_create (libc, or the thread cache) */
+  tm__setname_fn real_setname;     /**< next pthread_setname_np */
+  atomic_long created;             /**< threads created so far (creation index) */
+  atomic_long slots;               /**< threads that reached the slot rules so far */
+  atomic_int failure_reported;     /**< the first pinning failure is reported, later ones not */
   atomic_int mem_failure_reported; /**< the same for memory policies */
 } tm__runtime;
 

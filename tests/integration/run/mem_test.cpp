@@ -69,8 +69,7 @@ TEST_F(RunMem, PreferredAndLocal) {
   ASSERT_EQ(local.status, 0) << local.err;
   // Kernels before 5.2 report MPOL_LOCAL as MPOL_PREFERRED with an empty mask.
   EXPECT_TRUE(local.out == "main mode=MPOL_LOCAL nodes=\nthread-0 mode=MPOL_LOCAL nodes=\n" ||
-              local.out ==
-                  "main mode=MPOL_PREFERRED nodes=\nthread-0 mode=MPOL_PREFERRED nodes=\n")
+              local.out == "main mode=MPOL_PREFERRED nodes=\nthread-0 mode=MPOL_PREFERRED nodes=\n")
       << local.out;
 }
 
@@ -130,8 +129,8 @@ TEST_F(RunMem, KernelRefusalIsReportedOnceAndTheProgramRuns) {
   // Written by hand past threadmap's checks: a node the kernel does not have makes
   // set_mempolicy fail with EINVAL in every thread.
   if (std::filesystem::exists("/sys/devices/system/node/node1000")) GTEST_SKIP();
-  auto o = run("TM_PIN_CONFIG='tm-pin/1;mem=bind:1000' LD_PRELOAD=" + std::string(PIN_LIB) +
-               " " + kProbe + " 3");
+  auto o = run("TM_PIN_CONFIG='tm-pin/1;mem=bind:1000' LD_PRELOAD=" + std::string(PIN_LIB) + " " +
+               kProbe + " 3");
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.out.find("thread-2 mode=MPOL_DEFAULT"), std::string::npos) << o.out;
   EXPECT_EQ(tm_test::count_lines(o.err), 1) << o.err;

@@ -49,14 +49,27 @@ TEST(PinMemoryConfig, ParsesEachMode) {
 
 TEST(PinMemoryConfig, MalformedMemoryEntriesInvalidateTheWholeConfig) {
   // The preload then runs the program as if it were not loaded (and says so).
-  for (const char* bad :
-       {"tm-pin/1;mem=", "tm-pin/1;mem=bind", "tm-pin/1;mem=bind:", "tm-pin/1;mem=bind:x",
-        "tm-pin/1;mem=bind:1024", "tm-pin/1;mem=bind:0,", "tm-pin/1;mem=bind:3-1",
-        "tm-pin/1;mem=local:0", "tm-pin/1;mem=preferred:0,1", "tm-pin/1;mem=preferred:0-1",
-        "tm-pin/1;mem=membind:0", "tm-pin/1;mem=local;mem=local", "tm-pin/1;mainmem=",
-        "tm-pin/1;mainmem=-1", "tm-pin/1;mainmem=1024", "tm-pin/1;mainmem=1;mainmem=2",
-        "tm-pin/1;slotmem=0", "tm-pin/1;slotmem=0:", "tm-pin/1;slotmem=:1",
-        "tm-pin/1;slotmem=0:1;slotmem=0:2", "tm-pin/1;slotmem=0:5000"}) {
+  for (const char* bad : {"tm-pin/1;mem=",
+                          "tm-pin/1;mem=bind",
+                          "tm-pin/1;mem=bind:",
+                          "tm-pin/1;mem=bind:x",
+                          "tm-pin/1;mem=bind:1024",
+                          "tm-pin/1;mem=bind:0,",
+                          "tm-pin/1;mem=bind:3-1",
+                          "tm-pin/1;mem=local:0",
+                          "tm-pin/1;mem=preferred:0,1",
+                          "tm-pin/1;mem=preferred:0-1",
+                          "tm-pin/1;mem=membind:0",
+                          "tm-pin/1;mem=local;mem=local",
+                          "tm-pin/1;mainmem=",
+                          "tm-pin/1;mainmem=-1",
+                          "tm-pin/1;mainmem=1024",
+                          "tm-pin/1;mainmem=1;mainmem=2",
+                          "tm-pin/1;slotmem=0",
+                          "tm-pin/1;slotmem=0:",
+                          "tm-pin/1;slotmem=:1",
+                          "tm-pin/1;slotmem=0:1;slotmem=0:2",
+                          "tm-pin/1;slotmem=0:5000"}) {
     auto p = parse_config(bad);
     EXPECT_FALSE(p.ok) << bad;
     EXPECT_NE(p.error.find("TM_PIN_CONFIG"), std::string::npos) << bad << ": " << p.error;

@@ -61,8 +61,7 @@ TEST(Export, MemoryNodesFromTheCpusAreOsNumbers) {
       << systemd;
   // Without a stated node Slurm binds each task's memory to its own CPU's node.
   std::string slurm = export_plan(plan, ExportFormat::slurm, &r740);
-  EXPECT_NE(slurm.find("srun --cpu-bind=map_cpu:2,6,1 --mem-bind=local COMMAND"),
-            std::string::npos)
+  EXPECT_NE(slurm.find("srun --cpu-bind=map_cpu:2,6,1 --mem-bind=local COMMAND"), std::string::npos)
       << slurm;
 }
 

@@ -12,6 +12,7 @@ monitor::WatchSummary two_node_summary() {
   s.pid = 42;
   s.numa_start = os::NumaPages{{{0, 256, 256 * 4096, 0}}};
   s.numa_end = os::NumaPages{{{0, 512, 512 * 4096, 0}, {1, 3, 3 * 2048 * 1024, 3}}};
+  s.numa_source = "/proc/42/numa_maps";
   s.numa_start_s = 0.1;
   s.numa_end_s = 2.5;
   return s;
