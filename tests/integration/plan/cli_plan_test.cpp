@@ -142,8 +142,8 @@ TEST(CliPlan, BadInputIsOneClearLine) {
                                                   {"name": "b", "share-core-with": "a"}]})"),
                         "cycle");
   expect_one_error_line(with_spec("{not json"), "not valid JSON");
-  expect_one_error_line(run(plan("--pairs 1 --export numactl" + vm)),
-                        "bad --export: unknown export format 'numactl'");
+  expect_one_error_line(run(plan("--pairs 1 --export hwloc-bind" + vm)),
+                        "bad --export: unknown export format 'hwloc-bind'");
   expect_one_error_line(run(plan("--threads 2 --policy dense" + vm)),
                         "bad --policy: unknown policy 'dense'");
   expect_one_error_line(run(plan(vm)), "exactly one of");
@@ -153,6 +153,27 @@ TEST(CliPlan, BadInputIsOneClearLine) {
       run(plan("--pairs 1 --topology " + data("topologies/amd-2x-epyc9654-zen4.xml") +
                " --latency " + data("latency/AMD_Ryzen_9_5950X_3.40_GHz.csv"))),
       "has no row for CPU 32");
+  std::remove(tmp.c_str());
+}
+
+TEST(CliPlan, ExportsCarryOsMemoryNodes) {
+  // Dell R740 SNC2: CPUs 2 and 6 are on OS node 2, which is hwloc's logical NUMA #1.
+  std::string r740 = " --topology " + data("topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml");
+  std::string tmp = "/tmp/tm_cli_plan_mem_" + std::to_string(getpid()) + ".json";
+  std::ofstream(tmp) << R"({"threads": [{"name": "a", "cpus": "2", "memory-node": 2},
+                                         {"name": "b", "cpus": "6"}]})";
+  CommandResult numactl = run(plan("--spec " + tmp + r740 + " --export numactl"));
+  ASSERT_EQ(numactl.status, 0) << numactl.err;
+  EXPECT_NE(numactl.out.find("numactl --physcpubind=2,6 --membind=2 COMMAND"), std::string::npos)
+      << numactl.out;
+  CommandResult slurm = run(plan("--spec " + tmp + r740 + " --export slurm"));
+  EXPECT_NE(slurm.out.find("--cpu-bind=map_cpu:2,6 --mem-bind=map_mem:2,2"), std::string::npos)
+      << slurm.out;
+  CommandResult json = run(plan("--spec " + tmp + r740 + " --json"));
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["assignments"][0]["memory_node"], 2);  // what `run --plan` applies
+  EXPECT_FALSE(j["assignments"][1].contains("memory_node"));
   std::remove(tmp.c_str());
 }
 
