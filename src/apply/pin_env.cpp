@@ -103,6 +103,11 @@ Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allow
       return st.error();
     out += ";slotmem=" + std::to_string(k) + ":" + std::to_string(rules.slot_memory_nodes[k]);
   }
+  for (const auto& [pattern, node] : rules.name_memory_nodes) {
+    if (auto st = check_pattern(pattern, "thread name pattern"); !st) return st.error();
+    if (auto st = check_node(node, "thread '" + pattern + "'"); !st) return st.error();
+    out += ";namemem=" + pattern + ":" + std::to_string(node);
+  }
   if (rules.inherit) out += ";inherit";
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "threadmap/cpuset.hpp"
@@ -37,6 +38,7 @@ struct PinRules {
   std::string memory;                        ///< mem= value (encode_memory_policy), "" = none
   std::optional<int> main_memory_node;       ///< main thread prefers this node (OS number)
   std::vector<int> slot_memory_nodes;        ///< slot k prefers node k (-1 = none)
+  std::vector<std::pair<std::string, int>> name_memory_nodes;  ///< name glob -> preferred node
 };
 
 /// Checks the rules (non-empty sets, every CPU in `allowed`, patterns without ';' or control

@@ -35,6 +35,8 @@ PinRules rules_from_plan(const PlanFile& plan, bool by_name) {
       if (planned.memory_node >= 0) rules.main_memory_node = planned.memory_node;
     } else if (by_name) {
       rules.by_name.push_back({literal_glob(planned.thread), planned.cpus});
+      if (planned.memory_node >= 0)
+        rules.name_memory_nodes.emplace_back(literal_glob(planned.thread), planned.memory_node);
     } else {
       rules.slots.emplace_back(planned.cpus);
       rules.slot_memory_nodes.push_back(planned.memory_node);

@@ -23,10 +23,10 @@ inline constexpr size_t kMaxThreadName = 15;
 /// Rules from a plan. An assignment named "main" pins the main thread. Without `by_name` the
 /// other assignments pin the created threads in creation order (k-th assignment -> slot k);
 /// with `by_name` each pins the thread that names itself so (names compared on their first 15
-/// characters, glob characters taken literally). An assignment's memory_node goes with it for
-/// the main thread and the creation-order slots (the preload sets it when the thread starts);
-/// by-name threads keep the process's policy (a thread's memory policy can only be set by the
-/// thread itself, and a name may be given by another thread).
+/// characters, glob characters taken literally). An assignment's memory_node goes with it: the
+/// main thread's and the creation-order slots' are set when the thread starts, a by-name
+/// thread's when it names itself (a thread's memory policy can only be set by the thread
+/// itself).
 PinRules rules_from_plan(const PlanFile& plan, bool by_name);
 
 /// Adds skip items: digits = creation index ("0" = first thread created), "lib:GLOB" = start

@@ -50,7 +50,8 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
   if (rules.main_memory_node) planned.push_back(*rules.main_memory_node);
   for (int n : rules.slot_memory_nodes)
     if (n >= 0) planned.push_back(n);
-  if (!planned.empty()) {
+  for (const auto& named : rules.name_memory_nodes) planned.push_back(named.second);
+  if (!planned.empty() && r.memory.empty()) {  // --mem replaces them: then they need not exist
     field = RunField::plan;
     for (int n : planned) {
       MemoryPolicy one{MemoryMode::preferred, {n}};
@@ -70,11 +71,13 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
       note += "; it replaces the plan's memory nodes";
       rules.main_memory_node.reset();
       rules.slot_memory_nodes.clear();
+      rules.name_memory_nodes.clear();
     }
   } else if (!planned.empty()) {
     note = "memory policy: " + std::to_string(planned.size()) +
            " planned thread(s) prefer their memory_node (set_mempolicy MPOL_PREFERRED when "
-           "each starts, OS node numbers); other threads keep the default";
+           "each starts, or names itself with --by-name; OS node numbers); other threads keep "
+           "the default";
     if (machine_nodes <= 1) note += "; no-op on a 1-node machine: all memory is on node 0";
   }
   field = RunField::none;

@@ -146,7 +146,9 @@ static int add_pattern(scan_state* st, int kind, const char* pat, size_t pat_len
     rule->kind = kind;
     rule->pattern = copy;
     rule->set = set;
-    if (kind == TM__PATTERN_NAME || kind == TM__PATTERN_SKIPNAME) st->config->has_name_rules = 1;
+    if (kind == TM__PATTERN_NAME || kind == TM__PATTERN_SKIPNAME || kind == TM__PATTERN_NAMEMEM)
+      st->config->has_name_rules = 1;
+    if (kind == TM__PATTERN_NAMEMEM) st->config->has_mem_rules = 1;
     if (kind == TM__PATTERN_LIB || kind == TM__PATTERN_SKIPLIB) st->config->has_lib_rules = 1;
   }
   st->patterns++;
@@ -239,6 +241,16 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
       cfg->main_mem_node = (int32_t)node;
       cfg->has_mem_rules = 1;
     }
+    return 0;
+  }
+  if (key_is(e, eq, "namemem")) {
+    size_t colon = last_colon(v, vlen);
+    long node = 0;
+    if (colon == vlen || colon == 0 ||
+        parse_index(v + colon + 1, vlen - colon - 1, TM_PIN_MAX_NODE, &node) != 0)
+      return fail(st, "expected namemem=GLOB:NODE (NODE 0-1023)", e, len);
+    if (add_pattern(st, TM__PATTERN_NAMEMEM, v, colon, (int32_t)node) != 0)
+      return fail(st, "empty pattern", e, len);
     return 0;
   }
   if (key_is(e, eq, "slotmem")) {
@@ -358,6 +370,15 @@ int tm__pin_config_set_has(const tm__pin_config* config, int32_t set, int cpu) {
   if (word >= config->mask_words) return 0;
   const unsigned long* mask = config->sets + (size_t)set * config->mask_words;
   return (mask[word] >> ((size_t)cpu % TM__WORD_BITS)) & 1UL ? 1 : 0;
+}
+
+int tm__name_memory_node(const tm__pin_config* config, const char* name) {
+  if (!name) return -1;
+  for (size_t i = 0; i < config->pattern_count; ++i) {
+    const tm__pattern_rule* rule = &config->patterns[i];
+    if (rule->kind == TM__PATTERN_NAMEMEM && tm__glob_match(rule->pattern, name)) return rule->set;
+  }
+  return -1;
 }
 
 int tm__slot_memory_node(const tm__pin_config* config, long slot) {

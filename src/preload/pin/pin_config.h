@@ -18,6 +18,8 @@
  *     mainmem=NODE       the main thread prefers NODE for its memory (a plan's memory_node)
  *     slotmem=N:NODE     slot N's thread prefers NODE (MPOL_PREFERRED); threads without one
  *                        get mem= or, without it, the default policy back
+ *     namemem=GLOB:NODE  a thread that names itself so prefers NODE (set by the thread itself
+ *                        when it names itself, or at its start when already named)
  *   CPUS = N or A-B items joined by ','; GLOB = fnmatch-style '*', '?', '[...]' (no ';').
  *   NODES = OS NUMA node numbers (as numactl and /sys), N or A-B items joined by ','.
  *
@@ -61,14 +63,15 @@ enum tm__pattern_kind {
   TM__PATTERN_NAME = 0,     /**< name=GLOB:CPUS */
   TM__PATTERN_LIB = 1,      /**< lib=GLOB:CPUS */
   TM__PATTERN_SKIPNAME = 2, /**< skipname=GLOB */
-  TM__PATTERN_SKIPLIB = 3   /**< skiplib=GLOB */
+  TM__PATTERN_SKIPLIB = 3,  /**< skiplib=GLOB */
+  TM__PATTERN_NAMEMEM = 4   /**< namemem=GLOB:NODE (`set` holds the node) */
 };
 
 /** A rule matching a thread name or start-routine library; `set` is -1 for skip rules. */
 typedef struct tm__pattern_rule {
   int kind;            /**< enum tm__pattern_kind */
   const char* pattern; /**< NUL-terminated, inside the arena */
-  int32_t set;         /**< index into the config's CPU sets, or -1 */
+  int32_t set;         /**< index into the config's CPU sets, or -1 (namemem: the node) */
 } tm__pattern_rule;
 
 /** The parsed configuration. Every pointer points into the caller's arena. */
@@ -143,6 +146,9 @@ typedef struct tm__mem_decision {
   int node;           /**< the one node of a per-thread rule, or -1 (then config->mem_nodes) */
   const char* reason; /**< "--mem", "plan memory node", "no memory node for this thread" */
 } tm__mem_decision;
+
+/** The memory node of the first namemem= rule matching `name`, or -1. */
+int tm__name_memory_node(const tm__pin_config* config, const char* name);
 
 /** The memory node of the `slot`-th slotted thread (slotmem=), or -1. */
 int tm__slot_memory_node(const tm__pin_config* config, long slot);

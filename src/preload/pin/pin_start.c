@@ -67,19 +67,21 @@ static void* tm__thread_start(void* raw) {
     futex_wake(&box->state);
   }
   tm__apply_to_self(&info.decision, "thread", info.index, info.library);
-  /* Memory policy before user code: the start routine's first allocations follow it. */
-  if (tm__rt.config.has_mem_rules) {
-    tm__mem_decision memory = tm__decide_memory(&tm__rt.config, info.mem_node);
-    tm__apply_memory(&memory, "thread", info.index);
-  }
+  char name[16] = {0};
   if (tm__rt.config.has_name_rules) {
     /* The creator may have named us before we ran (pthread_setname_np(child, ...) right after
      * pthread_create); its pin may have landed before ours, so the name rule is re-applied. */
-    char name[16] = {0};
     if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
       tm__decision by_name = tm__decide_name(&tm__rt.config, name);
       if (by_name.action != TM__ACTION_NONE) tm__apply_name(pthread_self(), &by_name, name);
     }
+  }
+  /* Memory policy before user code: the start routine's first allocations follow it. A name
+   * the creator already gave us counts like a slot's node. */
+  if (tm__rt.config.has_mem_rules) {
+    int node = info.mem_node >= 0 ? info.mem_node : tm__name_memory_node(&tm__rt.config, name);
+    tm__mem_decision memory = tm__decide_memory(&tm__rt.config, node);
+    tm__apply_memory(&memory, "thread", info.index);
   }
   return info.start(info.arg);
 }
@@ -140,5 +142,14 @@ int tm__setname_thread(pthread_t thread, const char* name) {
   if (rc != 0 || !tm__rt.active || !tm__rt.config.has_name_rules) return rc;
   tm__decision decision = tm__decide_name(&tm__rt.config, name);
   if (decision.action != TM__ACTION_NONE) tm__apply_name(thread, &decision, name);
+  /* A memory policy can only be set by the thread itself: a thread naming itself gets its
+   * node now; one named by another thread gets it at its start if not started yet. */
+  if (tm__rt.config.has_mem_rules && pthread_equal(thread, pthread_self())) {
+    int node = tm__name_memory_node(&tm__rt.config, name);
+    if (node >= 0) {
+      tm__mem_decision memory = tm__decide_memory(&tm__rt.config, node);
+      tm__apply_memory(&memory, name, -1);
+    }
+  }
   return rc;
 }

@@ -1,7 +1,8 @@
 /* Prints the memory policy the main thread and N new threads find at their first instruction:
  * "<label> mode=MPOL_BIND nodes=0". Threads are created one after another (creation order =
  * the pin preload's slot order) and their lines printed in that order.
- * Usage: tm_mem_probe [THREADS] */
+ * With "named", each thread first names itself worker-I (pthread_setname_np), then reads.
+ * Usage: tm_mem_probe [THREADS [named]] */
 #define _GNU_SOURCE
 #include <linux/mempolicy.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 typedef struct policy {
   int mode;
   char nodes[256];
+  int index; /* >= 0: name the thread worker-INDEX first */
 } policy;
 
 static const char* mode_name(int mode) {
@@ -53,7 +55,13 @@ static void read_policy(policy* p) {
 }
 
 static void* thread_main(void* arg) {
-  read_policy((policy*)arg); /* first thing the start routine does */
+  policy* p = arg;
+  if (p->index >= 0) {
+    char name[16];
+    snprintf(name, sizeof name, "worker-%d", p->index % 1000);
+    pthread_setname_np(pthread_self(), name);
+  }
+  read_policy(p); /* first thing the start routine does (after naming itself) */
   return NULL;
 }
 
@@ -62,8 +70,10 @@ int main(int argc, char** argv) {
   read_policy(&main_policy);
   printf("main mode=%s nodes=%s\n", mode_name(main_policy.mode), main_policy.nodes);
   int threads = argc > 1 ? atoi(argv[1]) : 1;
+  int named = argc > 2 && strcmp(argv[2], "named") == 0;
   for (int i = 0; i < threads; ++i) {
     policy p;
+    p.index = named ? i : -1;
     pthread_t t;
     if (pthread_create(&t, NULL, thread_main, &p) != 0) return 1;
     pthread_join(t, NULL);

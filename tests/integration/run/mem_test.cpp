@@ -122,7 +122,23 @@ TEST_F(RunMem, PlanMemoryNodesGoToTheirThreadsOnly) {
     EXPECT_EQ(bad.status, 1);
     EXPECT_NE(bad.err.find("node 9 does not exist"), std::string::npos) << bad.err;
     EXPECT_EQ(bad.out, "");
+    // --mem replaces the plan's nodes, so they need not exist here.
+    auto replaced = run(kTm + " run --mem bind:0 --plan " + far + " -- " + kProbe + " 1");
+    ASSERT_EQ(replaced.status, 0) << replaced.err;
+    EXPECT_EQ(replaced.out, "main mode=MPOL_BIND nodes=0\nthread-0 mode=MPOL_BIND nodes=0\n");
   }
+}
+
+TEST_F(RunMem, ByNamePlanNodesApplyWhenAThreadNamesItself) {
+  // Listed out of creation order: worker-1 has a node, worker-0 has none.
+  std::string plan = tm_test::write_temp("mem_byname.json", R"({"schema":"threadmap.plan/1",
+    "assignments":[{"thread":"worker-1","cpus":[0],"memory_node":0},
+    {"thread":"worker-0","cpus":[0]}]})");
+  auto o = run(kTm + " run --by-name --plan " + plan + " -- " + kProbe + " 2 named");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out,
+            "main mode=MPOL_DEFAULT nodes=\nthread-0 mode=MPOL_DEFAULT nodes=\n"
+            "thread-1 mode=MPOL_PREFERRED nodes=0\n");
 }
 
 TEST_F(RunMem, KernelRefusalIsReportedOnceAndTheProgramRuns) {

@@ -119,6 +119,20 @@ TEST(EncodePinConfig, MemoryPolicyAndPlanNodesRoundTrip) {
   EXPECT_FALSE(encode_pin_config(bad_text, kAllowed).ok());
 }
 
+TEST(EncodePinConfig, ByNamePlanNodesRoundTrip) {
+  auto plan = parse_plan(R"({"schema": "threadmap.plan/1", "assignments": [
+      {"thread": "io[1]", "cpus": [1], "memory_node": 1}, {"thread": "w", "cpus": [2]}]})",
+                         "test");
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto text = encode_pin_config(rules_from_plan(*plan, /*by_name=*/true), kAllowed);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto parsed = parse_config(*text);
+  ASSERT_TRUE(parsed.ok) << parsed.error << " in " << *text;
+  EXPECT_EQ(tm__name_memory_node(&parsed.config, "io[1]"), 1);
+  EXPECT_EQ(tm__name_memory_node(&parsed.config, "io1"), -1);  // glob characters are literal
+  EXPECT_EQ(tm__name_memory_node(&parsed.config, "w"), -1);
+}
+
 TEST(PlanFile, MemoryNodeMustBeANodeNumber) {
   for (const char* node : {"-1", "1.5", "\"0\"", "1024"}) {
     std::string text = std::string(R"({"schema": "threadmap.plan/1", "assignments": [)") +

@@ -101,4 +101,22 @@ TEST(PinMemoryConfig, PerThreadNodesWinThenMemThenDefault) {
   EXPECT_EQ(tm__decide_memory(&with_mem.config, 1).mode, TM__MEM_PREFERRED);
 }
 
+TEST(PinMemoryConfig, NameRulesCarryANode) {
+  auto p = parse_config("tm-pin/1;name=io*:1;namemem=io*:3;namemem=w\\[1\\]:0");
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(p.config.has_mem_rules);
+  EXPECT_TRUE(p.config.has_name_rules);
+  EXPECT_EQ(tm__name_memory_node(&p.config, "io-7"), 3);
+  EXPECT_EQ(tm__name_memory_node(&p.config, "w[1]"), 0);
+  EXPECT_EQ(tm__name_memory_node(&p.config, "other"), -1);
+  EXPECT_EQ(tm__name_memory_node(&p.config, nullptr), -1);
+  // The node rule does not change where the thread runs.
+  tm__decision d = tm__decide_name(&p.config, "io-7");
+  EXPECT_EQ(d.action, TM__ACTION_SET);
+  EXPECT_EQ(cpus_of(p.config, d.set), (std::vector<int>{1}));
+  for (const char* bad : {"tm-pin/1;namemem=io", "tm-pin/1;namemem=:1", "tm-pin/1;namemem=io:",
+                          "tm-pin/1;namemem=io:1024", "tm-pin/1;namemem=io:x"})
+    EXPECT_FALSE(parse_config(bad).ok) << bad;
+}
+
 }  // namespace
