@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "src/apply/run_request.hpp"
+
 namespace threadmap::apply {
 namespace {
 
@@ -130,6 +132,44 @@ TEST(MemoryPolicyDescribe, SaysPolicyAndNodes) {
   EXPECT_NE(line.find("bind to nodes 0,2-3"), std::string::npos) << line;
   EXPECT_EQ(line.find("no-op"), std::string::npos) << line;
   EXPECT_EQ(node_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
+// prepare_run checks --mem on this machine before anything starts, and names the field.
+TEST(PrepareRunMemory, BadPolicyOrMissingNodeNamesTheMemField) {
+  RunRequest r;
+  r.command = {"true"};
+  r.memory = "bind:1023";  // no machine here has 1024 nodes
+  RunField field = RunField::none;
+  std::string note;
+  auto missing = prepare_run(r, &field, &note);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(field, RunField::memory);
+  EXPECT_EQ(missing.error().code, std::errc::invalid_argument);
+  EXPECT_NE(missing.error().message.find("node 1023 does not exist on this machine"),
+            std::string::npos)
+      << missing.error().message;
+  r.memory = "membind:0";
+  field = RunField::none;
+  EXPECT_FALSE(prepare_run(r, &field).ok());
+  EXPECT_EQ(field, RunField::memory);
+}
+
+TEST(PrepareRunMemory, MemAloneLoadsThePinLibraryWithTheEncodedPolicy) {
+  RunRequest r;
+  r.command = {"true"};
+  r.memory = "interleave";
+  std::string note;
+  auto launch = prepare_run(r, nullptr, &note);
+  if (!launch && launch.error().code == std::errc::no_such_file_or_directory)
+    GTEST_SKIP() << launch.error().message;  // preload library not built next to the tests
+  ASSERT_TRUE(launch.ok()) << launch.error().message;
+  ASSERT_EQ(launch->preload.size(), 1u);
+  std::string config;
+  for (const auto& [name, value] : launch->set_env)
+    if (name == "TM_PIN_CONFIG") config = value;
+  // Every node of this machine, by OS number.
+  EXPECT_EQ(config.rfind("tm-pin/1;mem=interleave:", 0), 0u) << config;
+  EXPECT_NE(note.find("memory policy: interleave over"), std::string::npos) << note;
 }
 
 }  // namespace
