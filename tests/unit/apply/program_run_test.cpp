@@ -28,7 +28,9 @@ TEST(RunProgram, PassesTheExitStatusThrough) {
 
 TEST(RunProgram, WatchesTheProgramUntilItEnds) {
   os::LaunchSpec launch;
-  launch.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3"};
+  // Long enough (a few hundred ms of shell arithmetic) that the first 10 ms sample always lands
+  // before the exit, even on a loaded 2-CPU machine; 20,000 iterations sometimes ended first.
+  launch.argv = {"/bin/sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exit 3"};
   monitor::WatchSettings settings;
   settings.interval_ms = 10;
   auto outcome = run_program(launch, settings);
