@@ -3,14 +3,19 @@
 // while the step to the next level is a jump (x2 to x4 on real chiplet and multi-socket parts),
 // so a level boundary is where consecutive merge heights jump by a ratio. SMT is special-cased:
 // its jump can be small on quantised data (coarse clocks give 5/10/16 ns cells), so it uses a
-// weaker ratio but must produce groups of 2 or 4 CPUs (SMT-2/SMT-4), singletons allowed (hybrid
-// parts have cores without SMT).
+// weaker ratio but must produce groups of 2, 4 or 8 CPUs (SMT-2/4/8), singletons allowed (hybrid
+// parts have cores without SMT). Shape alone is not evidence: Apple M-series 4-core clusters and
+// the two cores of an Ampere Altra mesh stop have SMT-like shapes at 60-110 ns, while real SMT
+// siblings share L1/L2 and answer in 7-20 ns. So a shape above max_smt_ns (or one hwloc's cores
+// contradict) is named a cluster.
 #include "src/latency/domains.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "src/latency/linkage.hpp"
 
@@ -29,7 +34,7 @@ std::vector<CpuSet> groups_of(const std::vector<int>& labels, const Matrix& m) {
   return groups;
 }
 
-// True when every group with more than one CPU has 2 or 4 CPUs, all the same size, and at least
+// True when every group with more than one CPU has 2, 4 or 8 CPUs, all the same size, and at least
 // one such group exists: the shape of SMT siblings.
 bool looks_like_smt(const std::vector<int>& labels) {
   std::map<int, std::size_t> size;
@@ -37,16 +42,85 @@ bool looks_like_smt(const std::vector<int>& labels) {
   std::size_t shared = 0;
   for (auto& [label, s] : size) {
     if (s == 1) continue;
-    if (s != 2 && s != 4) return false;
+    if (s != 2 && s != 4 && s != 8) return false;
     if (shared != 0 && s != shared) return false;
     shared = s;
   }
   return shared != 0;
 }
 
+// True when every multi-CPU group lies inside one hwloc core.
+bool topology_agrees_smt(const std::vector<CpuSet>& groups, const Topology& topo) {
+  for (const CpuSet& g : groups) {
+    if (g.count() < 2) continue;
+    CpuSet core = topo.smt_siblings(g.first());
+    if (core.count() < 2 || !g.is_subset_of(core)) return false;
+  }
+  return true;
+}
+
+// hwloc's SMT cores over the matrix's CPUs, or empty when hwloc shows no SMT there.
+std::vector<CpuSet> topology_smt_groups(const Matrix& m, const Topology& topo) {
+  std::vector<CpuSet> groups;
+  CpuSet seen;
+  bool any = false;
+  CpuSet matrix_cpus = m.cpu_set();
+  for (int cpu : m.cpus) {
+    if (seen.contains(cpu)) continue;
+    CpuSet core = topo.smt_siblings(cpu) & matrix_cpus;
+    if (core.empty()) core.add(cpu);
+    seen |= core;
+    any = any || core.count() > 1;
+    groups.push_back(core);
+  }
+  if (!any) return {};
+  std::sort(groups.begin(), groups.end(),
+            [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
+  return groups;
+}
+
+// True when `groups` equal one of hwloc's sharing levels over the same CPUs.
+bool topology_has_partition(const std::vector<CpuSet>& groups, const Topology& topo) {
+  auto id_at = [&](const PuPlace* p, int level) {
+    switch (level) {
+      case 0:
+        return p->l2;
+      case 1:
+        return p->l3;
+      case 2:
+        return p->die;
+      case 3:
+        return p->numa;
+      case 4:
+        return p->package;
+      default:
+        return 0;  // the machine
+    }
+  };
+  for (int level = 0; level < 6; ++level) {
+    bool same = true;
+    std::map<int, std::size_t> group_of_id;
+    for (std::size_t g = 0; g < groups.size() && same; ++g) {
+      for (int cpu : groups[g].to_vector()) {
+        const PuPlace* p = topo.pu(cpu);
+        if (!p || id_at(p, level) < 0) {
+          same = false;
+          break;
+        }
+        auto [it, inserted] = group_of_id.emplace(id_at(p, level), g);
+        if (it->second != g) same = false;
+      }
+    }
+    // Each group maps to its own hwloc id and each id to one group: the same partition.
+    if (same && group_of_id.size() == groups.size()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds) {
+DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
+                               const Topology* topology) {
   const std::size_t n = matrix.size();
   std::vector<double> distance(n * n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -83,38 +157,103 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     std::map<int, std::size_t> size;
     for (int l : labels) ++size[l];
     bool too_big = false;
-    for (auto& [label, s] : size) too_big = too_big || s > 4;
+    for (auto& [label, s] : size) too_big = too_big || s > 8;
     if (too_big) break;
   }
 
   DomainAnalysis result;
-  auto add_level = [&](std::size_t cut, std::string name, double gap) {
-    result.levels.push_back(groups_of(cut_after(tree, cut), matrix));
+  auto cut_ns_of = [&](std::size_t cut) {
+    if (cut >= merges) return std::numeric_limits<double>::infinity();
+    return cut > 0 ? std::sqrt(height[cut - 1] * height[cut]) : 0.0;
+  };
+  auto add_groups = [&](std::vector<CpuSet> groups, std::string name, double cut_ns, double gap,
+                        std::string source) {
+    result.levels.push_back(std::move(groups));
     result.level_names.push_back(std::move(name));
-    double cut_ns = 0;
-    if (cut >= merges) {
-      cut_ns = std::numeric_limits<double>::infinity();
-    } else if (cut > 0) {
-      cut_ns = std::sqrt(height[cut - 1] * height[cut]);
-    }
     result.level_cut_ns.push_back(cut_ns);
     result.level_gap_ratio.push_back(gap);
+    result.level_source.push_back(std::move(source));
   };
-  add_level(smt_cut, "smt", smt_ratio);
-  result.smt_found = smt_cut > 0;
+  auto source_of = [&](const std::vector<CpuSet>& groups) {
+    return topology && topology_has_partition(groups, *topology) ? std::string("both")
+                                                                 : std::string("latency");
+  };
+
+  // Is the SMT-shaped candidate really SMT? Its slowest join (heights rise monotonically under
+  // average linkage) must be an SMT latency, and hwloc's cores must not contradict it.
+  std::size_t cluster_cut = 0;
+  double cluster_ratio = 0;
+  if (smt_cut > 0) {
+    const double join_ns = height[smt_cut - 1];
+    auto groups = groups_of(cut_after(tree, smt_cut), matrix);
+    double fastest = height[0];
+    if (join_ns >= thresholds.max_smt_ns) {
+      result.smt_reason = fmt::format(
+          "groups of {} CPUs join at {:.0f}-{:.0f} ns, above the {:.0f} ns an SMT sibling takes "
+          "(SMT siblings share L1/L2): a core cluster, not SMT",
+          groups.empty() ? 0 : std::max_element(groups.begin(), groups.end(),
+                                                [](const CpuSet& a, const CpuSet& b) {
+                                                  return a.count() < b.count();
+                                                })->count(),
+          fastest, join_ns, thresholds.max_smt_ns);
+    } else if (topology && !topology_agrees_smt(groups, *topology)) {
+      result.smt_reason = fmt::format(
+          "groups join below {:.0f} ns but hwloc's cores do not match them: named a cluster",
+          thresholds.max_smt_ns);
+    }
+    if (!result.smt_reason.empty()) {
+      cluster_cut = smt_cut;
+      cluster_ratio = smt_ratio;
+      smt_cut = 0;
+      smt_ratio = 0;
+    }
+  }
+  std::vector<CpuSet> hwloc_smt = topology ? topology_smt_groups(matrix, *topology)
+                                           : std::vector<CpuSet>{};
+  if (smt_cut > 0) {
+    auto groups = groups_of(cut_after(tree, smt_cut), matrix);
+    add_groups(groups, "smt", cut_ns_of(smt_cut), smt_ratio, topology ? "both" : "latency");
+    result.smt_found = true;
+    result.smt_reason = fmt::format(
+        "groups of 2-8 CPUs join below {:.0f} ns{}", thresholds.max_smt_ns,
+        topology ? ", inside hwloc's cores" : " (no topology to confirm)");
+  } else if (!hwloc_smt.empty() && cluster_cut == 0) {
+    add_groups(hwloc_smt, "smt", 0, 0, "topology");
+    result.smt_found = true;
+    result.smt_reason = "hwloc's cores (the matrix shows no separate SMT step)";
+  } else {
+    add_groups(groups_of(cut_after(tree, 0), matrix), "smt", 0, 0,
+               topology ? "both" : "latency");
+    if (result.smt_reason.empty())
+      result.smt_reason = fmt::format("no group of 2-8 CPUs joins below {:.0f} ns",
+                                      thresholds.max_smt_ns);
+  }
 
   std::vector<std::size_t> major_cuts;
-  for (std::size_t k = smt_cut + 1; k < merges; ++k) {
+  const std::size_t first = std::max(smt_cut, cluster_cut) + 1;
+  for (std::size_t k = first; k < merges; ++k) {
     if (ratio(k) >= thresholds.level_gap_ratio) major_cuts.push_back(k);
   }
+  int next_group = 1;
+  if (cluster_cut > 0) {
+    auto groups = groups_of(cut_after(tree, cluster_cut), matrix);
+    std::string source = source_of(groups);
+    add_groups(std::move(groups), "cluster", cut_ns_of(cluster_cut), cluster_ratio, source);
+  }
   if (major_cuts.empty()) {
-    add_level(merges, "cache", 0);
+    if (cluster_cut == 0) add_groups(groups_of(cut_after(tree, merges), matrix), "cache",
+                                     cut_ns_of(merges), 0, "latency");
+    else add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
+                    "latency");
   } else {
     for (std::size_t c = 0; c < major_cuts.size(); ++c) {
-      std::string name = c == 0 ? "cache" : "group" + std::to_string(c);
-      add_level(major_cuts[c], name, ratio(major_cuts[c]));
+      std::string name = c == 0 && cluster_cut == 0 ? "cache" : "group" + std::to_string(next_group++);
+      auto groups = groups_of(cut_after(tree, major_cuts[c]), matrix);
+      std::string source = source_of(groups);
+      add_groups(std::move(groups), name, cut_ns_of(major_cuts[c]), ratio(major_cuts[c]), source);
     }
-    add_level(merges, "machine", 0);
+    add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
+               "latency");
   }
   result.smt_siblings = result.levels[0];
   result.domains = result.levels[1];

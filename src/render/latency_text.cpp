@@ -73,6 +73,12 @@ std::string latency_provenance(const latency::Matrix& matrix,
       m.pairs.size() == 1 ? "" : "s", samples, m.total_s);
 }
 
+// How far the two passes' medians lie apart, % of their mean.
+static double between_pass_pct(const latency::PairStats& p) {
+  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
+  return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
+}
+
 std::string latency_analysis_text(const LatencyTextInput& in) {
   const auto& matrix = *in.matrix;
   const auto& d = *in.domains;
@@ -106,15 +112,18 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     } else {
       how = "everything";
     }
-    out += fmt::format("  {:<8} {:>4} group{}, {} ({})\n", d.level_names[l], d.levels[l].size(),
-                       d.levels[l].size() == 1 ? "" : "s", sizes_of(d.levels[l]), how);
+    const std::string source =
+        l < d.level_source.size() ? d.level_source[l] : std::string("latency");
+    out += fmt::format("  {:<8} {:>4} group{}, {} ({}; identified by: {})\n", d.level_names[l],
+                       d.levels[l].size(), d.levels[l].size() == 1 ? "" : "s",
+                       sizes_of(d.levels[l]), how, source);
     if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
       out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
     }
   }
   out += fmt::format("  domains for placement (CPUs sharing a cache):\n           {}\n",
                      groups_line(d.domains, 64));
-  if (!d.smt_found) out += "  SMT siblings: none found (each CPU alone)\n";
+  out += fmt::format("  SMT: {} ({})\n", d.smt_found ? "yes" : "no", d.smt_reason);
 
   if (in.comparison) {
     out += "\ncompared with the topology (" + in.topology_source + "):\n";
@@ -141,8 +150,8 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     const auto& m = *in.measurement;
     out += "\nmeasurement: line placement: " + m.line_placement + "\n";
     if (m.pairs.size() <= 16) {
-      TextTable table({"pair", "reported ns>", "median ns>", "95% CI ns", "min ns>", "p90 ns>",
-                       "re-check ns>", "batches>", "flags"});
+      TextTable table({"pair", "reported ns>", "median ns>", "within-run 95% CI ns", "min ns>",
+                       "p90 ns>", "re-check ns>", "between-pass>", "batches>", "flags"});
       for (const auto& p : m.pairs) {
         std::string flags;
         if (!p.converged) flags += "not-converged ";
@@ -155,25 +164,42 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
         if (!p.represents.empty()) flags += "represents " + p.represents;
         table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
                        ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
-                       p.rechecked ? ns(p.recheck_median_ns) : "-", std::to_string(p.samples),
+                       p.rechecked ? ns(p.recheck_median_ns) : "-",
+                       p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
+                       std::to_string(p.samples),
                        flags});
       }
       out += table.str();
     }
-    std::size_t converged = 0;
-    std::vector<double> widths;
+    std::size_t converged = 0, unsteady = 0;
+    std::vector<double> widths, spreads;
     for (const auto& p : m.pairs) {
       converged += p.converged ? 1 : 0;
+      unsteady += p.unstable || p.multimodal ? 1 : 0;
+      if (p.rechecked) spreads.push_back(between_pass_pct(p));
       if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
     }
     std::sort(widths.begin(), widths.end());
     if (!widths.empty()) {
       out += fmt::format(
-          "  {} of {} pairs converged to +-{:.1f}% (median 95%-CI half-width {:.1f}% of the "
-          "median, worst {:.1f}%)\n",
+          "  {} of {} pairs converged to +-{:.1f}% (median within-run 95%-CI half-width {:.1f}% "
+          "of the median, worst {:.1f}%: the precision of one pass, not what a rerun gives)\n",
           converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
           widths.back() * 100);
     }
+    std::sort(spreads.begin(), spreads.end());
+    if (!spreads.empty())
+      out += fmt::format(
+          "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
+          spreads[spreads.size() / 2], spreads.back());
+    else
+      out += "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
+             "numbers move\n";
+    if (unsteady > 0)
+      out += fmt::format(
+          "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "
+          "(flags above): their numbers are one observation of a moving value, not a fact\n",
+          unsteady, m.pairs.size());
   }
   if (in.measurement && !in.measurement->notes.empty()) {
     out += "\nnotes:\n";
