@@ -242,3 +242,63 @@ TEST(Domains, AnalysesEveryPublishedMatrix) {
 }
 
 }  // namespace
+
+namespace {
+
+// An 80-core Arm server in the shape of Ampere Altra (Q80-30: 80 single-threaded Neoverse N1
+// cores, two per mesh stop, Ampere's product brief): the two cores of a stop answer in 68-91 ns,
+// every other pair in 105-150 ns. Shaped like SMT-2, but no SMT at all.
+Matrix altra_like() {
+  std::vector<int> cpus;
+  for (int c = 0; c < 80; ++c) cpus.push_back(c);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> stop(68, 91), mesh(105, 150);
+  std::vector<double> cells(80 * 80, 0.0);
+  for (int i = 0; i < 80; ++i)
+    for (int j = 0; j < i; ++j) {
+      double v = i / 2 == j / 2 ? stop(rng) : mesh(rng);
+      cells[i * 80 + j] = cells[j * 80 + i] = v;
+    }
+  Matrix m;
+  m.cpus = cpus;
+  m.one_way_ns = cells;
+  m.source = "synthetic Altra-like";
+  return m;
+}
+
+}  // namespace
+
+TEST(DomainsEvidence, MeshStopPairsAt68To91nsAreAClusterNotSmt) {
+  Matrix m = altra_like();
+  DomainAnalysis d = analyse_domains(m);
+  EXPECT_FALSE(d.smt_found) << d.smt_reason;
+  EXPECT_EQ(sizes(d.smt_siblings), std::vector<std::size_t>(80, 1));
+  EXPECT_NE(d.smt_reason.find("not SMT"), std::string::npos) << d.smt_reason;
+  ASSERT_GE(d.levels.size(), 2u);
+  EXPECT_EQ(d.level_names[1], "cluster");
+  EXPECT_EQ(sizes(d.levels[1]), std::vector<std::size_t>(40, 2));
+  EXPECT_EQ(d.level_source[1], "latency");
+}
+
+TEST(DomainsEvidence, AppleM1ProHasNoSmtAndThreeClusters) {
+  // Apple's 8-core M1 Pro: 6 performance cores in clusters + 2 efficiency cores, no SMT.
+  DomainAnalysis d = analyse_domains(load("Apple_M1_Pro.csv"));
+  EXPECT_FALSE(d.smt_found);
+  ASSERT_GE(d.levels.size(), 2u);
+  EXPECT_EQ(d.domains.size(), 3u);
+}
+
+TEST(DomainsEvidence, RealSmtMatricesStillSaySmt) {
+  for (const char* file : {"AMD_EPYC_7773X.csv", "Intel_Core_i9-9900K_CPU_3.60_GHz.csv",
+                           "Intel_R_Xeon_R_Platinum_8375C_CPU_2.90GHz.csv"}) {
+    DomainAnalysis d = analyse_domains(load(file));
+    EXPECT_TRUE(d.smt_found) << file << ": " << d.smt_reason;
+    EXPECT_EQ(d.level_source[0], "latency") << file;
+  }
+}
+
+TEST(DomainsEvidence, EveryLevelSaysHowItWasIdentified) {
+  DomainAnalysis d = analyse_domains(load("AWS_Graviton3.csv"));
+  EXPECT_FALSE(d.smt_found);  // Graviton3: 64 Neoverse V1 cores, one thread each (AWS)
+  EXPECT_EQ(d.level_source.size(), d.levels.size());
+}
