@@ -116,7 +116,7 @@ void describe_from_topology(const Topology& topo, MachineModel& m) {
     m.cpus[i].core = cores.map(p->core);
     int domain = p->l3 >= 0 ? p->l3 : (p->die >= 0 ? p->die + 100000 : p->package + 200000);
     m.cpus[i].domain = domains.map(p->l3 < 0 && p->die < 0 && p->package < 0 ? -1 : domain);
-    m.cpus[i].numa = p->numa;
+    m.cpus[i].numa = p->numa_os;  // OS number: what specs, numactl and /sys use
     const int raw[6] = {p->package, p->numa, p->die, p->l3, p->l2, p->core};
     for (int l = 0; l < 6; ++l) {
       levels[l][i] = level_ids[l].map(raw[l]);
@@ -129,6 +129,8 @@ void describe_from_topology(const Topology& topo, MachineModel& m) {
   m.core_count = cores.count();
   m.domain_count = domains.count();
   m.domain_name = "L3";
+  for (const NumaNode& node : topo.numa_nodes()) m.numa_nodes.push_back(node.os_index);
+  m.numa_known = true;
   mark_efficiency(topo, m);
 }
 
