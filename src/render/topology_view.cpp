@@ -18,8 +18,21 @@ std::string short_type(const TopoObject& o) {
   return o.type;
 }
 
+// hwloc numbers Groups per depth, so two Group depths both start at L#0; name them by depth
+// (Group0 outermost, Group1 inside it...) as lstopo does.
+std::string group_name(const Topology& topo, const TopoObject& o) {
+  std::vector<int> depths;
+  for (const TopoObject& other : topo.objects())
+    if (other.type == "Group") depths.push_back(other.depth);
+  std::sort(depths.begin(), depths.end());
+  depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
+  auto at = std::find(depths.begin(), depths.end(), o.depth) - depths.begin();
+  return "Group" + std::to_string(at);
+}
+
 std::string label(const Topology& topo, const TopoObject& o) {
-  std::string s = fmt::format("{} L#{}", short_type(o), o.logical_index);
+  std::string s = fmt::format("{} L#{}", o.type == "Group" ? group_name(topo, o) : short_type(o),
+                              o.logical_index);
   if (o.type == "PU" || o.type == "NUMANode" || o.type == "Package")
     if (o.os_index >= 0) s += fmt::format(" P#{}", o.os_index);
   if (!o.subtype.empty()) s += " (" + o.subtype + ")";
