@@ -117,6 +117,67 @@ bool topology_has_partition(const std::vector<CpuSet>& groups, const Topology& t
   return false;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Why a level with uneven groups is not a clean level: the big groups join their finer parts at
+// one latency, the parts left alone are as far from each other as from the big groups, so no cut
+// separates "near" from "far" the same way everywhere.
+std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
+                        const std::vector<CpuSet>& finer) {
+  std::size_t smallest = m.size(), largest = 0;
+  for (const CpuSet& g : level) {
+    smallest = std::min<std::size_t>(smallest, g.count());
+    largest = std::max<std::size_t>(largest, g.count());
+  }
+  if (level.size() < 2 || largest <= 2 * smallest) return "";
+  std::vector<int> part(m.size(), -1), group(m.size(), -1);
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t g = 0; g < level.size(); ++g)
+      if (level[g].contains(m.cpus[i])) group[i] = static_cast<int>(g);
+    for (std::size_t f = 0; f < finer.size(); ++f)
+      if (finer[f].contains(m.cpus[i])) part[i] = static_cast<int>(f);
+  }
+  auto big = [&](std::size_t i) { return level[group[i]].count() == largest; };
+  std::vector<double> inside_big, between_small, small_to_big;
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      double v = symmetric_at(m, i, j);
+      if (!std::isfinite(v) || part[i] == part[j]) continue;
+      if (big(i) && big(j) && group[i] == group[j]) inside_big.push_back(v);
+      else if (!big(i) && !big(j) && group[i] != group[j]) between_small.push_back(v);
+      else if (big(i) != big(j)) small_to_big.push_back(v);
+    }
+  const double a = median_of(inside_big), b = median_of(between_small),
+               c = median_of(small_to_big);
+  std::size_t big_groups = 0, other_max = 0;
+  for (const CpuSet& g : level) {
+    if (g.count() == largest) ++big_groups;
+    else other_max = std::max<std::size_t>(other_max, g.count());
+  }
+  const std::size_t others = level.size() - big_groups;
+  std::string note = fmt::format(
+      "no clean level: {} group{} of {} CPUs join{} their parts at a median {:.0f} ns, while the "
+      "other {} group{} ({} CPUs) stay apart",
+      big_groups, big_groups == 1 ? "" : "s", largest, big_groups == 1 ? "s" : "", a, others,
+      others == 1 ? "" : "s",
+      smallest == other_max ? std::to_string(smallest)
+                            : std::to_string(smallest) + "-" + std::to_string(other_max));
+  if (std::isfinite(b) && std::isfinite(c)) {
+    note += fmt::format(": between them a median {:.0f} ns, ", b);
+    note += std::abs(b - c) <= 0.15 * c
+                ? fmt::format("the same as from them to the big group{} ({:.0f} ns) (e.g. "
+                              "cross-CCX latency on one socket equals cross-socket)",
+                              big_groups == 1 ? "" : "s", c)
+                : fmt::format("vs {:.0f} ns to the big group{}", c, big_groups == 1 ? "" : "s");
+  }
+  return note;
+}
+
 }  // namespace
 
 DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
@@ -255,6 +316,9 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
                "latency");
   }
+  result.level_note.assign(result.levels.size(), "");
+  for (std::size_t l = 1; l < result.levels.size(); ++l)
+    result.level_note[l] = uneven_note(matrix, result.levels[l], result.levels[l - 1]);
   result.smt_siblings = result.levels[0];
   result.domains = result.levels[1];
   return result;

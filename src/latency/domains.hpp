@@ -26,6 +26,10 @@ struct DomainAnalysis {
   /// Why SMT was or was not found, in words ("pairs join at 68-91 ns, above the 25 ns an SMT
   /// sibling takes: a core cluster, not SMT").
   std::string smt_reason;
+  /// Per level: why the level is not clean, in words, when its group sizes differ by more than
+  /// 2x (e.g. one socket's CCXs merge while the other's stay apart because cross-CCX latency on
+  /// that socket equals cross-socket); "" for an even level.
+  std::vector<std::string> level_note;
   /// Inferred SMT groups (each CPU alone when none found).
   std::vector<CpuSet> smt_siblings;
   /// The level just above SMT: CPUs sharing a cache.

@@ -122,6 +122,8 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
                       {"identified_by", l < domains.level_source.size()
                                             ? domains.level_source[l]
                                             : std::string("latency")},
+                      {"note", l < domains.level_note.size() ? domains.level_note[l]
+                                                             : std::string()},
                       {"groups", groups_json(domains.levels[l])}});
   }
   doc["levels"] = levels;

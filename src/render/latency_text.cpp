@@ -117,6 +117,8 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     out += fmt::format("  {:<8} {:>4} group{}, {} ({}; identified by: {})\n", d.level_names[l],
                        d.levels[l].size(), d.levels[l].size() == 1 ? "" : "s",
                        sizes_of(d.levels[l]), how, source);
+    if (l < d.level_note.size() && !d.level_note[l].empty())
+      out += "           " + d.level_note[l] + "\n";
     if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
       out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
     }

@@ -302,3 +302,23 @@ TEST(DomainsEvidence, EveryLevelSaysHowItWasIdentified) {
   EXPECT_FALSE(d.smt_found);  // Graviton3: 64 Neoverse V1 cores, one thread each (AWS)
   EXPECT_EQ(d.level_source.size(), d.levels.size());
 }
+
+TEST(DomainsEvidence, DualEpyc9754UnevenLevelSaysWhy) {
+  // Two EPYC 9754 sockets (AMD: 128 Zen4c cores each, 8 cores per CCX): in this community
+  // matrix one socket's cross-CCX pairs cost as much as cross-socket ones, so no cut makes two
+  // sockets; the level that mixes sizes must say so instead of standing unexplained.
+  DomainAnalysis d = analyse_domains(load("Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv"));
+  ASSERT_EQ(d.level_note.size(), d.levels.size());
+  bool explained = false;
+  for (std::size_t l = 1; l < d.levels.size(); ++l) {
+    std::size_t lo = 1 << 20, hi = 0;
+    for (const auto& g : d.levels[l]) lo = std::min(lo, g.count()), hi = std::max(hi, g.count());
+    if (hi > 2 * lo) {
+      EXPECT_NE(d.level_note[l].find("no clean level"), std::string::npos) << l;
+      explained = explained || d.level_note[l].find("equals cross-socket") != std::string::npos;
+    } else {
+      EXPECT_EQ(d.level_note[l], "") << l;
+    }
+  }
+  EXPECT_TRUE(explained);
+}
