@@ -51,6 +51,12 @@ std::string cpu_list(const std::vector<int>& cpus, std::size_t max_shown) {
 
 std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "-"; }
 
+// How far the two passes' medians lie apart, % of their mean.
+double between_pass_pct(const latency::PairStats& p) {
+  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
+  return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
+}
+
 }  // namespace
 
 std::string latency_provenance(const latency::Matrix& matrix,
@@ -64,19 +70,42 @@ std::string latency_provenance(const latency::Matrix& matrix,
   const auto& m = *measurement;
   std::size_t samples = 0;
   for (const auto& p : m.pairs) samples += p.samples;
-  return fmt::format(
+  std::string out = fmt::format(
       "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
       "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
       "{} pair{}, {} batches in the first passes, {:.1f} s in total\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
       m.pairs.size() == 1 ? "" : "s", samples, m.total_s);
-}
-
-// How far the two passes' medians lie apart, % of their mean.
-static double between_pass_pct(const latency::PairStats& p) {
-  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
-  return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
+  // Wherever the numbers are shown (terminal, report), say when they did not hold still.
+  std::size_t unsteady = 0;
+  std::vector<double> spreads;
+  std::string example;
+  for (const auto& p : m.pairs) {
+    if (p.rechecked) spreads.push_back(between_pass_pct(p));
+    if (!(p.unstable || p.multimodal)) continue;
+    ++unsteady;
+    if (example.empty()) {
+      example = fmt::format("CPUs {}-{}: {} ns", p.cpu_a, p.cpu_b, ns(p.median_ns));
+      if (p.rechecked) example += fmt::format(", then {} ns", ns(p.recheck_median_ns));
+      if (!p.modes_ns.empty()) {
+        example += ", modes at";
+        for (double v : p.modes_ns) example += " " + ns(v);
+        example += " ns";
+      }
+    }
+  }
+  std::sort(spreads.begin(), spreads.end());
+  if (!spreads.empty())
+    out += fmt::format("between-pass spread: median {:.1f}%, worst {:.1f}% (the within-run 95% "
+                       "intervals are narrower: they are one pass's precision)\n",
+                       spreads[spreads.size() / 2], spreads.back());
+  if (unsteady > 0)
+    out += fmt::format(
+        "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
+        "modes; {}): treat their values as one observation, not a fact\n",
+        unsteady, m.pairs.size(), example);
+  return out;
 }
 
 std::string latency_analysis_text(const LatencyTextInput& in) {
