@@ -204,16 +204,12 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
   auto ratio = [&height](std::size_t k) { return height[k] / height[k - 1]; };
   const std::size_t merges = height.size();
 
-  // SMT: the coarsest cut with an SMT-shaped partition at a (weak) gap.
-  std::size_t smt_cut = 0;
-  double smt_ratio = 0;
+  // SMT candidates: cuts with an SMT-shaped partition at a (weak) gap, finest first.
+  std::vector<std::size_t> shaped;
   for (std::size_t k = 1; k < merges; ++k) {
     if (ratio(k) < thresholds.smt_gap_ratio) continue;
     auto labels = cut_after(tree, k);
-    if (looks_like_smt(labels)) {
-      smt_cut = k;
-      smt_ratio = ratio(k);
-    }
+    if (looks_like_smt(labels)) shaped.push_back(k);
     // Once some group is bigger than an SMT core, coarser cuts cannot be SMT either.
     std::map<int, std::size_t> size;
     for (int l : labels) ++size[l];
@@ -240,34 +236,38 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
                                                                  : std::string("latency");
   };
 
-  // Is the SMT-shaped candidate really SMT? Its slowest join (heights rise monotonically under
-  // average linkage) must be an SMT latency, and hwloc's cores must not contradict it.
-  std::size_t cluster_cut = 0;
-  double cluster_ratio = 0;
-  if (smt_cut > 0) {
-    const double join_ns = height[smt_cut - 1];
-    auto groups = groups_of(cut_after(tree, smt_cut), matrix);
-    double fastest = height[0];
-    if (join_ns >= thresholds.max_smt_ns) {
+  // SMT is the coarsest candidate whose slowest join (heights rise monotonically under average
+  // linkage) is an SMT latency and that hwloc's cores do not contradict. When no candidate
+  // passes, the coarsest one is a core cluster (Apple clusters, Altra mesh stops).
+  std::size_t smt_cut = 0, cluster_cut = 0;
+  double smt_ratio = 0, cluster_ratio = 0;
+  for (auto k = shaped.rbegin(); k != shaped.rend() && smt_cut == 0; ++k) {
+    const bool fast = height[*k - 1] < thresholds.max_smt_ns;
+    const bool agrees =
+        !topology || topology_agrees_smt(groups_of(cut_after(tree, *k), matrix), *topology);
+    if (fast && agrees) {
+      smt_cut = *k;
+      smt_ratio = ratio(*k);
+    }
+  }
+  if (smt_cut == 0 && !shaped.empty()) {
+    const std::size_t k = shaped.back();
+    const double join_ns = height[k - 1];
+    auto groups = groups_of(cut_after(tree, k), matrix);
+    std::size_t widest = 0;
+    for (const CpuSet& g : groups) widest = std::max<std::size_t>(widest, g.count());
+    if (join_ns >= thresholds.max_smt_ns)
       result.smt_reason = fmt::format(
           "groups of {} CPUs join at {:.0f}-{:.0f} ns, above the {:.0f} ns an SMT sibling takes "
           "(SMT siblings share L1/L2): a core cluster, not SMT",
-          groups.empty() ? 0 : std::max_element(groups.begin(), groups.end(),
-                                                [](const CpuSet& a, const CpuSet& b) {
-                                                  return a.count() < b.count();
-                                                })->count(),
-          fastest, join_ns, thresholds.max_smt_ns);
-    } else if (topology && !topology_agrees_smt(groups, *topology)) {
+          widest, height[0], join_ns, thresholds.max_smt_ns);
+    else
       result.smt_reason = fmt::format(
-          "groups join below {:.0f} ns but hwloc's cores do not match them: named a cluster",
-          thresholds.max_smt_ns);
-    }
-    if (!result.smt_reason.empty()) {
-      cluster_cut = smt_cut;
-      cluster_ratio = smt_ratio;
-      smt_cut = 0;
-      smt_ratio = 0;
-    }
+          "groups of {} CPUs join below {:.0f} ns but hwloc's cores do not match them: named a "
+          "cluster",
+          widest, thresholds.max_smt_ns);
+    cluster_cut = k;
+    cluster_ratio = ratio(k);
   }
   std::vector<CpuSet> hwloc_smt = topology ? topology_smt_groups(matrix, *topology)
                                            : std::vector<CpuSet>{};
