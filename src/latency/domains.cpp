@@ -178,6 +178,58 @@ std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
   return note;
 }
 
+// Coarse clocks (5/10/16 ns cells) leave some SMT pairs just above the cut, so the dendrogram
+// pairs only part of the cores. With SMT-2 found, two CPUs still alone are paired when each is
+// the other's nearest partner among the CPUs still alone (paired ones are spoken for: SMT-2),
+// below max_smt_ns, and clearly nearer (<= 0.8x) than any other CPU still alone.
+std::vector<CpuSet> complete_pairs(std::vector<CpuSet> groups, const Matrix& m, double max_ns) {
+  for (const CpuSet& g : groups)
+    if (g.count() > 2) return groups;
+  std::vector<int> alone;
+  for (const CpuSet& g : groups)
+    if (g.count() == 1) alone.push_back(m.index_of(g.first()));
+  auto nearest = [&](int i, double& second) {
+    int best = -1;
+    double best_ns = std::numeric_limits<double>::infinity();
+    second = best_ns;
+    for (int k : alone) {
+      const auto j = static_cast<std::size_t>(k);
+      if (k == i) continue;
+      double v = symmetric_at(m, static_cast<std::size_t>(i), j);
+      if (!std::isfinite(v)) continue;
+      if (v < best_ns) {
+        second = best_ns;
+        best_ns = v;
+        best = static_cast<int>(j);
+      } else {
+        second = std::min(second, v);
+      }
+    }
+    return best;
+  };
+  bool changed = false;
+  for (int i : alone) {
+    double second_i = 0, second_j = 0;
+    int j = nearest(i, second_i);
+    if (j < 0 || j < i || std::find(alone.begin(), alone.end(), j) == alone.end()) continue;
+    if (nearest(j, second_j) != i) continue;
+    const double v = symmetric_at(m, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+    if (v >= max_ns || v > 0.8 * second_i || v > 0.8 * second_j) continue;
+    for (CpuSet& g : groups)
+      if (g.contains(m.cpus[i])) g.add(m.cpus[j]);
+    groups.erase(std::remove_if(groups.begin(), groups.end(),
+                                [&](const CpuSet& g) {
+                                  return g.count() == 1 && g.first() == m.cpus[j];
+                                }),
+                 groups.end());
+    changed = true;
+  }
+  if (changed)
+    std::sort(groups.begin(), groups.end(),
+              [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
+  return groups;
+}
+
 }  // namespace
 
 DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
@@ -272,7 +324,8 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
   std::vector<CpuSet> hwloc_smt = topology ? topology_smt_groups(matrix, *topology)
                                            : std::vector<CpuSet>{};
   if (smt_cut > 0) {
-    auto groups = groups_of(cut_after(tree, smt_cut), matrix);
+    auto groups = complete_pairs(groups_of(cut_after(tree, smt_cut), matrix), matrix,
+                                 thresholds.max_smt_ns);
     add_groups(groups, "smt", cut_ns_of(smt_cut), smt_ratio, topology ? "both" : "latency");
     result.smt_found = true;
     result.smt_reason = fmt::format(
