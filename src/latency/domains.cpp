@@ -293,6 +293,7 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
   // passes, the coarsest one is a core cluster (Apple clusters, Altra mesh stops).
   std::size_t smt_cut = 0, cluster_cut = 0;
   double smt_ratio = 0, cluster_ratio = 0;
+  std::size_t contradicted = 0;  // coarsest fast candidate hwloc's cores contradict
   for (auto k = shaped.rbegin(); k != shaped.rend() && smt_cut == 0; ++k) {
     const bool fast = height[*k - 1] < thresholds.max_smt_ns;
     const bool agrees =
@@ -300,10 +301,12 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     if (fast && agrees) {
       smt_cut = *k;
       smt_ratio = ratio(*k);
+    } else if (fast && contradicted == 0) {
+      contradicted = *k;
     }
   }
   if (smt_cut == 0 && !shaped.empty()) {
-    const std::size_t k = shaped.back();
+    const std::size_t k = contradicted > 0 ? contradicted : shaped.back();
     const double join_ns = height[k - 1];
     auto groups = groups_of(cut_after(tree, k), matrix);
     std::size_t widest = 0;

@@ -161,11 +161,22 @@ nlohmann::json topology_json(const Topology& topo) {
                    {"die", p.die},
                    {"package", p.package},
                    {"numa", p.numa},
+                   {"numa_os", p.numa_os},
                    {"kind", p.kind},
                    {"smt_siblings", topo.smt_siblings(p.os_cpu).to_vector()},
                    {"allowed", topo.allowed_cpus().contains(p.os_cpu)}});
   }
   j["pus"] = pus;
+  // NUMA nodes by the number the OS gives them (numactl, /sys, memory-node in specs); hwloc's
+  // logical index can differ (Dell R740 SNC2: L#1 is node 2).
+  json nodes = json::array();
+  for (const NumaNode& n : topo.numa_nodes())
+    nodes.push_back({{"os_index", n.os_index},
+                     {"logical_index", n.logical_index},
+                     {"cpus", n.cpus.to_list()},
+                     {"bytes", n.local_memory},
+                     {"subtype", n.subtype}});
+  j["numa_nodes"] = nodes;
   auto groups = [&](Level level) {
     json arr = json::array();
     for (const CpuSet& s : topo.groups(level)) arr.push_back(s.to_list());

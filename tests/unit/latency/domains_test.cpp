@@ -322,3 +322,56 @@ TEST(DomainsEvidence, DualEpyc9754UnevenLevelSaysWhy) {
   }
   EXPECT_TRUE(explained);
 }
+
+namespace {
+
+// A matrix over a recorded topology's CPUs: `near` between CPUs `pair_of` joins, 30 ns inside
+// one L3, 120 ns elsewhere.
+Matrix over_topology(const threadmap::Topology& topo, bool (*paired)(const threadmap::Topology&,
+                                                                      int, int)) {
+  Matrix m;
+  m.cpus = topo.complete_cpus().to_vector();
+  const std::size_t n = m.cpus.size();
+  m.one_way_ns.assign(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const int a = m.cpus[i], b = m.cpus[j];
+      m.one_way_ns[i * n + j] = paired(topo, a, b)                       ? 9.0
+                                : topo.pu(a)->l3 == topo.pu(b)->l3 ? 30.0
+                                                                           : 120.0;
+    }
+  return m;
+}
+
+}  // namespace
+
+TEST(DomainsEvidence, WithATopologyLevelsSayBothWhenHwlocAgrees) {
+  auto topo = threadmap::Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                            "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml");
+  ASSERT_TRUE(topo.ok());
+  Matrix m = over_topology(*topo, [](const threadmap::Topology& t, int a, int b) {
+    return t.smt_siblings(a).contains(b);
+  });
+  DomainAnalysis d = analyse_domains(m, {}, &*topo);
+  EXPECT_TRUE(d.smt_found) << d.smt_reason;
+  EXPECT_EQ(d.level_source[0], "both");
+  EXPECT_EQ(d.level_source[1], "both");  // the two sockets' L3s
+}
+
+TEST(DomainsEvidence, FastPairsHwlocCallsTwoCoresAreAClusterNotSmt) {
+  // The EPYC 7763 dump has SMT off: CPUs 2k and 2k+1 are two cores. Pairs at 9 ns there are
+  // not SMT when hwloc says so.
+  auto topo = threadmap::Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                            "/topologies/amd-2x-epyc7763-zen3.xml");
+  ASSERT_TRUE(topo.ok());
+  Matrix m = over_topology(*topo, [](const threadmap::Topology&, int a, int b) {
+    return a / 2 == b / 2;
+  });
+  DomainAnalysis d = analyse_domains(m, {}, &*topo);
+  EXPECT_FALSE(d.smt_found);
+  EXPECT_NE(d.smt_reason.find("hwloc's cores do not match"), std::string::npos) << d.smt_reason;
+  EXPECT_EQ(d.level_names[1], "cluster");
+  // Without the topology the same matrix is SMT by latency alone.
+  EXPECT_TRUE(analyse_domains(m).smt_found);
+}
