@@ -10,12 +10,12 @@
 // contradict) is named a cluster.
 #include "src/latency/domains.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "src/latency/linkage.hpp"
 
@@ -148,16 +148,20 @@ std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
     for (std::size_t j = 0; j < i; ++j) {
       double v = symmetric_at(m, i, j);
       if (!std::isfinite(v) || part[i] == part[j]) continue;
-      if (big(i) && big(j) && group[i] == group[j]) inside_big.push_back(v);
-      else if (!big(i) && !big(j) && group[i] != group[j]) between_small.push_back(v);
-      else if (big(i) != big(j)) small_to_big.push_back(v);
+      if (big(i) && big(j) && group[i] == group[j])
+        inside_big.push_back(v);
+      else if (!big(i) && !big(j) && group[i] != group[j])
+        between_small.push_back(v);
+      else if (big(i) != big(j))
+        small_to_big.push_back(v);
     }
-  const double a = median_of(inside_big), b = median_of(between_small),
-               c = median_of(small_to_big);
+  const double a = median_of(inside_big), b = median_of(between_small), c = median_of(small_to_big);
   std::size_t big_groups = 0, other_max = 0;
   for (const CpuSet& g : level) {
-    if (g.count() == largest) ++big_groups;
-    else other_max = std::max<std::size_t>(other_max, g.count());
+    if (g.count() == largest)
+      ++big_groups;
+    else
+      other_max = std::max<std::size_t>(other_max, g.count());
   }
   const std::size_t others = level.size() - big_groups;
   std::string note = fmt::format(
@@ -170,9 +174,10 @@ std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
   if (std::isfinite(b) && std::isfinite(c)) {
     note += fmt::format(": between them a median {:.0f} ns, ", b);
     note += std::abs(b - c) <= 0.15 * c
-                ? fmt::format("the same as from them to the big group{} ({:.0f} ns) (e.g. "
-                              "cross-CCX latency on one socket equals cross-socket)",
-                              big_groups == 1 ? "" : "s", c)
+                ? fmt::format(
+                      "the same as from them to the big group{} ({:.0f} ns) (e.g. "
+                      "cross-CCX latency on one socket equals cross-socket)",
+                      big_groups == 1 ? "" : "s", c)
                 : fmt::format("vs {:.0f} ns to the big group{}", c, big_groups == 1 ? "" : "s");
   }
   return note;
@@ -217,11 +222,10 @@ std::vector<CpuSet> complete_pairs(std::vector<CpuSet> groups, const Matrix& m, 
     if (v >= max_ns || v > 0.8 * second_i || v > 0.8 * second_j) continue;
     for (CpuSet& g : groups)
       if (g.contains(m.cpus[i])) g.add(m.cpus[j]);
-    groups.erase(std::remove_if(groups.begin(), groups.end(),
-                                [&](const CpuSet& g) {
-                                  return g.count() == 1 && g.first() == m.cpus[j];
-                                }),
-                 groups.end());
+    groups.erase(
+        std::remove_if(groups.begin(), groups.end(),
+                       [&](const CpuSet& g) { return g.count() == 1 && g.first() == m.cpus[j]; }),
+        groups.end());
     changed = true;
   }
   if (changed)
@@ -324,26 +328,25 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     cluster_cut = k;
     cluster_ratio = ratio(k);
   }
-  std::vector<CpuSet> hwloc_smt = topology ? topology_smt_groups(matrix, *topology)
-                                           : std::vector<CpuSet>{};
+  std::vector<CpuSet> hwloc_smt =
+      topology ? topology_smt_groups(matrix, *topology) : std::vector<CpuSet>{};
   if (smt_cut > 0) {
-    auto groups = complete_pairs(groups_of(cut_after(tree, smt_cut), matrix), matrix,
-                                 thresholds.max_smt_ns);
+    auto groups =
+        complete_pairs(groups_of(cut_after(tree, smt_cut), matrix), matrix, thresholds.max_smt_ns);
     add_groups(groups, "smt", cut_ns_of(smt_cut), smt_ratio, topology ? "both" : "latency");
     result.smt_found = true;
-    result.smt_reason = fmt::format(
-        "groups of 2-8 CPUs join below {:.0f} ns{}", thresholds.max_smt_ns,
-        topology ? ", inside hwloc's cores" : " (no topology to confirm)");
+    result.smt_reason =
+        fmt::format("groups of 2-8 CPUs join below {:.0f} ns{}", thresholds.max_smt_ns,
+                    topology ? ", inside hwloc's cores" : " (no topology to confirm)");
   } else if (!hwloc_smt.empty() && cluster_cut == 0) {
     add_groups(hwloc_smt, "smt", 0, 0, "topology");
     result.smt_found = true;
     result.smt_reason = "hwloc's cores (the matrix shows no separate SMT step)";
   } else {
-    add_groups(groups_of(cut_after(tree, 0), matrix), "smt", 0, 0,
-               topology ? "both" : "latency");
+    add_groups(groups_of(cut_after(tree, 0), matrix), "smt", 0, 0, topology ? "both" : "latency");
     if (result.smt_reason.empty())
-      result.smt_reason = fmt::format("no group of 2-8 CPUs joins below {:.0f} ns",
-                                      thresholds.max_smt_ns);
+      result.smt_reason =
+          fmt::format("no group of 2-8 CPUs joins below {:.0f} ns", thresholds.max_smt_ns);
   }
 
   std::vector<std::size_t> major_cuts;
@@ -358,13 +361,16 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     add_groups(std::move(groups), "cluster", cut_ns_of(cluster_cut), cluster_ratio, source);
   }
   if (major_cuts.empty()) {
-    if (cluster_cut == 0) add_groups(groups_of(cut_after(tree, merges), matrix), "cache",
-                                     cut_ns_of(merges), 0, "latency");
-    else add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
-                    "latency");
+    if (cluster_cut == 0)
+      add_groups(groups_of(cut_after(tree, merges), matrix), "cache", cut_ns_of(merges), 0,
+                 "latency");
+    else
+      add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
+                 "latency");
   } else {
     for (std::size_t c = 0; c < major_cuts.size(); ++c) {
-      std::string name = c == 0 && cluster_cut == 0 ? "cache" : "group" + std::to_string(next_group++);
+      std::string name =
+          c == 0 && cluster_cut == 0 ? "cache" : "group" + std::to_string(next_group++);
       auto groups = groups_of(cut_after(tree, major_cuts[c]), matrix);
       std::string source = source_of(groups);
       add_groups(std::move(groups), name, cut_ns_of(major_cuts[c]), ratio(major_cuts[c]), source);

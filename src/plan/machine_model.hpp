@@ -64,7 +64,7 @@ struct MachineModel {
   /// NUMA nodes of the machine, OS numbers ascending; empty without a topology.
   std::vector<int> numa_nodes;
   bool numa_known = false;  ///< a topology told where the NUMA nodes are (else: unknown)
-  CpuSet candidate_set;         ///< the candidates as a set
+  CpuSet candidate_set;     ///< the candidates as a set
 
   std::size_t size() const { return cpus.size(); }
   double latency(int i, int j) const {

@@ -102,11 +102,12 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
         std::find(machine.numa_nodes.begin(), machine.numa_nodes.end(), s.memory_node) ==
             machine.numa_nodes.end()) {
       std::string nodes;
-      for (int node : machine.numa_nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
+      for (int node : machine.numa_nodes)
+        nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
       return Error::invalid("spec " + spec.source + ": thread '" + s.name + "' memory-node " +
                             std::to_string(s.memory_node) + ": no NUMA node " +
-                            std::to_string(s.memory_node) + " on this machine (OS node numbers: " +
-                            nodes + ")");
+                            std::to_string(s.memory_node) +
+                            " on this machine (OS node numbers: " + nodes + ")");
     }
     backgrounds += s.background;
     criticals += s.latency_critical;

@@ -65,8 +65,7 @@ int TopologySteps::lca(int a, int b) const {
   const auto& ca = chain_[a];
   const auto& cb = chain_[b];
   int common = -1;
-  for (std::size_t i = 0; i < std::min(ca.size(), cb.size()) && ca[i] == cb[i]; ++i)
-    common = ca[i];
+  for (std::size_t i = 0; i < std::min(ca.size(), cb.size()) && ca[i] == cb[i]; ++i) common = ca[i];
   return common;
 }
 
@@ -97,8 +96,8 @@ double TopologySteps::object_distance(int object, int via_cpu) const {
   const double below = hi + 1 < static_cast<std::ptrdiff_t>(path.size())
                            ? fixed_distance(objects[path[hi + 1]].type, d_)
                            : d_.same_core_ns;
-  const double above = lo - 1 >= 0 ? fixed_distance(objects[path[lo - 1]].type, d_)
-                                   : d_.other_numa_ns;
+  const double above =
+      lo - 1 >= 0 ? fixed_distance(objects[path[lo - 1]].type, d_) : d_.other_numa_ns;
   const double stacked = static_cast<double>(hi - lo + 1);
   const double step = static_cast<double>(hi - pos + 1);  // 1 = the innermost group
   return below * std::pow(above / below, step / (stacked + 1));

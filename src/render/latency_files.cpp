@@ -116,15 +116,14 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
 
   nlohmann::json levels = nlohmann::json::array();
   for (std::size_t l = 0; l < domains.levels.size(); ++l) {
-    levels.push_back({{"name", domains.level_names[l]},
-                      {"cut_ns", ns_value(domains.level_cut_ns[l])},
-                      {"gap_ratio", ns_value(domains.level_gap_ratio[l])},
-                      {"identified_by", l < domains.level_source.size()
-                                            ? domains.level_source[l]
-                                            : std::string("latency")},
-                      {"note", l < domains.level_note.size() ? domains.level_note[l]
-                                                             : std::string()},
-                      {"groups", groups_json(domains.levels[l])}});
+    levels.push_back(
+        {{"name", domains.level_names[l]},
+         {"cut_ns", ns_value(domains.level_cut_ns[l])},
+         {"gap_ratio", ns_value(domains.level_gap_ratio[l])},
+         {"identified_by",
+          l < domains.level_source.size() ? domains.level_source[l] : std::string("latency")},
+         {"note", l < domains.level_note.size() ? domains.level_note[l] : std::string()},
+         {"groups", groups_json(domains.levels[l])}});
   }
   doc["levels"] = levels;
   doc["domains"] = groups_json(domains.domains);
@@ -134,7 +133,9 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
 
   if (measurement) {
     const auto& m = *measurement;
-    doc["statistic"] = matrix.cell_statistic + "; ci95_ns = within-run 95% CI of the median (order statistics): the precision of this "
+    doc["statistic"] =
+        matrix.cell_statistic +
+        "; ci95_ns = within-run 95% CI of the median (order statistics): the precision of this "
         "pass, not what a rerun gives; between_pass_spread_pct = |pass 1 - pass 2| / mean";
     doc["method"] = latency::method_name(m.method);
     doc["clock_resolution_ns"] = ns_value(m.clock_resolution_ns);

@@ -97,9 +97,10 @@ std::string latency_provenance(const latency::Matrix& matrix,
   }
   std::sort(spreads.begin(), spreads.end());
   if (!spreads.empty())
-    out += fmt::format("between-pass spread: median {:.1f}%, worst {:.1f}% (the within-run 95% "
-                       "intervals are narrower: they are one pass's precision)\n",
-                       spreads[spreads.size() / 2], spreads.back());
+    out += fmt::format(
+        "between-pass spread: median {:.1f}%, worst {:.1f}% (the within-run 95% "
+        "intervals are narrower: they are one pass's precision)\n",
+        spreads[spreads.size() / 2], spreads.back());
   if (unsteady > 0)
     out += fmt::format(
         "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
@@ -197,8 +198,7 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
                        ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
                        p.rechecked ? ns(p.recheck_median_ns) : "-",
                        p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
-                       std::to_string(p.samples),
-                       flags});
+                       std::to_string(p.samples), flags});
       }
       out += table.str();
     }
@@ -224,8 +224,9 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
           "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
           spreads[spreads.size() / 2], spreads.back());
     else
-      out += "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
-             "numbers move\n";
+      out +=
+          "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
+          "numbers move\n";
     if (unsteady > 0)
       out += fmt::format(
           "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "

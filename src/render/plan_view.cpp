@@ -79,11 +79,9 @@ std::string plan_text(const plan::Plan& p) {
     const double base = p.cost.total();
     // A placement that breaks more rules than the plan is not a cheaper answer to the same
     // question: its total leaves out what breaking the rules costs.
-    std::string ratio =
-        c.rule_breaks() > p.cost.rule_breaks()
-            ? std::string("infeasible")
-        : base > 0 ? fmt::format("{:.2f}x", c.total() / base)
-                   : (c.total() > 0 ? "worse" : "same");
+    std::string ratio = c.rule_breaks() > p.cost.rule_breaks() ? std::string("infeasible")
+                        : base > 0 ? fmt::format("{:.2f}x", c.total() / base)
+                                   : (c.total() > 0 ? "worse" : "same");
     costs.add_row({name, fmt::format("{:.1f}", c.communication),
                    fmt::format("{:.1f}", penalties(c)), fmt::format("{:.1f}", c.total()), ratio,
                    rule_breaks(c)});

@@ -12,12 +12,12 @@ namespace threadmap::golden {
 struct TopologyRow {
   std::string file;
   std::string machine;
-  bool smt = false;             ///< hardware threads per core > 1 in this file
+  bool smt = false;  ///< hardware threads per core > 1 in this file
   int packages = 0;
-  std::vector<int> l3_pus;      ///< PUs per L3 domain, ascending, one entry per distinct size
+  std::vector<int> l3_pus;  ///< PUs per L3 domain, ascending, one entry per distinct size
   int l3_count = 0;
-  std::vector<int> numa_os;     ///< OS node numbers (numactl, /sys), ascending
-  std::string source;           ///< comment column: vendor documentation behind the row
+  std::vector<int> numa_os;  ///< OS node numbers (numactl, /sys), ascending
+  std::string source;        ///< comment column: vendor documentation behind the row
 };
 
 /// How SMT siblings are numbered in a matrix (an OS property, see each row's source).
@@ -27,7 +27,7 @@ enum class Siblings { none, half, adjacent };
 struct MatrixRow {
   std::string file;
   std::string machine;
-  bool smt = false;               ///< SMT siblings among the matrix's CPUs
+  bool smt = false;  ///< SMT siblings among the matrix's CPUs
   Siblings siblings = Siblings::none;
   int smt_cpus = -1;              ///< CPUs 0..smt_cpus-1 have siblings (-1: all of them)
   std::vector<int> domain_sizes;  ///< CPUs per last-level-cache domain (cluster), ascending

@@ -2,9 +2,8 @@
 // finds (SMT, levels and domain sizes, NUMA node numbers) and where it places three workloads
 // (ping-pong pairs, the pipeline example, compute-bound threads), checked against the vendor
 // facts of golden_table.cpp. Prints one row per machine for the closing note.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -61,8 +60,8 @@ std::string pairs_spec(int pairs) {
   std::string threads, edges;
   for (int i = 0; i < pairs; ++i) {
     threads += fmt::format("{}{{\"name\": \"a{}\"}}, {{\"name\": \"b{}\"}}", i ? ", " : "", i, i);
-    edges += fmt::format("{}{{\"between\": [\"a{}\", \"b{}\"], \"weight\": 10}}", i ? ", " : "",
-                         i, i);
+    edges +=
+        fmt::format("{}{{\"between\": [\"a{}\", \"b{}\"], \"weight\": 10}}", i ? ", " : "", i, i);
   }
   return "{\"threads\": [" + threads + "], \"edges\": [" + edges + "]}";
 }
@@ -91,8 +90,9 @@ struct ResultRow {
 };
 
 void print_table(const std::string& title, const std::vector<ResultRow>& rows) {
-  std::vector<std::string> head = {"machine",  "SMT exp/got", "levels (exp | got)", "NUMA nodes",
-                                   "ping-pong", "pipeline",    "compute",            "result"};
+  std::vector<std::string> head = {"machine",    "SMT exp/got", "levels (exp | got)",
+                                   "NUMA nodes", "ping-pong",   "pipeline",
+                                   "compute",    "result"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows)
     cells.push_back({r.machine, r.smt, r.levels, r.numbering, r.pingpong, r.pipeline, r.compute,
@@ -120,8 +120,8 @@ void print_table(const std::string& title, const std::vector<ResultRow>& rows) {
 
 TEST(Golden, EveryRecordedTopology) {
   std::vector<ResultRow> out;
-  const std::string pipeline = read_file(std::string(THREADMAP_SOURCE_DIR) +
-                                         "/examples/specs/pipeline.json");
+  const std::string pipeline =
+      read_file(std::string(THREADMAP_SOURCE_DIR) + "/examples/specs/pipeline.json");
   for (const TopologyRow& row : topology_rows()) {
     SCOPED_TRACE(row.file);
     ResultRow r;
@@ -136,7 +136,8 @@ TEST(Golden, EveryRecordedTopology) {
     };
 
     bool smt = false;
-    for (int cpu : topo.complete_cpus().to_vector()) smt = smt || topo.smt_siblings(cpu).count() > 1;
+    for (int cpu : topo.complete_cpus().to_vector())
+      smt = smt || topo.smt_siblings(cpu).count() > 1;
     check(smt == row.smt, "SMT");
     r.smt = fmt::format("{}/{}", row.smt ? "yes" : "no", smt ? "yes" : "no");
 
@@ -166,9 +167,9 @@ TEST(Golden, EveryRecordedTopology) {
       check(on_node, "memory-node is the OS node");
       mem = on_node ? fmt::format(", memory-node {} on it", last) : ", memory-node WRONG";
     }
-    r.numbering = fmt::format("{}{}", nodes.size() > 4 ? fmt::format("0-{}", nodes.back())
-                                                        : list(nodes),
-                              mem == "-" ? "" : mem);
+    r.numbering =
+        fmt::format("{}{}", nodes.size() > 4 ? fmt::format("0-{}", nodes.back()) : list(nodes),
+                    mem == "-" ? "" : mem);
 
     const int pus = topo.counts().pus, cores = topo.counts().cores;
     // ping-pong: each pair on one core with SMT, else in one L3.
@@ -218,9 +219,10 @@ TEST(Golden, EveryRecordedTopology) {
     }
     out.push_back(r);
   }
-  print_table("golden corpus: recorded topologies (expectations: vendor documentation, see "
-              "tests/unit/golden/golden_table.cpp)",
-              out);
+  print_table(
+      "golden corpus: recorded topologies (expectations: vendor documentation, see "
+      "tests/unit/golden/golden_table.cpp)",
+      out);
 }
 
 // --- latency matrices -----------------------------------------------------------------------
@@ -249,8 +251,8 @@ int vendor_socket(const MatrixRow& row, int cpu, int n) {
 
 TEST(Golden, EveryRecordedLatencyMatrix) {
   std::vector<ResultRow> out;
-  const std::string pipeline = read_file(std::string(THREADMAP_SOURCE_DIR) +
-                                         "/examples/specs/pipeline.json");
+  const std::string pipeline =
+      read_file(std::string(THREADMAP_SOURCE_DIR) + "/examples/specs/pipeline.json");
   for (const MatrixRow& row : matrix_rows()) {
     SCOPED_TRACE(row.file);
     ResultRow r;
@@ -286,7 +288,9 @@ TEST(Golden, EveryRecordedLatencyMatrix) {
         split = split || same;
       }
       check(split || explained, "sockets split or explained");
-      sockets = split ? ", sockets split" : explained ? ", no socket level (said why)" : ", sockets MISSING";
+      sockets = split       ? ", sockets split"
+                : explained ? ", no socket level (said why)"
+                            : ", sockets MISSING";
     }
     r.levels = fmt::format("{} per domain | {} domains of {}{}", sizes_text(row.domain_sizes),
                            d.domains.size(), sizes_text(sizes), sockets);
@@ -294,8 +298,8 @@ TEST(Golden, EveryRecordedLatencyMatrix) {
     // Without a topology the NUMA layout is unknown and the plan must say so.
     {
       auto p = plan_for(R"({"threads": [{"name": "m", "memory-node": 0}]})", nullptr, &m);
-      const bool says = p.ok() && p->assignments.at(0).why.find("NUMA unknown: no topology given") !=
-                                      std::string::npos;
+      const bool says = p.ok() && p->assignments.at(0).why.find(
+                                      "NUMA unknown: no topology given") != std::string::npos;
       check(says, "NUMA unknown without a topology");
       r.numbering = says ? "unknown (said)" : "CLAIMED";
     }
@@ -349,9 +353,10 @@ TEST(Golden, EveryRecordedLatencyMatrix) {
     }
     out.push_back(r);
   }
-  print_table("golden corpus: recorded latency matrices, no topology (expectations: vendor "
-              "documentation, see tests/unit/golden/golden_table.cpp)",
-              out);
+  print_table(
+      "golden corpus: recorded latency matrices, no topology (expectations: vendor "
+      "documentation, see tests/unit/golden/golden_table.cpp)",
+      out);
 }
 
 }  // namespace

@@ -327,8 +327,8 @@ namespace {
 
 // A matrix over a recorded topology's CPUs: `near` between CPUs `pair_of` joins, 30 ns inside
 // one L3, 120 ns elsewhere.
-Matrix over_topology(const threadmap::Topology& topo, bool (*paired)(const threadmap::Topology&,
-                                                                      int, int)) {
+Matrix over_topology(const threadmap::Topology& topo,
+                     bool (*paired)(const threadmap::Topology&, int, int)) {
   Matrix m;
   m.cpus = topo.complete_cpus().to_vector();
   const std::size_t n = m.cpus.size();
@@ -337,9 +337,9 @@ Matrix over_topology(const threadmap::Topology& topo, bool (*paired)(const threa
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
       const int a = m.cpus[i], b = m.cpus[j];
-      m.one_way_ns[i * n + j] = paired(topo, a, b)                       ? 9.0
+      m.one_way_ns[i * n + j] = paired(topo, a, b)                 ? 9.0
                                 : topo.pu(a)->l3 == topo.pu(b)->l3 ? 30.0
-                                                                           : 120.0;
+                                                                   : 120.0;
     }
   return m;
 }
@@ -365,9 +365,8 @@ TEST(DomainsEvidence, FastPairsHwlocCallsTwoCoresAreAClusterNotSmt) {
   auto topo = threadmap::Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
                                             "/topologies/amd-2x-epyc7763-zen3.xml");
   ASSERT_TRUE(topo.ok());
-  Matrix m = over_topology(*topo, [](const threadmap::Topology&, int a, int b) {
-    return a / 2 == b / 2;
-  });
+  Matrix m =
+      over_topology(*topo, [](const threadmap::Topology&, int a, int b) { return a / 2 == b / 2; });
   DomainAnalysis d = analyse_domains(m, {}, &*topo);
   EXPECT_FALSE(d.smt_found);
   EXPECT_NE(d.smt_reason.find("hwloc's cores do not match"), std::string::npos) << d.smt_reason;

@@ -8,8 +8,7 @@
 namespace threadmap::plan::test {
 namespace {
 
-const std::string kR740 =
-    THREADMAP_TEST_DATA "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml";
+const std::string kR740 = THREADMAP_TEST_DATA "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml";
 
 CpuSet os_node_cpus(const Topology& topo, int os_node) {
   for (const NumaNode& n : topo.numa_nodes())
@@ -27,8 +26,8 @@ TEST(NumaNumbering, MemoryNodeIsTheOsNodeNumberOnSnc2) {
   const CpuSet node2 = os_node_cpus(topo, 2);
   ASSERT_FALSE(node2.empty());
   for (const char* t : {"a", "b", "c"}) {
-    EXPECT_TRUE(node2.contains(cpu_of(plan, t))) << t << " on CPU " << cpu_of(plan, t)
-                                                 << ", OS node 2 is " << node2.to_list();
+    EXPECT_TRUE(node2.contains(cpu_of(plan, t)))
+        << t << " on CPU " << cpu_of(plan, t) << ", OS node 2 is " << node2.to_list();
   }
   for (const auto& a : plan.assignments)
     EXPECT_NE(a.why.find("near its memory (node 2"), std::string::npos) << a.why;
