@@ -27,7 +27,7 @@ CpuSet cluster_of(const Topology& topo, int cpu, int depth_rank) {
 }
 
 TEST(GroupLevels, PingPongPairsStayInsideAFourCoreCluster) {
-  Topology topo = load_topology(kDir + "synthetic-2pack-8cluster-4core.xml");
+  Topology topo = load_topology(kDir + "synthetic/synthetic-2pack-8cluster-4core.xml");
   Plan plan = plan_json(R"({"threads": [{"name": "a0"}, {"name": "b0"}, {"name": "a1"},
       {"name": "b1"}, {"name": "a2"}, {"name": "b2"}],
       "edges": [{"between": ["a0", "b0"], "weight": 10}, {"between": ["a1", "b1"], "weight": 10},
@@ -44,7 +44,7 @@ TEST(GroupLevels, PingPongPairsStayInsideAFourCoreCluster) {
 TEST(GroupLevels, EachHwlocLevelIsADistanceStep) {
   TopologyDistances d;
   {
-    Topology topo = load_topology(kDir + "synthetic-2pack-8cluster-4core.xml");
+    Topology topo = load_topology(kDir + "synthetic/synthetic-2pack-8cluster-4core.xml");
     TopologySteps steps(topo, d);
     // CPUs 0-3 one cluster, 4-7 the next, 32+ the other package.
     EXPECT_LT(steps.distance_ns(0, 1), steps.distance_ns(0, 4));
@@ -52,7 +52,7 @@ TEST(GroupLevels, EachHwlocLevelIsADistanceStep) {
     EXPECT_EQ(steps.relation(0, 1), "same Group0 (Cluster)");
   }
   {
-    Topology topo = load_topology(kDir + "synthetic-2pack-2die-2l3-4core-smt2.xml");
+    Topology topo = load_topology(kDir + "synthetic/synthetic-2pack-2die-2l3-4core-smt2.xml");
     TopologySteps steps(topo, d);
     // pack:2 die:2 l3:2 core:4 pu:2 -> 8 CPUs per L3, 16 per die, 32 per package.
     EXPECT_EQ(steps.relation(0, 1), "SMT siblings");
@@ -64,7 +64,7 @@ TEST(GroupLevels, EachHwlocLevelIsADistanceStep) {
     EXPECT_LT(steps.distance_ns(0, 16), steps.distance_ns(0, 32));
   }
   {
-    Topology topo = load_topology(kDir + "synthetic-2pack-nested-groups.xml");
+    Topology topo = load_topology(kDir + "synthetic/synthetic-2pack-nested-groups.xml");
     TopologySteps steps(topo, d);
     ASSERT_EQ(steps.group_names().size(), 2u);
     EXPECT_EQ(steps.group_names()[0], "Group0");
