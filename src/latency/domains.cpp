@@ -165,10 +165,10 @@ std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
   }
   const std::size_t others = level.size() - big_groups;
   std::string note = fmt::format(
-      "no clean level: {} group{} of {} CPUs join{} their parts at a median {:.0f} ns, while the "
+      "no clean level: {} group{} of {} CPUs join{} {} parts at a median {:.0f} ns, while the "
       "other {} group{} ({} CPUs) stay apart",
-      big_groups, big_groups == 1 ? "" : "s", largest, big_groups == 1 ? "s" : "", a, others,
-      others == 1 ? "" : "s",
+      big_groups, big_groups == 1 ? "" : "s", largest, big_groups == 1 ? "s" : "",
+      big_groups == 1 ? "its" : "their", a, others, others == 1 ? "" : "s",
       smallest == other_max ? std::to_string(smallest)
                             : std::to_string(smallest) + "-" + std::to_string(other_max));
   if (std::isfinite(b) && std::isfinite(c)) {

@@ -21,8 +21,8 @@ std::string read(const std::string& path) {
 }
 
 TEST(BaselineFairness, PlanNeverLosesToAFeasibleBaselineOnSmt4With8Nodes) {
-  Topology topo =
-      load_topology(THREADMAP_TEST_DATA "/topologies/synthetic/synthetic-2pack-8numa-smt4-power-like.xml");
+  Topology topo = load_topology(THREADMAP_TEST_DATA
+                                "/topologies/synthetic/synthetic-2pack-8numa-smt4-power-like.xml");
   ASSERT_EQ(topo.numa_nodes().size(), 8u);
   const std::string spec =
       read(std::string(THREADMAP_SOURCE_DIR) + "/examples/specs/pipeline.json");
