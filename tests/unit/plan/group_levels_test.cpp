@@ -3,6 +3,8 @@
 // tests/data/topologies/README.md).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "src/plan/machine_model.hpp"
 #include "src/plan/topology_steps.hpp"
 #include "tests/unit/plan/plan_test_util.hpp"
@@ -76,6 +78,25 @@ TEST(GroupLevels, EachHwlocLevelIsADistanceStep) {
     EXPECT_LT(steps.distance_ns(0, 4), steps.distance_ns(0, 8));
     EXPECT_LT(steps.distance_ns(0, 8), steps.distance_ns(0, 16));
   }
+}
+
+TEST(GroupLevels, RecordedSncGroupsAreALevel) {
+  // Dell R740 in SNC2: hwloc puts each sub-NUMA half of a socket in a Group (the XML's 4 Group
+  // objects, one per NUMA node). They are a level of the model, and a pair inside one stays in
+  // one NUMA node.
+  Topology topo = load_topology(kDir + "dell-r740-2x-xeon-gold6230-snc2-2lm.xml");
+  TopologySteps steps(topo, TopologyDistances{});
+  ASSERT_EQ(steps.group_names().size(), 1u);
+  std::set<int> groups;
+  for (int cpu : topo.complete_cpus().to_vector()) groups.insert(steps.group_of(cpu, 0));
+  EXPECT_EQ(groups.size(), 4u);
+  Plan plan = plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+      "edges": [{"between": ["a", "b"], "weight": 10}, {"between": ["b", "c"], "weight": 10}]})",
+                        &topo, nullptr);
+  const int a = cpu_of(plan, "a"), b = cpu_of(plan, "b"), c = cpu_of(plan, "c");
+  EXPECT_EQ(steps.group_of(a, 0), steps.group_of(b, 0));
+  EXPECT_EQ(steps.group_of(b, 0), steps.group_of(c, 0));
+  EXPECT_EQ(topo.pu(a)->numa_os, topo.pu(c)->numa_os);
 }
 
 }  // namespace
