@@ -238,6 +238,8 @@ std::vector<CpuSet> complete_pairs(std::vector<CpuSet> groups, const Matrix& m, 
 
 DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
                                const Topology* topology) {
+  // A topology of another machine (CPUs the matrix has and it lacks) says nothing here.
+  if (topology && !matrix.cpu_set().is_subset_of(topology->complete_cpus())) topology = nullptr;
   const std::size_t n = matrix.size();
   std::vector<double> distance(n * n);
   for (std::size_t i = 0; i < n; ++i) {
