@@ -11,14 +11,25 @@
 
 #include "src/latency/matrix.hpp"
 #include "threadmap/cpuset.hpp"
+#include "threadmap/topology.hpp"
 
 namespace threadmap::latency {
 
 struct DomainAnalysis {
   /// Finest first, e.g. [SMT cores, cache domains, packages, machine].
   std::vector<std::vector<CpuSet>> levels;
-  /// "smt", "cache", "group1", ..., "machine"; one per level.
+  /// "smt", "cache" (or "cluster"), "group1", ..., "machine"; one per level.
   std::vector<std::string> level_names;
+  /// Per level: how it was identified: "latency" (the matrix alone), "topology" (hwloc alone,
+  /// the matrix showed no step there) or "both" (the matrix's groups equal hwloc's).
+  std::vector<std::string> level_source;
+  /// Why SMT was or was not found, in words ("pairs join at 68-91 ns, above the 25 ns an SMT
+  /// sibling takes: a core cluster, not SMT").
+  std::string smt_reason;
+  /// Per level: why the level is not clean, in words, when its group sizes differ by more than
+  /// 2x (e.g. one socket's CCXs merge while the other's stay apart because cross-CCX latency on
+  /// that socket equals cross-socket); "" for an even level.
+  std::vector<std::string> level_note;
   /// Inferred SMT groups (each CPU alone when none found).
   std::vector<CpuSet> smt_siblings;
   /// The level just above SMT: CPUs sharing a cache.
@@ -39,8 +50,12 @@ struct DomainAnalysis {
 struct DomainThresholds {
   /// A level boundary needs the next merge to be at least this much slower than the previous.
   double level_gap_ratio = 1.5;
-  /// The SMT boundary may be weaker (it is checked by group shape: groups of 2 or 4 CPUs).
+  /// The SMT boundary may be weaker (it is checked by group shape: groups of 2, 4 or 8 CPUs).
   double smt_gap_ratio = 1.2;
+  /// SMT siblings share L1 and L2: on every shared matrix they sit at 7-20 ns one-way, while
+  /// the fastest pairs of distinct cores (clusters, mesh stops) take 40-110 ns. A group whose
+  /// CPUs join above this is a core cluster, never SMT.
+  double max_smt_ns = 25.0;
 };
 
 /// Clusters the CPUs of `matrix` (average linkage on the symmetric latencies; NaN cells ignored)
@@ -48,7 +63,13 @@ struct DomainThresholds {
 /// than the one before; groups inside a level are ordered by their lowest CPU. levels[0] is
 /// always the SMT level and levels[1] the cache domains (a single group when the matrix shows no
 /// structure above SMT); "machine" is appended when the last level still has several groups.
+/// SMT needs all three of: an SMT-shaped partition (groups of 2, 4 or 8), joined below
+/// max_smt_ns, and, when `topology` is given, hwloc's cores agreeing (each group inside one
+/// core). An SMT-shaped level that fails the latency or topology test is kept as a "cluster"
+/// level (levels[1]) instead. With a topology that has SMT the matrix does not show, the SMT
+/// level is taken from hwloc (level_source "topology").
 /// Runs in O(n^3): 512 CPUs take a fraction of a second.
-DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds = {});
+DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds = {},
+                               const Topology* topology = nullptr);
 
 }  // namespace threadmap::latency

@@ -34,9 +34,11 @@ std::vector<std::string> explain(const Problem& p, const std::vector<int>& cpu_o
       std::string more = th.neighbours.size() > 1
                              ? fmt::format(" (+{} more)", th.neighbours.size() - 1)
                              : std::string();
-      parts.push_back(fmt::format(
-          "talks to {}{} (weight {:g}): {}, {:.1f} ns {}", p.threads[heaviest].name, more, weight,
-          m.relation(cpu, cpu_of[heaviest]), ns, m.measured ? "measured" : "modelled"));
+      parts.push_back(fmt::format("talks to {}{} (weight {:g}): {} ({}), {:.1f} ns {}",
+                                  p.threads[heaviest].name, more, weight,
+                                  m.relation(cpu, cpu_of[heaviest]),
+                                  m.numa_known ? "from the topology" : "inferred from the matrix",
+                                  ns, m.measured ? "measured" : "modelled"));
     }
     if (th.compute)
       parts.push_back(compute_on_core[c.core] > 1 ? "compute: shares its core (no free core left)"
@@ -51,11 +53,17 @@ std::vector<std::string> explain(const Problem& p, const std::vector<int>& cpu_o
                       ", away from latency-critical threads");
     else if (m.has_efficiency)
       parts.push_back(c.efficiency ? "E-core (no P-core free)" : "P-core");
-    if (th.memory_node >= 0)
-      parts.push_back(
-          c.numa == th.memory_node || c.numa < 0
-              ? fmt::format("near its memory (node {})", th.memory_node)
-              : fmt::format("memory on node {}, runs on node {}", th.memory_node, c.numa));
+    if (th.memory_node >= 0) {
+      if (!m.numa_known || c.numa < 0)
+        parts.push_back(
+            fmt::format("memory node {}: NUMA unknown: no topology given", th.memory_node));
+      else if (c.numa == th.memory_node)
+        parts.push_back(
+            fmt::format("near its memory (node {}, from the topology)", th.memory_node));
+      else
+        parts.push_back(fmt::format("memory on node {}, runs on node {} (from the topology)",
+                                    th.memory_node, c.numa));
+    }
     if (m.has_isolated && c.isolated) parts.push_back("isolated CPU");
     if (parts.empty()) parts.push_back("no edges or traits: any free CPU");
     std::string joined;

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "src/latency/domains.hpp"
+#include "src/plan/topology_steps.hpp"
 
 namespace threadmap::plan {
 namespace {
@@ -64,47 +66,6 @@ void mark_efficiency(const Topology& topo, MachineModel& m) {
                  efficient.to_list() + ")";
 }
 
-const char* topology_relation(Level level, bool same_numa) {
-  if (!same_numa) return "other NUMA node";
-  switch (level) {
-    case Level::pu:
-      return "same CPU";
-    case Level::core:
-    case Level::l1:
-      return "SMT siblings";
-    case Level::l2:
-      return "same L2";
-    case Level::l3:
-      return "same L3";
-    case Level::die:
-      return "same die";
-    case Level::package:
-      return "same package";
-    default:
-      return "other package";
-  }
-}
-
-double distance_ns(Level level, bool same_numa, const TopologyDistances& d) {
-  if (!same_numa) return d.other_numa_ns;
-  switch (level) {
-    case Level::pu:
-    case Level::core:
-    case Level::l1:
-      return d.same_core_ns;
-    case Level::l2:
-      return d.same_l2_ns;
-    case Level::l3:
-      return d.same_l3_ns;
-    case Level::die:
-      return d.same_die_ns;
-    case Level::package:
-      return d.same_package_ns;
-    default:
-      return d.other_numa_ns;
-  }
-}
-
 // Structure from hwloc: cores, cache domains, NUMA, kinds, and the spreading hierarchy.
 void describe_from_topology(const Topology& topo, MachineModel& m) {
   DenseIds cores, domains;
@@ -116,19 +77,51 @@ void describe_from_topology(const Topology& topo, MachineModel& m) {
     m.cpus[i].core = cores.map(p->core);
     int domain = p->l3 >= 0 ? p->l3 : (p->die >= 0 ? p->die + 100000 : p->package + 200000);
     m.cpus[i].domain = domains.map(p->l3 < 0 && p->die < 0 && p->package < 0 ? -1 : domain);
-    m.cpus[i].numa = p->numa;
+    m.cpus[i].numa = p->numa_os;  // OS number: what specs, numactl and /sys use
     const int raw[6] = {p->package, p->numa, p->die, p->l3, p->l2, p->core};
     for (int l = 0; l < 6; ++l) {
       levels[l][i] = level_ids[l].map(raw[l]);
       present[l] = present[l] || raw[l] >= 0;
     }
   }
+  // Every Group depth (clusters, SNC halves) is a level too.
+  TopologySteps steps(topo, TopologyDistances{});
+  for (std::size_t k = 0; k < steps.group_names().size(); ++k) {
+    DenseIds ids;
+    std::vector<int> column(m.cpus.size());
+    bool any = false;
+    for (std::size_t i = 0; i < m.cpus.size(); ++i) {
+      int g = steps.group_of(m.cpus[i].cpu, k);
+      any = any || g >= 0;
+      column[i] = ids.map(g);
+    }
+    if (any) {
+      levels.push_back(std::move(column));
+      present.push_back(1);
+    }
+  }
   // Levels the machine does not have (no Die objects, say) would split every CPU apart.
-  for (int l = 0; l < 6; ++l)
+  for (std::size_t l = 0; l < levels.size(); ++l)
     if (present[l]) m.levels.push_back(std::move(levels[l]));
+  // Coarsest first (fewest groups), so Groups sit where they belong between the fixed levels.
+  auto groups_in = [](const std::vector<int>& column) {
+    return column.empty() ? 0 : *std::max_element(column.begin(), column.end()) + 1;
+  };
+  // A level of one group splits nothing (one NUMA node, one package) and would hide the levels
+  // below it from the spreading baselines.
+  if (m.cpus.size() > 1)
+    m.levels.erase(std::remove_if(m.levels.begin(), m.levels.end(),
+                                  [&](const std::vector<int>& c) { return groups_in(c) <= 1; }),
+                   m.levels.end());
+  std::stable_sort(m.levels.begin(), m.levels.end(),
+                   [&](const std::vector<int>& a, const std::vector<int>& b) {
+                     return groups_in(a) < groups_in(b);
+                   });
   m.core_count = cores.count();
   m.domain_count = domains.count();
   m.domain_name = "L3";
+  for (const NumaNode& node : topo.numa_nodes()) m.numa_nodes.push_back(node.os_index);
+  m.numa_known = true;
   mark_efficiency(topo, m);
 }
 
@@ -170,6 +163,8 @@ Status fill_latencies(const MachineInputs& in, MachineModel& m) {
   };
   std::vector<int> rows(n, -1);
   double worst = 0;
+  std::optional<TopologySteps> steps;
+  if (in.topology) steps.emplace(*in.topology, in.distances);
   if (in.matrix) {
     for (std::size_t i = 0; i < n; ++i) {
       rows[i] = in.matrix->index_of(m.cpus[i].cpu);
@@ -186,10 +181,8 @@ Status fill_latencies(const MachineInputs& in, MachineModel& m) {
       double value = 0;
       std::string text;
       if (in.topology) {
-        Level level = in.topology->shared_level(m.cpus[i].cpu, m.cpus[j].cpu);
-        bool numa = in.topology->same_numa(m.cpus[i].cpu, m.cpus[j].cpu);
-        value = distance_ns(level, numa, in.distances);
-        text = topology_relation(level, numa);
+        value = steps->distance_ns(m.cpus[i].cpu, m.cpus[j].cpu);
+        text = steps->relation(m.cpus[i].cpu, m.cpus[j].cpu);
       } else {
         text = i == j                                 ? "same CPU"
                : m.cpus[i].core == m.cpus[j].core     ? "SMT siblings"
@@ -244,7 +237,7 @@ std::string MachineModel::relation(int i, int j) const {
 
 double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
                             const TopologyDistances& distances) {
-  return distance_ns(topo.shared_level(cpu_a, cpu_b), topo.same_numa(cpu_a, cpu_b), distances);
+  return TopologySteps(topo, distances).distance_ns(cpu_a, cpu_b);
 }
 
 Result<MachineModel> build_machine(const MachineInputs& in) {

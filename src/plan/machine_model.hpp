@@ -40,7 +40,7 @@ struct PlanCpu {
   int core = 0;             ///< SMT group: CPUs with the same core share execution units
   int rank_in_core = 0;     ///< position among the candidate CPUs of its core (0 = first)
   int domain = 0;           ///< cache domain (L3, or the matrix's latency domain)
-  int numa = -1;            ///< NUMA node OS index, -1 when unknown
+  int numa = -1;            ///< NUMA node OS number (numactl, /sys), -1 when unknown
   bool efficiency = false;  ///< an efficiency (E-) core on a hybrid machine
   bool isolated = false;    ///< listed in the kernel's isolated CPUs
 };
@@ -61,7 +61,10 @@ struct MachineModel {
   int domain_count = 0;         ///< distinct cache domains among the candidates
   double reference_ns = 0;      ///< unit of the penalties: median latency between candidates
   std::string domain_name;      ///< what a domain is ("L3", "latency domain")
-  CpuSet candidate_set;         ///< the candidates as a set
+  /// NUMA nodes of the machine, OS numbers ascending; empty without a topology.
+  std::vector<int> numa_nodes;
+  bool numa_known = false;  ///< a topology told where the NUMA nodes are (else: unknown)
+  CpuSet candidate_set;     ///< the candidates as a set
 
   std::size_t size() const { return cpus.size(); }
   double latency(int i, int j) const {

@@ -1,16 +1,68 @@
 // make_plan: spec + machine -> plan (see planner.hpp).
 #include "src/plan/planner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "src/plan/baselines.hpp"
 #include "src/plan/explain.hpp"
 #include "src/plan/machine_model.hpp"
 #include "src/plan/one_line.hpp"
+#include "src/plan/solvers.hpp"
 
 namespace threadmap::plan {
 
 namespace {
+
+// A baseline the solver could have returned itself: every thread on a CPU it may use and every
+// share-core group on one core (baselines ignore both on purpose).
+bool respects_structure(const Problem& p, const std::vector<int>& cpu_of) {
+  std::vector<int> sorted = cpu_of;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;
+  for (int t = 0; t < p.size(); ++t)
+    if (!p.allowed(t, cpu_of[t])) return false;
+  return evaluate(p, cpu_of).share_core == 0;
+}
+
+// Never return worse than a hand placement: when a baseline the solver could have produced
+// beats its answer (rule breaks first, then cost), search again from that baseline (local
+// search only improves, so the result is at least as good) and keep the better.
+void seed_with_baselines(const Problem& p, const MachineModel& machine, const PlanInputs& inputs,
+                         Solution& solution, std::vector<std::string>& notes) {
+  const double eps = 1e-9;
+  double current = evaluate(p, solution.cpu_of).objective();
+  const Baseline* best = nullptr;
+  double best_objective = current;
+  std::vector<Baseline> all = baselines(machine, p.size(), inputs.topology);
+  for (const Baseline& b : all) {
+    if (!respects_structure(p, b.cpu_of)) continue;
+    double objective = evaluate(p, b.cpu_of).objective();
+    if (objective < best_objective - eps * (1 + std::abs(best_objective))) {
+      best = &b;
+      best_objective = objective;
+    }
+  }
+  if (!best) return;
+  Solution seed;
+  seed.cpu_of = best->cpu_of;
+  seed.cost = best_objective;
+  seed.solver = solution.solver;
+  Solution improved = iterate_local(p, std::move(seed), inputs.solve);
+  if (evaluate(p, improved.cpu_of).objective() > best_objective) {  // cannot happen; be sure
+    improved.cpu_of = best->cpu_of;
+  }
+  notes.push_back("the " + best->name + " baseline beat the search's answer (objective " +
+                  std::to_string(best_objective) + " < " + std::to_string(current) +
+                  "): searched again from it");
+  improved.solver = solution.solver + ", seeded with the " + best->name + " baseline";
+  improved.proven_optimal = false;
+  improved.nodes += solution.nodes;
+  improved.passes += solution.passes;
+  improved.stopped_by_time = improved.stopped_by_time || solution.stopped_by_time;
+  solution = std::move(improved);
+}
 
 Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) {
   MachineInputs machine_inputs;
@@ -40,6 +92,7 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
     auto solved = solve(*problem, inputs.solve);
     if (!solved) return solved.error().with_context("spec " + spec.source);
     solution = std::move(*solved);
+    seed_with_baselines(*problem, *machine, inputs, solution, plan.notes);
   }
   plan.solve_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -96,6 +96,19 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
     t.background = s.background;
     t.exclusive = s.exclusive;
     t.memory_node = s.memory_node;
+    // memory-node is the OS node number (numactl, /sys); one the machine lacks is an error, not
+    // a silent "remote" penalty on every CPU.
+    if (s.memory_node >= 0 && machine.numa_known &&
+        std::find(machine.numa_nodes.begin(), machine.numa_nodes.end(), s.memory_node) ==
+            machine.numa_nodes.end()) {
+      std::string nodes;
+      for (int node : machine.numa_nodes)
+        nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
+      return Error::invalid("spec " + spec.source + ": thread '" + s.name + "' memory-node " +
+                            std::to_string(s.memory_node) + ": no NUMA node " +
+                            std::to_string(s.memory_node) +
+                            " on this machine (OS node numbers: " + nodes + ")");
+    }
     backgrounds += s.background;
     criticals += s.latency_critical;
     if (!s.cpus.empty()) {

@@ -37,6 +37,10 @@ nlohmann::json pair_json(const latency::PairStats& p) {
       {"multimodal", p.multimodal},
   };
   if (p.rechecked) {
+    // The interval above is within-run precision; what a rerun may give is this spread.
+    const double mean = (p.median_ns + p.recheck_median_ns) / 2;
+    j["between_pass_spread_pct"] =
+        ns_value(mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0);
     j["recheck"] = {{"median_ns", ns_value(p.recheck_median_ns)},
                     {"ci95_ns", {ns_value(p.recheck_ci_low_ns), ns_value(p.recheck_ci_high_ns)}}};
   }
@@ -112,19 +116,27 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
 
   nlohmann::json levels = nlohmann::json::array();
   for (std::size_t l = 0; l < domains.levels.size(); ++l) {
-    levels.push_back({{"name", domains.level_names[l]},
-                      {"cut_ns", ns_value(domains.level_cut_ns[l])},
-                      {"gap_ratio", ns_value(domains.level_gap_ratio[l])},
-                      {"groups", groups_json(domains.levels[l])}});
+    levels.push_back(
+        {{"name", domains.level_names[l]},
+         {"cut_ns", ns_value(domains.level_cut_ns[l])},
+         {"gap_ratio", ns_value(domains.level_gap_ratio[l])},
+         {"identified_by",
+          l < domains.level_source.size() ? domains.level_source[l] : std::string("latency")},
+         {"note", l < domains.level_note.size() ? domains.level_note[l] : std::string()},
+         {"groups", groups_json(domains.levels[l])}});
   }
   doc["levels"] = levels;
   doc["domains"] = groups_json(domains.domains);
   doc["smt_siblings"] = groups_json(domains.smt_siblings);
   doc["smt_found"] = domains.smt_found;
+  doc["smt_reason"] = domains.smt_reason;
 
   if (measurement) {
     const auto& m = *measurement;
-    doc["statistic"] = matrix.cell_statistic + "; 95% CI of the median from order statistics";
+    doc["statistic"] =
+        matrix.cell_statistic +
+        "; ci95_ns = within-run 95% CI of the median (order statistics): the precision of this "
+        "pass, not what a rerun gives; between_pass_spread_pct = |pass 1 - pass 2| / mean";
     doc["method"] = latency::method_name(m.method);
     doc["clock_resolution_ns"] = ns_value(m.clock_resolution_ns);
     doc["min_batch_ns"] = ns_value(m.min_batch_ns);

@@ -51,6 +51,12 @@ std::string cpu_list(const std::vector<int>& cpus, std::size_t max_shown) {
 
 std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "-"; }
 
+// How far the two passes' medians lie apart, % of their mean.
+double between_pass_pct(const latency::PairStats& p) {
+  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
+  return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
+}
+
 }  // namespace
 
 std::string latency_provenance(const latency::Matrix& matrix,
@@ -64,13 +70,43 @@ std::string latency_provenance(const latency::Matrix& matrix,
   const auto& m = *measurement;
   std::size_t samples = 0;
   for (const auto& p : m.pairs) samples += p.samples;
-  return fmt::format(
+  std::string out = fmt::format(
       "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
       "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
       "{} pair{}, {} batches in the first passes, {:.1f} s in total\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
       m.pairs.size() == 1 ? "" : "s", samples, m.total_s);
+  // Wherever the numbers are shown (terminal, report), say when they did not hold still.
+  std::size_t unsteady = 0;
+  std::vector<double> spreads;
+  std::string example;
+  for (const auto& p : m.pairs) {
+    if (p.rechecked) spreads.push_back(between_pass_pct(p));
+    if (!(p.unstable || p.multimodal)) continue;
+    ++unsteady;
+    if (example.empty()) {
+      example = fmt::format("CPUs {}-{}: {} ns", p.cpu_a, p.cpu_b, ns(p.median_ns));
+      if (p.rechecked) example += fmt::format(", then {} ns", ns(p.recheck_median_ns));
+      if (!p.modes_ns.empty()) {
+        example += ", modes at";
+        for (double v : p.modes_ns) example += " " + ns(v);
+        example += " ns";
+      }
+    }
+  }
+  std::sort(spreads.begin(), spreads.end());
+  if (!spreads.empty())
+    out += fmt::format(
+        "between-pass spread: median {:.1f}%, worst {:.1f}% (the within-run 95% "
+        "intervals are narrower: they are one pass's precision)\n",
+        spreads[spreads.size() / 2], spreads.back());
+  if (unsteady > 0)
+    out += fmt::format(
+        "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
+        "modes; {}): treat their values as one observation, not a fact\n",
+        unsteady, m.pairs.size(), example);
+  return out;
 }
 
 std::string latency_analysis_text(const LatencyTextInput& in) {
@@ -106,15 +142,20 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     } else {
       how = "everything";
     }
-    out += fmt::format("  {:<8} {:>4} group{}, {} ({})\n", d.level_names[l], d.levels[l].size(),
-                       d.levels[l].size() == 1 ? "" : "s", sizes_of(d.levels[l]), how);
+    const std::string source =
+        l < d.level_source.size() ? d.level_source[l] : std::string("latency");
+    out += fmt::format("  {:<8} {:>4} group{}, {} ({}; identified by: {})\n", d.level_names[l],
+                       d.levels[l].size(), d.levels[l].size() == 1 ? "" : "s",
+                       sizes_of(d.levels[l]), how, source);
+    if (l < d.level_note.size() && !d.level_note[l].empty())
+      out += "           " + d.level_note[l] + "\n";
     if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
       out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
     }
   }
   out += fmt::format("  domains for placement (CPUs sharing a cache):\n           {}\n",
                      groups_line(d.domains, 64));
-  if (!d.smt_found) out += "  SMT siblings: none found (each CPU alone)\n";
+  out += fmt::format("  SMT: {} ({})\n", d.smt_found ? "yes" : "no", d.smt_reason);
 
   if (in.comparison) {
     out += "\ncompared with the topology (" + in.topology_source + "):\n";
@@ -141,8 +182,8 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     const auto& m = *in.measurement;
     out += "\nmeasurement: line placement: " + m.line_placement + "\n";
     if (m.pairs.size() <= 16) {
-      TextTable table({"pair", "reported ns>", "median ns>", "95% CI ns", "min ns>", "p90 ns>",
-                       "re-check ns>", "batches>", "flags"});
+      TextTable table({"pair", "reported ns>", "median ns>", "within-run 95% CI ns", "min ns>",
+                       "p90 ns>", "re-check ns>", "between-pass>", "batches>", "flags"});
       for (const auto& p : m.pairs) {
         std::string flags;
         if (!p.converged) flags += "not-converged ";
@@ -155,25 +196,42 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
         if (!p.represents.empty()) flags += "represents " + p.represents;
         table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
                        ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
-                       p.rechecked ? ns(p.recheck_median_ns) : "-", std::to_string(p.samples),
-                       flags});
+                       p.rechecked ? ns(p.recheck_median_ns) : "-",
+                       p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
+                       std::to_string(p.samples), flags});
       }
       out += table.str();
     }
-    std::size_t converged = 0;
-    std::vector<double> widths;
+    std::size_t converged = 0, unsteady = 0;
+    std::vector<double> widths, spreads;
     for (const auto& p : m.pairs) {
       converged += p.converged ? 1 : 0;
+      unsteady += p.unstable || p.multimodal ? 1 : 0;
+      if (p.rechecked) spreads.push_back(between_pass_pct(p));
       if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
     }
     std::sort(widths.begin(), widths.end());
     if (!widths.empty()) {
       out += fmt::format(
-          "  {} of {} pairs converged to +-{:.1f}% (median 95%-CI half-width {:.1f}% of the "
-          "median, worst {:.1f}%)\n",
+          "  {} of {} pairs converged to +-{:.1f}% (median within-run 95%-CI half-width {:.1f}% "
+          "of the median, worst {:.1f}%: the precision of one pass, not what a rerun gives)\n",
           converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
           widths.back() * 100);
     }
+    std::sort(spreads.begin(), spreads.end());
+    if (!spreads.empty())
+      out += fmt::format(
+          "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
+          spreads[spreads.size() / 2], spreads.back());
+    else
+      out +=
+          "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
+          "numbers move\n";
+    if (unsteady > 0)
+      out += fmt::format(
+          "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "
+          "(flags above): their numbers are one observation of a moving value, not a fact\n",
+          unsteady, m.pairs.size());
   }
   if (in.measurement && !in.measurement->notes.empty()) {
     out += "\nnotes:\n";

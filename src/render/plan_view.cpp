@@ -77,15 +77,26 @@ std::string plan_text(const plan::Plan& p) {
       {"placement", "communication>", "penalties>", "total>", "vs plan>", "rule breaks"});
   auto row = [&](const std::string& name, const plan::CostBreakdown& c) {
     const double base = p.cost.total();
-    std::string ratio =
-        base > 0 ? fmt::format("{:.2f}x", c.total() / base) : (c.total() > 0 ? "worse" : "same");
+    // A placement that breaks more rules than the plan is not a cheaper answer to the same
+    // question: its total leaves out what breaking the rules costs.
+    std::string ratio = c.rule_breaks() > p.cost.rule_breaks() ? std::string("infeasible")
+                        : base > 0 ? fmt::format("{:.2f}x", c.total() / base)
+                                   : (c.total() > 0 ? "worse" : "same");
     costs.add_row({name, fmt::format("{:.1f}", c.communication),
                    fmt::format("{:.1f}", penalties(c)), fmt::format("{:.1f}", c.total()), ratio,
                    rule_breaks(c)});
   };
   row("plan", p.cost);
-  for (const auto& [name, cost] : p.baselines) row(name, cost);
+  bool any_infeasible = false;
+  for (const auto& [name, cost] : p.baselines) {
+    row(name, cost);
+    any_infeasible = any_infeasible || cost.rule_breaks() > p.cost.rule_breaks();
+  }
   out += costs.str();
+  if (any_infeasible)
+    out +=
+        "infeasible = breaks more rules than the plan (e.g. compute threads on SMT siblings): its "
+        "total does not count that, so it is not comparable\n";
   return out;
 }
 
@@ -100,6 +111,7 @@ nlohmann::json plan_json(const plan::Plan& p) {
   for (const auto& [name, cost] : p.baselines) {
     baselines[name] = cost.total();
     baseline_detail[name] = breakdown_json(cost);
+    baseline_detail[name]["feasible"] = cost.rule_breaks() <= p.cost.rule_breaks();
   }
   return {
       {"schema", "threadmap.plan/1"},

@@ -18,8 +18,21 @@ std::string short_type(const TopoObject& o) {
   return o.type;
 }
 
+// hwloc numbers Groups per depth, so two Group depths both start at L#0; name them by depth
+// (Group0 outermost, Group1 inside it...) as lstopo does.
+std::string group_name(const Topology& topo, const TopoObject& o) {
+  std::vector<int> depths;
+  for (const TopoObject& other : topo.objects())
+    if (other.type == "Group") depths.push_back(other.depth);
+  std::sort(depths.begin(), depths.end());
+  depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
+  auto at = std::find(depths.begin(), depths.end(), o.depth) - depths.begin();
+  return "Group" + std::to_string(at);
+}
+
 std::string label(const Topology& topo, const TopoObject& o) {
-  std::string s = fmt::format("{} L#{}", short_type(o), o.logical_index);
+  std::string s = fmt::format("{} L#{}", o.type == "Group" ? group_name(topo, o) : short_type(o),
+                              o.logical_index);
   if (o.type == "PU" || o.type == "NUMANode" || o.type == "Package")
     if (o.os_index >= 0) s += fmt::format(" P#{}", o.os_index);
   if (!o.subtype.empty()) s += " (" + o.subtype + ")";
@@ -148,11 +161,22 @@ nlohmann::json topology_json(const Topology& topo) {
                    {"die", p.die},
                    {"package", p.package},
                    {"numa", p.numa},
+                   {"numa_os", p.numa_os},
                    {"kind", p.kind},
                    {"smt_siblings", topo.smt_siblings(p.os_cpu).to_vector()},
                    {"allowed", topo.allowed_cpus().contains(p.os_cpu)}});
   }
   j["pus"] = pus;
+  // NUMA nodes by the number the OS gives them (numactl, /sys, memory-node in specs); hwloc's
+  // logical index can differ (Dell R740 SNC2: L#1 is node 2).
+  json nodes = json::array();
+  for (const NumaNode& n : topo.numa_nodes())
+    nodes.push_back({{"os_index", n.os_index},
+                     {"logical_index", n.logical_index},
+                     {"cpus", n.cpus.to_list()},
+                     {"bytes", n.local_memory},
+                     {"subtype", n.subtype}});
+  j["numa_nodes"] = nodes;
   auto groups = [&](Level level) {
     json arr = json::array();
     for (const CpuSet& s : topo.groups(level)) arr.push_back(s.to_list());

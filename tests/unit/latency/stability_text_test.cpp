@@ -1,0 +1,67 @@
+// A pair that did not hold still (this VM's pair reads ~28 ns in one pass and 100+ ns in the
+// next) must not be printed as a fact: the provenance line (terminal and report) and the analysis
+// say so, with the between-pass spread beside the within-run interval.
+#include <gtest/gtest.h>
+
+#include "src/latency/domains.hpp"
+#include "src/render/latency_text.hpp"
+
+namespace threadmap {
+namespace {
+
+latency::Measurement bimodal_run() {
+  latency::Measurement m;
+  m.matrix.cpus = {0, 1};
+  m.matrix.one_way_ns = {0, 28.5, 28.5, 0};
+  m.method = latency::Method::cas;
+  latency::PairStats p;
+  p.cpu_a = 0;
+  p.cpu_b = 1;
+  p.samples = 16;
+  p.median_ns = 28.5;
+  p.ci_low_ns = 28.4;
+  p.ci_high_ns = 28.6;
+  p.converged = true;
+  p.rechecked = true;
+  p.recheck_median_ns = 104.0;
+  p.recheck_ci_low_ns = 103.8;
+  p.recheck_ci_high_ns = 104.2;
+  p.unstable = true;
+  p.multimodal = true;
+  p.modes_ns = {28.0, 103.0};
+  p.reported_ns = 28.5;
+  m.pairs.push_back(p);
+  return m;
+}
+
+TEST(StabilityText, UnstablePairsAreFlaggedWhereTheNumberIsShown) {
+  latency::Measurement m = bimodal_run();
+  const std::string prov = render::latency_provenance(m.matrix, &m);
+  EXPECT_NE(prov.find("WARNING: 1 of 1 pairs did not hold still"), std::string::npos) << prov;
+  EXPECT_NE(prov.find("between-pass spread"), std::string::npos) << prov;
+
+  latency::DomainAnalysis d = latency::analyse_domains(m.matrix);
+  render::LatencyTextInput in;
+  in.matrix = &m.matrix;
+  in.domains = &d;
+  in.measurement = &m;
+  const std::string text = render::latency_analysis_text(in);
+  EXPECT_NE(text.find("within-run 95% CI"), std::string::npos) << text;
+  EXPECT_NE(text.find("between-pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("WARNING"), std::string::npos) << text;
+  // 28.5 vs 104: |a-b|/mean = 114%.
+  EXPECT_NE(text.find("114.0%"), std::string::npos) << text;
+}
+
+TEST(StabilityText, SteadyPairsGetNoWarning) {
+  latency::Measurement m = bimodal_run();
+  auto& p = m.pairs[0];
+  p.recheck_median_ns = 28.7;
+  p.unstable = p.multimodal = false;
+  p.modes_ns.clear();
+  const std::string prov = render::latency_provenance(m.matrix, &m);
+  EXPECT_EQ(prov.find("WARNING"), std::string::npos) << prov;
+}
+
+}  // namespace
+}  // namespace threadmap
