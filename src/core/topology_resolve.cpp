@@ -78,6 +78,35 @@ Result<CpuSet> resolve_location(hwloc_topology_t topo, const std::string& term) 
     auto depth = type_depth(topo, type_name, term);
     if (!depth) return depth.error();
     std::vector<hwloc_obj_t> next;
+    // NUMA nodes are named by their OS number (numactl, /sys/devices/system/node/nodeN, a
+    // spec's memory-node), not hwloc's logical index: on a Dell R740 in SNC2 mode NUMANode L#1
+    // is node 2, and a user who types numa:2 means node 2. Every other type is logical, as in
+    // hwloc-calc.
+    if (*depth == HWLOC_TYPE_DEPTH_NUMANODE && index_text != "all") {
+      auto nodes = CpuSet::parse_list(index_text);
+      if (!nodes) return Error::invalid("bad node list '" + index_text + "' in '" + term + "'");
+      for (hwloc_obj_t parent : current) {
+        std::vector<hwloc_obj_t> inside = objects_inside(topo, parent, *depth);
+        for (int node : nodes->to_vector()) {
+          hwloc_obj_t found = nullptr;
+          for (hwloc_obj_t obj : inside)
+            if (static_cast<int>(obj->os_index) == node) found = obj;
+          if (!found) {
+            CpuSet os_numbers;  // a set of small integers, printed sorted as a kernel list
+            for (hwloc_obj_t obj : inside) os_numbers.add(static_cast<int>(obj->os_index));
+            std::string existing = os_numbers.to_list();
+            return Error::invalid("NUMA node " + std::to_string(node) + " in '" + term +
+                                  "' does not exist there (nodes, OS numbers: " +
+                                  (existing.empty() ? "none" : existing) + ")");
+          }
+          next.push_back(found);
+        }
+      }
+      current = std::move(next);
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+      continue;
+    }
     for (hwloc_obj_t parent : current) {
       std::vector<hwloc_obj_t> inside = objects_inside(topo, parent, *depth);
       CpuSet indexes;

@@ -53,6 +53,25 @@ TEST(Resolve, ObjectLocationsUseLogicalIndexes) {
   EXPECT_EQ(resolve(opteron, "l2:1"), "2-3");
 }
 
+// NUMA nodes in expressions are OS numbers (numactl's), the one exception to hwloc's logical
+// indexes. On the R740 in SNC2 mode each socket's cores alternate between two sub-NUMA nodes and
+// hwloc orders the nodes 0,2,1,3: OS node 2 holds CPUs 2,6,...,78 (hwloc-calc --physical-input
+// node:2 agrees), which is hwloc's logical NUMANode 1.
+TEST(Resolve, NumaNodesAreOsNumbers) {
+  Topology r740 = load("dell-r740-2x-xeon-gold6230-snc2-2lm");
+  const std::string node2 = threadmap::CpuSet::parse("2-78:4")->to_list();
+  const std::string node1 = threadmap::CpuSet::parse("1-77:4")->to_list();
+  EXPECT_EQ(resolve(r740, "numa:2"), node2);
+  EXPECT_EQ(resolve(r740, "node:1"), node1);
+  // Intel numbers socket 0's cores even and socket 1's odd here: nodes 0 and 2 are socket 0.
+  EXPECT_EQ(resolve(r740, "package:0.numa:2"), node2);
+  EXPECT_NE(error_of(r740, "package:1.numa:2").find("NUMA node 2"), std::string::npos);
+  EXPECT_EQ(resolve(r740, "numa:all"), "0-79");
+  const std::string missing = error_of(r740, "numa:4");
+  EXPECT_NE(missing.find("NUMA node 4"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("0-3"), std::string::npos) << missing;
+}
+
 TEST(Resolve, ErrorsNameTheToken) {
   Topology spr = load("intel-2x-xeonmax9460-sapphirerapids");
   EXPECT_NE(error_of(spr, "l9:0").find("'l9'"), std::string::npos);
