@@ -118,6 +118,10 @@ class Topology {
   /// CPUs this process (or the process given to load_for_process) may use: the cgroup cpuset
   /// AND the affinity mask at load time. For XML inputs: the allowed set recorded in the file.
   CpuSet allowed_cpus() const;
+  /// CPUs the cgroup cpuset allows, before the startup affinity mask narrows them (equal to
+  /// allowed_cpus() for XML inputs and other processes). A launcher that bound this process
+  /// (mpirun --bind-to, srun --cpu-bind) shows as allowed_cpus() strictly inside this set.
+  CpuSet cgroup_cpus() const;
   /// The CPUs of each object of that level, in logical order (empty when the level is absent).
   std::vector<CpuSet> groups(Level level) const;
   /// Every NUMA node, ordered by OS number (memory-only nodes included).

@@ -48,6 +48,7 @@ Result<Topology> Topology::load_this_machine() {
   hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(allowed.native_handle()),
                     hwloc_topology_get_allowed_cpuset(state->topo));
   const CpuSet& affinity = detail::startup_affinity();
+  state->cgroup_allowed = allowed;
   state->allowed = affinity.empty() ? allowed : (allowed & affinity);
   return Topology(state);
 }
@@ -69,6 +70,7 @@ Result<Topology> Topology::load_for_process(pid_t pid) {
     return st.error();
   hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(state->allowed.native_handle()),
                     hwloc_topology_get_allowed_cpuset(state->topo));
+  state->cgroup_allowed = state->allowed;
   return Topology(state);
 }
 

@@ -211,6 +211,9 @@ CpuSet Topology::complete_cpus() const {
 }
 
 CpuSet Topology::allowed_cpus() const { return state_->allowed; }
+CpuSet Topology::cgroup_cpus() const {
+  return state_->cgroup_allowed.empty() ? state_->allowed : state_->cgroup_allowed;
+}
 
 std::vector<CpuSet> Topology::groups(Level level) const {
   std::vector<CpuSet> out;

@@ -15,6 +15,7 @@ struct Topology::State {
   std::string source;
   bool this_machine = false;
   CpuSet allowed;
+  CpuSet cgroup_allowed;  // what the cgroup allows, before the startup affinity narrows it
   std::vector<TopoObject> objects;
   std::vector<PuPlace> pus;   // ordered by OS CPU number
   std::vector<int> pu_by_os;  // OS CPU number -> index into pus, -1 when absent
