@@ -17,6 +17,13 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
     field = RunField::plan;
     auto plan = read_plan_file(r.plan_path);
     if (!plan) return plan.error();
+    if (!r.within.empty()) {
+      for (const PlannedThread& t : plan->assignments)
+        if (!(t.cpus - r.within).empty())
+          return Error::invalid("thread '" + t.thread + "' is planned on CPUs " + t.cpus.to_list() +
+                                ", outside this rank's share " + r.within.to_list() +
+                                " (plan for one rank's share: plan --allowed)");
+    }
     rules = rules_from_plan(*plan, r.by_name);
   } else if (!r.cpus.empty()) {
     field = RunField::policy;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/os/process.hpp"
+#include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::apply {
@@ -26,6 +27,9 @@ struct RunRequest {
   std::string memory;                ///< --mem: local, interleave[:NODES], bind:NODES,
                                      ///< preferred:NODE (OS node numbers), or empty
   std::vector<std::string> command;  ///< program and arguments
+  /// With `run --ranks`: the rank's share. A plan's CPUs must lie inside it (a plan for the
+  /// whole node would put every rank's threads on the same CPUs). Empty: no limit.
+  CpuSet within;
 };
 
 /// Which part of a RunRequest an error is about, so the CLI can name the flag.

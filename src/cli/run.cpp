@@ -1,6 +1,6 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch]
-//               [--verbose] -- CMD ARGS
+//               [--ranks auto|K/N] [--verbose] -- CMD ARGS
 // Parses; the library validates everything before CMD starts (apply::prepare_run), runs it
 // (apply::run_program) and decides the exit status; this file prints.
 #include <memory>
@@ -9,6 +9,7 @@
 #include "src/apply/run_request.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
+#include "src/cluster/rank_run.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::cli {
@@ -20,6 +21,7 @@ struct RunOptions {
   int interval_ms = 100;
   bool policy_given = false;    // --policy on the command line (it applies to --cpus only)
   bool interval_given = false;  // --interval (it applies to --watch only)
+  std::string ranks;            // --ranks auto|K/N: take this rank's share of the node
 };
 
 // The flag a request error is about, for the one error line.
@@ -45,12 +47,23 @@ std::string flag_of(apply::RunField field) {
   return "";
 }
 
-int run_run(const RunOptions& opt) {
+int run_run(const RunOptions& given) {
+  RunOptions opt = given;
   // Options that would be silently ignored are refused: the user meant something by them.
-  if (opt.policy_given && opt.request.cpus.empty())
-    return usage_error(std::string("run: --policy applies to --cpus only"));
   if (opt.interval_given && !opt.watch)
     return usage_error(std::string("run: --interval applies to --watch only"));
+  std::optional<cluster::RankPlacement> rank;
+  if (!opt.ranks.empty()) {
+    auto placed = cluster::place_rank(opt.request, opt.ranks);
+    if (!placed) {
+      Error e = placed.error().with_context("bad --ranks").with_context("run");
+      return e.code == std::errc::invalid_argument ? usage_error(e) : fail(e);
+    }
+    rank = std::move(*placed);
+    if (opt.request.verbose) os::write_stderr("threadmap: " + describe_placement(*rank) + "\n");
+  }
+  if (opt.policy_given && opt.request.cpus.empty())
+    return usage_error(std::string("run: --policy applies to --cpus or --ranks only"));
   apply::RunField field = apply::RunField::none;
   std::string memory_note;
   auto launch = apply::prepare_run(opt.request, &field, &memory_note);
@@ -117,6 +130,10 @@ void add_run_command(CLI::App& app, Runner& selected) {
   auto* interval =
       sub->add_option("--interval", opt->interval_ms, "With --watch: sampling interval in ms")
           ->check(CLI::Range(10, 60000));
+  sub->add_option("--ranks", opt->ranks,
+                  "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
+                  "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
+                  "inside it; memory is bound to the share's NUMA nodes unless --mem is given");
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
   sub->callback([&selected, opt, policy, interval] {

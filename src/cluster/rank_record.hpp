@@ -12,9 +12,9 @@ namespace threadmap::cluster {
 
 /// Where a rank's share came from.
 enum class ShareSource {
-  split,     ///< threadmap split the CPUs this process may use into equal shares
-  launcher,  ///< the launcher had already bound the rank to a strict subset: kept as it was
-  explicit_, ///< --ranks K/N given on the command line (split as `split`)
+  split,      ///< threadmap split the CPUs this process may use into equal shares
+  launcher,   ///< the launcher had already bound the rank to a strict subset: kept as it was
+  explicit_,  ///< --ranks K/N given on the command line (split as `split`)
 };
 
 /// One NUMA node of the host as the record saw it (OS numbering, as numactl and /sys).
@@ -27,20 +27,20 @@ struct RecordNumaNode {
 /// thread CPU spans with start_s/end_s/cpu, counters, numa_pages), so `job` reads the same
 /// evidence `watch --json` gives, from one implementation of the watch.
 struct RankRecord {
-  std::string host;            ///< short host name
-  int rank = -1;               ///< local rank on this node, 0-based
-  int ranks = 0;               ///< ranks on this node
-  int global_rank = -1;        ///< job-wide rank when the launcher says it (-1 unknown)
-  std::string launcher;        ///< "openmpi", "pmix", "slurm", "hydra", "explicit"
+  std::string host;      ///< short host name
+  int rank = -1;         ///< local rank on this node, 0-based
+  int ranks = 0;         ///< ranks on this node
+  int global_rank = -1;  ///< job-wide rank when the launcher says it (-1 unknown)
+  std::string launcher;  ///< "openmpi", "pmix", "slurm", "hydra", "explicit"
   ShareSource share_source = ShareSource::split;
-  CpuSet share;                ///< CPUs this rank's threads were placed in
+  CpuSet share;                   ///< CPUs this rank's threads were placed in
   std::vector<int> memory_nodes;  ///< OS NUMA nodes of the share (empty: unknown)
-  CpuSet allowed;              ///< CPUs the process could use before the split
-  std::vector<CpuSet> cores;   ///< the host's cores (SMT siblings together) over `allowed`
+  CpuSet allowed;                 ///< CPUs the process could use before the split
+  std::vector<CpuSet> cores;      ///< the host's cores (SMT siblings together) over `allowed`
   std::vector<RecordNumaNode> numa_nodes;  ///< the host's NUMA nodes (may be empty: unknown)
-  int exit_status = 0;         ///< the program's exit status (as run reports it)
-  std::string watch_json;      ///< threadmap.watch/1 document, or "" when the watch failed
-  std::string watch_error;     ///< why there is no watch document ("" when there is one)
+  int exit_status = 0;                     ///< the program's exit status (as run reports it)
+  std::string watch_json;   ///< threadmap.watch/1 document, or "" when the watch failed
+  std::string watch_error;  ///< why there is no watch document ("" when there is one)
 };
 
 /// "<host>.<rank>.json"; host names are sanitized to [A-Za-z0-9._-] (anything else becomes '_')

@@ -109,7 +109,8 @@ std::vector<int> memory_nodes_of(const Topology& topo, const CpuSet& cpus) {
 Result<std::vector<RankShare>> split_shares(const Topology& topo, const CpuSet& cpus, int ranks) {
   if (cpus.empty()) return Error::invalid("no CPUs to split between ranks");
   if (ranks < 1) return Error::invalid("bad rank count " + std::to_string(ranks));
-  Splitter splitter{topo, {numa_groups(topo), topo.groups(Level::l3)}, {"NUMA nodes", "L3 domains"}};
+  Splitter splitter{
+      topo, {numa_groups(topo), topo.groups(Level::l3)}, {"NUMA nodes", "L3 domains"}};
   std::string how;
   std::vector<CpuSet> parts = splitter.split(cpus, ranks, 0, how);
   std::vector<RankShare> out;
@@ -118,7 +119,8 @@ Result<std::vector<RankShare>> split_shares(const Topology& topo, const CpuSet& 
     share.cpus = part;
     share.memory_nodes = memory_nodes_of(topo, part);
     share.source = ShareSource::split;
-    share.how = ranks == 1 ? "the only rank: every allowed CPU" : "split by " + (how.empty() ? std::string("cores") : how);
+    share.how = ranks == 1 ? "the only rank: every allowed CPU"
+                           : "split by " + (how.empty() ? std::string("cores") : how);
     out.push_back(std::move(share));
   }
   return out;

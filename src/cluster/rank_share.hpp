@@ -17,7 +17,7 @@ struct RankShare {
   CpuSet cpus;                    ///< where this rank's threads go
   std::vector<int> memory_nodes;  ///< OS numbers of the NUMA nodes under `cpus` (empty: unknown)
   ShareSource source = ShareSource::split;
-  std::string how;                ///< one phrase: the level it was split at, or why it was kept
+  std::string how;  ///< one phrase: the level it was split at, or why it was kept
 };
 
 /// Splits `cpus` into `ranks` shares along the memory hierarchy of `topo`: whole NUMA nodes

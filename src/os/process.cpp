@@ -98,6 +98,17 @@ std::string compose_ld_preload(const std::vector<std::string>& preload, const ch
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> environment_variables() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    out.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return out;
+}
+
 std::vector<std::string> child_environment(const LaunchSpec& spec) {
   std::vector<std::pair<std::string, std::string>> set_env = spec.set_env;
   if (!spec.preload.empty())

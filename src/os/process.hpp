@@ -33,6 +33,9 @@ std::string compose_ld_preload(const std::vector<std::string>& preload, const ch
 /// composed LD_PRELOAD when spec.preload is not empty) replacing variables of the same name.
 std::vector<std::string> child_environment(const LaunchSpec& spec);
 
+/// This process's environment as (NAME, value) pairs, in order (what a launcher told it).
+std::vector<std::pair<std::string, std::string>> environment_variables();
+
 /// Starts the program. posix_spawn reports exec failures (glibc waits for the exec), so "cannot
 /// start" is an error here (ENOENT, EACCES... "cannot run 'CMD': why") rather than a child that
 /// exits 127; nothing is left running on failure.

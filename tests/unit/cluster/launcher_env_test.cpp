@@ -2,9 +2,9 @@
 // Open MPI mpirun(1) "OMPI_COMM_WORLD_LOCAL_RANK / _LOCAL_SIZE", PMIx standard
 // PMIX_LOCAL_RANK/PMIX_LOCAL_SIZE, Slurm srun(1) "SLURM_LOCALID", "SLURM_TASKS_PER_NODE" with its
 // "2(x3),1" compression, MPICH's Hydra MPI_LOCALRANKID/MPI_LOCALNRANKS.
-#include <gtest/gtest.h>
-
 #include "src/cluster/launcher_env.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace threadmap::cluster;
 

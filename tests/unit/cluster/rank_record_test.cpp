@@ -1,8 +1,8 @@
 // The record file name is where a rank writes inside DIR: it must never leave DIR, whatever the
 // host name holds.
-#include <gtest/gtest.h>
-
 #include "src/cluster/rank_record.hpp"
+
+#include <gtest/gtest.h>
 
 using threadmap::cluster::record_file_name;
 

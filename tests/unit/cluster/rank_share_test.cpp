@@ -1,10 +1,10 @@
 // Shares along the memory hierarchy, checked against the structure of recorded machines as
 // their topology files (tests/data/topologies/README.md) and the vendors document them.
+#include "src/cluster/rank_share.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "src/cluster/rank_share.hpp"
 
 using namespace threadmap;
 using namespace threadmap::cluster;

@@ -1,0 +1,57 @@
+#include "src/cluster/rank_run.hpp"
+
+#include "src/os/host.hpp"
+#include "src/os/process.hpp"
+
+namespace threadmap::cluster {
+namespace {
+
+std::string node_list(const std::vector<int>& nodes) {
+  std::string out;
+  for (int n : nodes) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+}  // namespace
+
+Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
+  if (!request.cpus.empty())
+    return Error::invalid("a CPU list and --ranks cannot be combined: the rank's share is the "
+                          "CPU list (use --policy to order threads inside it)");
+  Environment env;
+  for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
+  auto id = resolve_ranks(ranks, env);
+  if (!id) return id.error();
+  auto topo = Topology::load_this_machine();
+  if (!topo) return topo.error();
+  auto share = take_share(*topo, *id);
+  if (!share) return share.error();
+  RankPlacement placement;
+  placement.host = os::host_name();
+  placement.id = *id;
+  placement.share = *share;
+  placement.allowed = topo->allowed_cpus();
+  if (request.plan_path.empty())
+    request.cpus = share->cpus.to_list();
+  else
+    request.within = share->cpus;
+  if (request.memory.empty() && !share->memory_nodes.empty()) {
+    request.memory = "bind:" + node_list(share->memory_nodes);
+    placement.memory_from_share = true;
+  }
+  return placement;
+}
+
+std::string describe_placement(const RankPlacement& p) {
+  std::string who = p.id.launcher;
+  if (p.id.global_rank >= 0) who += ", global rank " + std::to_string(p.id.global_rank);
+  std::string memory = p.share.memory_nodes.empty()
+                           ? "memory nodes unknown"
+                           : "memory nodes " + node_list(p.share.memory_nodes) +
+                                 (p.memory_from_share ? " (bound)" : " (--mem given instead)");
+  return "host " + (p.host.empty() ? std::string("?") : p.host) + " rank " +
+         std::to_string(p.id.local_rank) + "/" + std::to_string(p.id.local_size) + " (" + who +
+         "): CPUs " + p.share.cpus.to_list() + " [" + p.share.how + "], " + memory;
+}
+
+}  // namespace threadmap::cluster

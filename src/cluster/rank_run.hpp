@@ -1,0 +1,34 @@
+// `threadmap run --ranks`: this rank's identity and share turned into the run request, so the
+// rank's threads are placed inside its share by the same policy/plan machinery as any run.
+#pragma once
+
+#include <string>
+
+#include "src/apply/run_request.hpp"
+#include "src/cluster/launcher_env.hpp"
+#include "src/cluster/rank_share.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::cluster {
+
+/// Where this rank runs.
+struct RankPlacement {
+  std::string host;
+  RankIdentity id;
+  RankShare share;
+  CpuSet allowed;  ///< what this process could use before the split
+  bool memory_from_share = false;  ///< --mem was not given: memory bound to the share's nodes
+};
+
+/// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,
+/// takes the share, and rewrites `request`: with no plan the threads are spread over the share
+/// (request.cpus = the share, by request.policy); with a plan, its CPUs must lie inside the
+/// share (request.within); with no --mem, memory is bound to the share's NUMA nodes. A CPU list
+/// (--cpus) cannot be combined with --ranks (EINVAL).
+Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks);
+
+/// The --verbose line, like Open MPI's --report-bindings:
+/// "host vm rank 1/2 (openmpi, global 1): CPUs 1 [split by cores], memory nodes 0".
+std::string describe_placement(const RankPlacement& placement);
+
+}  // namespace threadmap::cluster
