@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A real Open MPI job: mpirun -np 2 starts two ranks of our MPI program under
+# `threadmap run --ranks auto`; each rank must take its own share of the machine's CPUs and
+# every thread of a rank must be allowed only its rank's share (and have run there).
+#   mpirun_two_ranks.sh THREADMAP THREADS_PER_RANK
+set -euo pipefail
+threadmap=$1 program=$2
+command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (scripts/setup.sh installs openmpi-bin)"; exit 1; }
+cpus=$(nproc)
+[ "$cpus" -ge 2 ] || { echo "FAIL: this test needs 2 CPUs to give each rank its own; nproc says $cpus"; exit 1; }
+# Root is allowed through Open MPI's own switches; --oversubscribe because a 2-CPU machine has
+# 2 slots; --bind-to none so that threadmap, not mpirun, decides the shares.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+if ! timeout 120 mpirun -np 2 --bind-to none "$threadmap" run --ranks auto --verbose -- \
+    "$program" 3 0.3 >"$out" 2>&1; then
+  echo "FAIL: the job failed:"; cat "$out"; exit 1
+fi
+cat "$out"
+for r in 0 1; do
+  lines=$(grep -E "^host \S+ rank $r/2 (thread|main)" "$out" || true)
+  [ "$(printf '%s\n' "$lines" | grep -c thread)" -eq 3 ] || { echo "FAIL: rank $r did not report 3 threads"; exit 1; }
+  allowed=$(printf '%s\n' "$lines" | awk '{print $NF}' | sort -u)
+  [ "$(printf '%s\n' "$allowed" | wc -l)" -eq 1 ] || { echo "FAIL: rank $r's threads have different CPU sets: $allowed"; exit 1; }
+  eval "share_$r=\$allowed"
+  # Every thread ran inside its share (the CPU it last ran on is in the allowed list).
+  printf '%s\n' "$lines" | awk -v r="$r" '{cpu=$(NF-2); n=split($NF,a,","); ok=0; for(i=1;i<=n;i++) if(a[i]==cpu) ok=1; if(!ok){print "FAIL: rank " r " ran on CPU " cpu " outside " $NF; exit 1}}'
+  grep -q "threadmap: host .* rank $r/2 (openmpi" "$out" || { echo "FAIL: no --verbose line for rank $r"; exit 1; }
+done
+# Shares are disjoint and together cover CPUs the ranks could use.
+common=$(comm -12 <(tr , '\n' <<<"$share_0" | sort) <(tr , '\n' <<<"$share_1" | sort))
+[ -z "$common" ] || { echo "FAIL: ranks 0 and 1 share CPUs $common"; exit 1; }
+echo "ok: rank 0 on CPUs $share_0, rank 1 on CPUs $share_1"
