@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# A real Open MPI job: mpirun -np 2 starts two ranks of our MPI program under
-# `threadmap run --ranks auto`; each rank must take its own share of the machine's CPUs and
-# every thread of a rank must be allowed only its rank's share (and have run there).
-#   mpirun_two_ranks.sh THREADMAP THREADS_PER_RANK
+# A real job of two ranks of our MPI program under `threadmap run --ranks auto`, started by
+# Open MPI's mpirun or by Slurm's srun on a private one-node cluster (private_slurm.sh); each rank
+# must take its own share of the machine's CPUs, and every thread of a rank must be allowed only
+# its rank's share (and have run there).
+#   two_ranks.sh mpirun|srun THREADMAP THREADS_PER_RANK
 set -euo pipefail
-threadmap=$1 program=$2
-command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (scripts/setup.sh installs openmpi-bin)"; exit 1; }
+launcher=$1 threadmap=$2 program=$3
+here=$(cd "$(dirname "$0")" && pwd)
 cpus=$(nproc)
 [ "$cpus" -ge 2 ] || { echo "FAIL: this test needs 2 CPUs to give each rank its own; nproc says $cpus"; exit 1; }
 # Root is allowed through Open MPI's own switches; --oversubscribe because a 2-CPU machine has
@@ -14,7 +15,19 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=se
 export OMPI_MCA_rmaps_base_oversubscribe=1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-if ! timeout 120 mpirun -np 2 --bind-to none "$threadmap" run --ranks auto --verbose -- \
+case $launcher in
+  mpirun)
+    command -v mpirun >/dev/null ||
+      { echo "FAIL: mpirun not found (scripts/setup.sh installs openmpi-bin)"; exit 1; }
+    job=(mpirun -np 2 --bind-to none)
+    expect=openmpi ;;
+  srun)
+    # --cpu-bind=none so that threadmap, not Slurm, decides; PMIx wires up Open MPI's ranks.
+    job=("$here/private_slurm.sh" srun -n 2 --cpu-bind=none --mpi=pmix)
+    expect=slurm ;;
+  *) echo "FAIL: unknown launcher $launcher"; exit 1 ;;
+esac
+if ! timeout 150 "${job[@]}" "$threadmap" run --ranks auto --verbose -- \
     "$program" 3 0.3 >"$out" 2>&1; then
   echo "FAIL: the job failed:"; cat "$out"; exit 1
 fi
@@ -27,7 +40,7 @@ for r in 0 1; do
   eval "share_$r=\$allowed"
   # Every thread ran inside its share (the CPU it last ran on is in the allowed list).
   printf '%s\n' "$lines" | awk -v r="$r" '{cpu=$(NF-2); n=split($NF,a,","); ok=0; for(i=1;i<=n;i++) if(a[i]==cpu) ok=1; if(!ok){print "FAIL: rank " r " ran on CPU " cpu " outside " $NF; exit 1}}'
-  grep -q "threadmap: host .* rank $r/2 (openmpi" "$out" || { echo "FAIL: no --verbose line for rank $r"; exit 1; }
+  grep -q "threadmap: host .* rank $r/2 ($expect" "$out" || { echo "FAIL: no --verbose line for rank $r"; exit 1; }
 done
 # Shares are disjoint and together cover CPUs the ranks could use.
 common=$(comm -12 <(tr , '\n' <<<"$share_0" | sort) <(tr , '\n' <<<"$share_1" | sort))
