@@ -8,9 +8,11 @@
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_request.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/cluster/rank_run.hpp"
 #include "src/os/files.hpp"
+#include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -22,6 +24,7 @@ struct RunOptions {
   bool policy_given = false;    // --policy on the command line (it applies to --cpus only)
   bool interval_given = false;  // --interval (it applies to --watch only)
   std::string ranks;            // --ranks auto|K/N: take this rank's share of the node
+  std::string record_dir;       // --record DIR: with --ranks, write DIR/<host>.<rank>.json
 };
 
 // The flag a request error is about, for the one error line.
@@ -62,6 +65,19 @@ int run_run(const RunOptions& given) {
     rank = std::move(*placed);
     if (opt.request.verbose) os::write_stderr("threadmap: " + describe_placement(*rank) + "\n");
   }
+  if (!opt.record_dir.empty() && !rank)
+    return usage_error(std::string("run: --record applies to --ranks only"));
+  // The record's path is checked before the program starts (whole or absent, like every output).
+  std::string record_path;
+  Outputs record_out;
+  if (rank && !opt.record_dir.empty()) {
+    if (!os::is_directory(opt.record_dir))
+      return fail(Error::invalid("--record " + opt.record_dir + ": not an existing directory")
+                      .with_context("run"));
+    record_path = opt.record_dir + "/" + cluster::record_file_name(rank->host, rank->id.local_rank);
+    record_out.declare("--record", &record_path);
+    if (auto st = record_out.check(); !st) return fail(st.error().with_context("run"));
+  }
   if (opt.policy_given && opt.request.cpus.empty())
     return usage_error(std::string("run: --policy applies to --cpus or --ranks only"));
   apply::RunField field = apply::RunField::none;
@@ -78,7 +94,7 @@ int run_run(const RunOptions& given) {
   if (opt.request.verbose && !memory_note.empty())
     os::write_stderr("threadmap: " + memory_note + "\n");
   std::optional<monitor::WatchSettings> watch;
-  if (opt.watch) {
+  if (opt.watch || !record_path.empty()) {
     auto settings =
         apply::watch_settings(opt.interval_ms, 0, opt.request.plan_path, opt.request.by_name);
     if (!settings) return fail(settings.error());
@@ -90,7 +106,17 @@ int run_run(const RunOptions& given) {
     return os::start_failure_status(outcome.error());
   }
   bool ours_ok = true;
-  if (outcome->watched) {
+  if (!record_path.empty()) {
+    cluster::RankRecord record = cluster::make_record(*rank, outcome->exit_status);
+    if (outcome->watched && *outcome->watched)
+      record.watch_json = render::watch_json((*outcome->watched)->summary,
+                                             (*outcome->watched)->history).dump();
+    else if (outcome->watched)
+      record.watch_error = outcome->watched->error().message;
+    record_out.set(&record_path, cluster::rank_record_to_json(record));
+    if (auto st = record_out.commit(); !st) ours_ok = fail(st.error().with_context("run")) == 0;
+  }
+  if (outcome->watched && opt.watch) {
     // The summary goes to stderr: the program's stdout stays clean.
     ours_ok = print_watch_outcome(*outcome->watched, WatchOutputs{}, /*summary_to_stderr=*/true);
   }
@@ -134,6 +160,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
                   "inside it; memory is bound to the share's NUMA nodes unless --mem is given");
+  sub->add_option("--record", opt->record_dir,
+                  "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
+                  "`threadmap job DIR` (DIR must exist)");
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
   sub->callback([&selected, opt, policy, interval] {

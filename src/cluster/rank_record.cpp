@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
 namespace threadmap::cluster {
 
 std::string record_file_name(const std::string& host, int rank) {
@@ -25,6 +27,147 @@ const char* share_source_name(ShareSource source) {
       return "explicit";
   }
   return "split";
+}
+
+namespace {
+
+using nlohmann::json;
+
+json cpu_lists(const std::vector<CpuSet>& sets) {
+  json out = json::array();
+  for (const CpuSet& s : sets) out.push_back(s.to_list());
+  return out;
+}
+
+Result<CpuSet> cpus_at(const json& doc, const char* key, const std::string& source) {
+  if (!doc.contains(key) || !doc[key].is_string())
+    return Error::invalid(source + ": '" + key + "' is missing or not a CPU list string");
+  const std::string text = doc[key].get<std::string>();
+  if (text.empty()) return CpuSet();
+  auto set = CpuSet::parse_list(text);
+  if (!set) return Error::invalid(source + ": bad CPU list '" + text + "' in '" + key + "'");
+  return *set;
+}
+
+Result<int> int_at(const json& doc, const char* key, const std::string& source) {
+  if (!doc.contains(key) || !doc[key].is_number_integer())
+    return Error::invalid(source + ": '" + key + "' is missing or not an integer");
+  return doc[key].get<int>();
+}
+
+}  // namespace
+
+std::string rank_record_to_json(const RankRecord& r) {
+  json doc;
+  doc["schema"] = "threadmap.rank/1";
+  doc["host"] = r.host;
+  doc["rank"] = r.rank;
+  doc["ranks"] = r.ranks;
+  doc["global_rank"] = r.global_rank;
+  doc["launcher"] = r.launcher;
+  doc["share_source"] = share_source_name(r.share_source);
+  doc["share"] = r.share.to_list();
+  doc["memory_nodes"] = r.memory_nodes;
+  doc["allowed"] = r.allowed.to_list();
+  doc["cores"] = cpu_lists(r.cores);
+  json nodes = json::array();
+  for (const RecordNumaNode& n : r.numa_nodes)
+    nodes.push_back({{"os_index", n.os_index}, {"cpus", n.cpus.to_list()}});
+  doc["numa_nodes"] = nodes;
+  doc["exit_status"] = r.exit_status;
+  doc["watch"] = r.watch_json.empty() ? json(nullptr)
+                                      : json::parse(r.watch_json, nullptr, /*exceptions=*/false);
+  if (doc["watch"].is_discarded()) doc["watch"] = nullptr;
+  doc["watch_error"] = r.watch_error;
+  return doc.dump(2) + "\n";
+}
+
+namespace {
+Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string& source) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    return Error::invalid(source + ": not a JSON object");
+  if (!doc.contains("schema") || doc["schema"] != "threadmap.rank/1")
+    return Error::invalid(source + ": not a rank record (schema threadmap.rank/1)");
+  LoadedRecord out;
+  out.file = source;
+  RankRecord& r = out.record;
+  if (!doc.contains("host") || !doc["host"].is_string())
+    return Error::invalid(source + ": 'host' is missing or not a string");
+  r.host = doc["host"].get<std::string>();
+  for (auto [key, field] : {std::pair{"rank", &r.rank}, {"ranks", &r.ranks},
+                            {"global_rank", &r.global_rank}, {"exit_status", &r.exit_status}}) {
+    auto v = int_at(doc, key, source);
+    if (!v) return v.error();
+    *field = *v;
+  }
+  if (r.ranks < 1 || r.rank < 0 || r.rank >= r.ranks)
+    return Error::invalid(source + ": rank " + std::to_string(r.rank) + " of " +
+                          std::to_string(r.ranks) + " is out of range");
+  r.launcher = doc.value("launcher", "");
+  const std::string src = doc.value("share_source", "split");
+  r.share_source = src == "launcher"   ? ShareSource::launcher
+                   : src == "explicit" ? ShareSource::explicit_
+                                       : ShareSource::split;
+  auto share = cpus_at(doc, "share", source);
+  if (!share) return share.error();
+  r.share = *share;
+  auto allowed = cpus_at(doc, "allowed", source);
+  if (!allowed) return allowed.error();
+  r.allowed = *allowed;
+  if (doc.contains("memory_nodes") && doc["memory_nodes"].is_array())
+    for (const json& n : doc["memory_nodes"])
+      if (n.is_number_integer()) r.memory_nodes.push_back(n.get<int>());
+  if (doc.contains("cores") && doc["cores"].is_array())
+    for (const json& c : doc["cores"]) {
+      if (!c.is_string()) return Error::invalid(source + ": bad entry in 'cores'");
+      auto set = CpuSet::parse_list(c.get<std::string>());
+      if (!set) return Error::invalid(source + ": bad entry in 'cores'");
+      r.cores.push_back(*set);
+    }
+  if (doc.contains("numa_nodes") && doc["numa_nodes"].is_array())
+    for (const json& n : doc["numa_nodes"]) {
+      if (!n.is_object() || !n.contains("os_index") || !n["os_index"].is_number_integer())
+        return Error::invalid(source + ": bad entry in 'numa_nodes'");
+      auto cpus = cpus_at(n, "cpus", source);
+      if (!cpus) return cpus.error();
+      r.numa_nodes.push_back({n["os_index"].get<int>(), *cpus});
+    }
+  r.watch_error = doc.value("watch_error", "");
+  if (doc.contains("watch") && doc["watch"].is_object()) {
+    const json& w = doc["watch"];
+    r.watch_json = w.dump();
+    if (w.contains("threads") && w["threads"].is_array())
+      for (const json& t : w["threads"]) {
+        if (!t.is_object()) continue;
+        RecordThread thread;
+        thread.tid = t.value("tid", 0);
+        thread.name = t.value("name", "");
+        thread.migrations = t.value("migrations", 0);
+        if (t.contains("spans") && t["spans"].is_array())
+          for (const json& sp : t["spans"]) {
+            if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
+            thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
+                                    sp["cpu"].get<int>()});
+          }
+        out.threads.push_back(std::move(thread));
+      }
+  } else if (r.watch_error.empty()) {
+    r.watch_error = "the record has no watch document";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LoadedRecord> parse_rank_record(const std::string& text, const std::string& source) {
+  try {
+    return parse_unchecked(text, source);
+  } catch (const nlohmann::json::exception&) {
+    // A field of the wrong type deep inside (e.g. a string where a number belongs): say which
+    // file, not the library's internal message.
+    return Error::invalid(source + ": a field has the wrong type (not a threadmap.rank/1 record)");
+  }
 }
 
 }  // namespace threadmap::cluster

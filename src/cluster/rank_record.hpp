@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "threadmap/cpuset.hpp"
+#include "threadmap/result.hpp"
 
 namespace threadmap::cluster {
 
@@ -48,5 +49,34 @@ struct RankRecord {
 std::string record_file_name(const std::string& host, int rank);
 
 const char* share_source_name(ShareSource source);
+
+/// The record as the JSON text written to DIR/<host>.<rank>.json ("threadmap.rank/1"). The
+/// reader and the writer of this data file live together here, so they cannot drift apart
+/// (as apply/plan_file reads what `plan --json` writes).
+std::string rank_record_to_json(const RankRecord& record);
+
+/// One thread of a rank as its watch saw it: where it ran, when.
+struct RecordSpan {
+  double start_s = 0;
+  double end_s = 0;
+  int cpu = -1;
+};
+struct RecordThread {
+  int tid = 0;
+  std::string name;
+  int migrations = 0;
+  std::vector<RecordSpan> spans;
+};
+
+/// A record read back, with the threads of its watch document.
+struct LoadedRecord {
+  std::string file;
+  RankRecord record;
+  std::vector<RecordThread> threads;
+};
+
+/// Parses record JSON; `source` names the file in errors (EINVAL: wrong schema, missing or
+/// ill-typed field, CPU list that does not parse).
+Result<LoadedRecord> parse_rank_record(const std::string& text, const std::string& source);
 
 }  // namespace threadmap::cluster

@@ -2,6 +2,7 @@
 
 #include "src/os/host.hpp"
 #include "src/os/process.hpp"
+#include "threadmap/affinity.hpp"
 
 namespace threadmap::cluster {
 namespace {
@@ -31,6 +32,16 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
   placement.id = *id;
   placement.share = *share;
   placement.allowed = topo->allowed_cpus();
+  for (const CpuSet& core : topo->groups(Level::core))
+    if (!(core & placement.allowed).empty()) placement.cores.push_back(core & placement.allowed);
+  for (const NumaNode& n : topo->numa_nodes())
+    placement.numa_nodes.push_back({n.os_index, n.cpus});
+  // Confine ourselves to the share before the program starts, so that it inherits the share
+  // from its first instruction: loading a big MPI library takes a few hundred ms on a small
+  // machine, all before the pin library's constructor runs, and would otherwise be spent on
+  // other ranks' CPUs. The watch thread, started later, stays inside the share too.
+  if (auto st = pin_current_thread(share->cpus); !st)
+    return st.error().with_context("cannot confine the rank to its share " + share->cpus.to_list());
   if (request.plan_path.empty())
     request.cpus = share->cpus.to_list();
   else
@@ -40,6 +51,23 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
     placement.memory_from_share = true;
   }
   return placement;
+}
+
+RankRecord make_record(const RankPlacement& p, int exit_status) {
+  RankRecord r;
+  r.host = p.host;
+  r.rank = p.id.local_rank;
+  r.ranks = p.id.local_size;
+  r.global_rank = p.id.global_rank;
+  r.launcher = p.id.launcher;
+  r.share_source = p.share.source;
+  r.share = p.share.cpus;
+  r.memory_nodes = p.share.memory_nodes;
+  r.allowed = p.allowed;
+  r.cores = p.cores;
+  r.numa_nodes = p.numa_nodes;
+  r.exit_status = exit_status;
+  return r;
 }
 
 std::string describe_placement(const RankPlacement& p) {

@@ -18,14 +18,20 @@ struct RankPlacement {
   RankShare share;
   CpuSet allowed;  ///< what this process could use before the split
   bool memory_from_share = false;  ///< --mem was not given: memory bound to the share's nodes
+  std::vector<CpuSet> cores;                ///< the node's cores within `allowed`
+  std::vector<RecordNumaNode> numa_nodes;   ///< the node's NUMA nodes (OS numbers)
 };
 
 /// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,
 /// takes the share, and rewrites `request`: with no plan the threads are spread over the share
 /// (request.cpus = the share, by request.policy); with a plan, its CPUs must lie inside the
 /// share (request.within); with no --mem, memory is bound to the share's NUMA nodes. A CPU list
-/// (--cpus) cannot be combined with --ranks (EINVAL).
+/// (--cpus) cannot be combined with --ranks (EINVAL). The calling thread is pinned to the share,
+/// so a program started afterwards begins inside it (before any preload constructor runs).
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks);
+
+/// The record `run --ranks --record` writes for this rank, without its watch.
+RankRecord make_record(const RankPlacement& placement, int exit_status);
 
 /// The --verbose line, like Open MPI's --report-bindings:
 /// "host vm rank 1/2 (openmpi, global 1): CPUs 1 [split by cores], memory nodes 0".

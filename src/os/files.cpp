@@ -1,10 +1,12 @@
 #include "src/os/files.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace threadmap::os {
@@ -207,5 +209,21 @@ int write_stderr(const std::string& text) {
 }
 bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+Result<std::vector<std::string>> list_directory(const std::string& path) {
+  DIR* dir = ::opendir(path.c_str());
+  if (!dir) return Error::from_errno(errno, "cannot list directory " + path);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  const int err = errno;
+  ::closedir(dir);
+  if (err != 0) return Error::from_errno(err, "cannot list directory " + path);
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 }  // namespace threadmap::os

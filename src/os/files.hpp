@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "threadmap/result.hpp"
 
@@ -53,6 +54,9 @@ Status create_directory(const std::string& path, bool* created = nullptr);
 void remove_empty_directory(const std::string& path);
 /// True when `path` names an existing directory.
 bool is_directory(const std::string& path);
+/// Names of the entries of directory `path` (no "." or ".."), sorted. Fails naming the path
+/// (ENOENT, ENOTDIR, EACCES).
+Result<std::vector<std::string>> list_directory(const std::string& path);
 /// True when `path` names an existing regular file.
 bool is_regular_file(const std::string& path);
 /// True when `path` names an existing file that is neither regular nor a directory (a device

@@ -36,7 +36,14 @@ why() {
   done
   exit 1
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# A port nothing listens on (bash's /dev/tcp connects when something does).
+free_port() {
+  local p
+  while :; do
+    p=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+  done
+}
 
 # munge with a key of our own, on our own socket.
 dd if=/dev/urandom of="$dir/munge.key" bs=1 count=1024 status=none

@@ -1,0 +1,212 @@
+#include "src/cluster/job_merge.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "src/os/files.hpp"
+
+namespace threadmap::cluster {
+namespace {
+
+// A thread's spans as (start, end, cpu), for overlap sums.
+struct Placed {
+  int rank;
+  double start, end;
+  int cpu;
+};
+
+double overlap(const Placed& a, const Placed& b) {
+  return std::max(0.0, std::min(a.end, b.end) - std::max(a.start, b.start));
+}
+
+std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
+
+const LoadedRecord* find_rank(const std::vector<const LoadedRecord*>& records, int rank) {
+  for (const LoadedRecord* r : records)
+    if (r->record.rank == rank) return r;
+  return nullptr;
+}
+
+void merge_host(const std::string& host, const std::vector<const LoadedRecord*>& records,
+                const JobRules& rules, JobReport& report) {
+  JobHost view;
+  view.host = host;
+  auto add = [&](const std::string& id, int rank, double seconds, std::string text) {
+    report.findings.push_back({id, host, rank, seconds, std::move(text)});
+  };
+  std::vector<CpuSet> cores;
+  std::vector<RecordNumaNode> numa;
+  std::vector<Placed> placed;
+  for (const LoadedRecord* loaded : records) {
+    const RankRecord& r = loaded->record;
+    view.ranks = std::max(view.ranks, r.ranks);
+    view.ranks_seen.push_back(r.rank);
+    view.cpus |= r.allowed;
+    view.shares[r.rank] = r.share;
+    if (cores.empty()) cores = r.cores;
+    if (numa.empty()) numa = r.numa_nodes;
+    if (r.exit_status != 0)
+      add("failed_rank", r.rank, 0,
+          fmt::format("rank {} exited with status {}", r.rank, r.exit_status));
+    if (r.watch_json.empty()) {
+      add("watch_failed", r.rank, 0,
+          fmt::format("rank {} has no watch of its threads: {}", r.rank,
+                      r.watch_error.empty() ? "no reason recorded" : r.watch_error));
+      continue;
+    }
+    view.threads[r.rank] = static_cast<int>(loaded->threads.size());
+    int migrations = 0;
+    double outside = 0, off_node = 0;
+    CpuSet outside_cpus;
+    CpuSet local_cpus;  // CPUs of the share's memory nodes
+    for (const RecordNumaNode& n : r.numa_nodes)
+      if (std::find(r.memory_nodes.begin(), r.memory_nodes.end(), n.os_index) !=
+          r.memory_nodes.end())
+        local_cpus |= n.cpus;
+    for (const RecordThread& t : loaded->threads) {
+      migrations += t.migrations;
+      for (const RecordSpan& s : t.spans) {
+        const double len = std::max(0.0, s.end_s - s.start_s);
+        view.seconds[{s.cpu, r.rank}] += len;
+        placed.push_back({r.rank, s.start_s, s.end_s, s.cpu});
+        if (!r.share.contains(s.cpu)) {
+          outside += len;
+          outside_cpus.add(s.cpu);
+        }
+        if (r.numa_nodes.size() > 1 && !local_cpus.empty() && !local_cpus.contains(s.cpu))
+          off_node += len;
+      }
+    }
+    view.migrations[r.rank] = migrations;
+    if (outside > rules.min_seconds)
+      add("left_share", r.rank, outside,
+          fmt::format("rank {}'s threads were on CPUs {} outside its share {} for {} "
+                      "(thread-seconds, sampled)",
+                      r.rank, outside_cpus.to_list(), r.share.to_list(), seconds_text(outside)));
+    if (off_node > rules.min_seconds)
+      add("left_numa", r.rank, off_node,
+          fmt::format("rank {}'s threads ran {} on CPUs of NUMA nodes other than its memory's "
+                      "(nodes {})",
+                      r.rank, seconds_text(off_node),
+                      fmt::join(r.memory_nodes, ",")));
+    const int threads = std::max<int>(1, static_cast<int>(loaded->threads.size()));
+    if (migrations > rules.migrations_per_thread * threads)
+      add("migrations", r.rank, 0,
+          fmt::format("rank {}'s {} threads migrated {} times (more than {} per thread)", r.rank,
+                      loaded->threads.size(), migrations, rules.migrations_per_thread));
+  }
+  std::sort(view.ranks_seen.begin(), view.ranks_seen.end());
+  // Ranks the node should have but no record says anything about.
+  std::vector<int> missing;
+  for (int k = 0; k < view.ranks; ++k)
+    if (!std::binary_search(view.ranks_seen.begin(), view.ranks_seen.end(), k)) missing.push_back(k);
+  if (!missing.empty())
+    add("missing_ranks", -1, 0,
+        fmt::format("no record from rank(s) {} of {} on this host", fmt::join(missing, ","),
+                    view.ranks));
+  // Two ranks given intersecting shares.
+  for (auto a = view.shares.begin(); a != view.shares.end(); ++a)
+    for (auto b = std::next(a); b != view.shares.end(); ++b) {
+      CpuSet both = a->second & b->second;
+      if (!both.empty())
+        add("share_overlap", b->first, 0,
+            fmt::format("ranks {} and {} were both given CPUs {}", a->first, b->first,
+                        both.to_list()));
+    }
+  // Per core: time two ranks' threads sat on it together, and time it held more threads than
+  // it has PUs.
+  for (const CpuSet& core : cores) {
+    std::vector<const Placed*> on;
+    for (const Placed& p : placed)
+      if (core.contains(p.cpu)) on.push_back(&p);
+    std::map<std::pair<int, int>, double> together;
+    for (size_t i = 0; i < on.size(); ++i)
+      for (size_t j = i + 1; j < on.size(); ++j)
+        if (on[i]->rank != on[j]->rank) {
+          auto key = std::minmax(on[i]->rank, on[j]->rank);
+          together[{key.first, key.second}] += overlap(*on[i], *on[j]);
+        }
+    for (const auto& [ranks, seconds] : together)
+      if (seconds > rules.min_seconds)
+        add("shared_core", ranks.second, seconds,
+            fmt::format("ranks {} and {} had threads on core {} at the same time for {} "
+                        "(thread-seconds, sampled)",
+                        ranks.first, ranks.second, core.to_list(), seconds_text(seconds)));
+    // Sweep the start/end events for the most threads placed on the core at once.
+    std::vector<std::pair<double, int>> events;
+    for (const Placed* p : on) {
+      events.push_back({p->start, +1});
+      events.push_back({p->end, -1});
+    }
+    std::sort(events.begin(), events.end());
+    int now = 0, most = 0;
+    for (const auto& e : events) most = std::max(most, now += e.second);
+    if (most > static_cast<int>(core.count()))
+      add("oversubscribed_core", -1, 0,
+          fmt::format("core {} ({} PU) held up to {} of the job's threads at once (placed by "
+                      "their last CPU: threads that were waiting count too)",
+                      core.to_list(), core.count(), most));
+  }
+  // CPUs the ranks could use that no thread of the job was ever seen on.
+  CpuSet used;
+  for (const auto& [key, seconds] : view.seconds)
+    if (seconds > 0) used.add(key.first);
+  CpuSet unused = view.cpus - used;
+  if (!unused.empty())
+    add("unused_cpus", -1, 0,
+        fmt::format("CPUs {} were allowed but no thread of the job was seen there",
+                    unused.to_list()));
+  report.hosts.push_back(std::move(view));
+}
+
+}  // namespace
+
+JobReport merge_job(const std::vector<LoadedRecord>& records, std::vector<JobFinding> unreadable,
+                    const JobRules& rules) {
+  JobReport report;
+  report.findings = std::move(unreadable);
+  report.records = static_cast<int>(records.size());
+  std::map<std::string, std::vector<const LoadedRecord*>> by_host;
+  for (const LoadedRecord& r : records) {
+    auto& list = by_host[r.record.host];
+    if (const LoadedRecord* twin = find_rank(list, r.record.rank)) {
+      report.findings.push_back({"unreadable", r.record.host, r.record.rank, 0,
+                                 r.file + " repeats rank " + std::to_string(r.record.rank) +
+                                     " of " + twin->file + "; ignored"});
+      continue;
+    }
+    list.push_back(&r);
+  }
+  for (const auto& [host, list] : by_host) merge_host(host, list, rules, report);
+  return report;
+}
+
+Result<JobReport> load_job(const std::string& dir, const JobRules& rules) {
+  auto names = os::list_directory(dir);
+  if (!names) return names.error();
+  std::vector<LoadedRecord> records;
+  std::vector<JobFinding> unreadable;
+  for (const std::string& name : *names) {
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+    const std::string path = dir + "/" + name;
+    auto text = os::read_file(path);
+    if (!text) {
+      unreadable.push_back({"unreadable", "", -1, 0, text.error().message});
+      continue;
+    }
+    auto record = parse_rank_record(*text, path);
+    if (!record) {
+      unreadable.push_back({"unreadable", "", -1, 0, record.error().message});
+      continue;
+    }
+    records.push_back(std::move(*record));
+  }
+  if (records.empty())
+    return Error::invalid("no rank records (threadmap.rank/1 *.json) in " + dir +
+                          (unreadable.empty() ? "" : ": " + unreadable.front().text));
+  JobReport report = merge_job(records, std::move(unreadable), rules);
+  report.dir = dir;
+  return report;
+}
+
+}  // namespace threadmap::cluster

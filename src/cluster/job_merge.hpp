@@ -1,0 +1,62 @@
+// `threadmap job DIR`: the per-rank records of a job merged into, per host, a CPU x rank picture
+// of where each rank's threads ran, and findings about placements that went wrong.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/cluster/rank_record.hpp"
+#include "threadmap/result.hpp"
+
+namespace threadmap::cluster {
+
+/// One thing wrong (or worth knowing) about the job. `id` is stable for scripts:
+/// missing_ranks, share_overlap, left_share, left_numa, shared_core, oversubscribed_core,
+/// unused_cpus, migrations, watch_failed, unreadable, failed_rank.
+struct JobFinding {
+  std::string id;
+  std::string host;  ///< "" for a record that could not be read
+  int rank = -1;     ///< the rank it is about, -1 for the host or the file
+  double seconds = 0;  ///< how long it lasted (sampled), 0 when not a duration
+  std::string text;    ///< one sentence with the evidence
+};
+
+/// One host of the job.
+struct JobHost {
+  std::string host;
+  int ranks = 0;                       ///< ranks on this node (from the records)
+  std::vector<int> ranks_seen;         ///< local ranks with a record, ascending
+  CpuSet cpus;                         ///< every CPU the ranks could use
+  std::map<int, CpuSet> shares;        ///< rank -> share
+  std::map<int, int> threads;          ///< rank -> threads its watch saw
+  std::map<int, int> migrations;       ///< rank -> migrations counted by its watch
+  /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
+  /// sample holds a thread's CPU until the next).
+  std::map<std::pair<int, int>, double> seconds;
+};
+
+struct JobReport {
+  std::string dir;
+  std::vector<JobHost> hosts;  ///< by host name
+  std::vector<JobFinding> findings;
+  int records = 0;
+};
+
+/// Thresholds that turn counts into findings (documented in docs/cluster.md).
+struct JobRules {
+  double min_seconds = 0.0;          ///< shorter excursions are not reported
+  double migrations_per_thread = 10; ///< more per thread (on average) is a finding
+};
+
+/// Merges records already read. Records that failed to parse are passed as findings.
+JobReport merge_job(const std::vector<LoadedRecord>& records,
+                    std::vector<JobFinding> unreadable = {}, const JobRules& rules = {});
+
+/// Reads every *.json in `dir` (bounded reads) and merges them. A file that is not a record is
+/// an "unreadable" finding naming it; the others are still merged. Fails (ENOENT, ENOTDIR) when
+/// `dir` cannot be listed, and with EINVAL when it holds no record at all.
+Result<JobReport> load_job(const std::string& dir, const JobRules& rules = {});
+
+}  // namespace threadmap::cluster

@@ -1,0 +1,21 @@
+// Showing a merged job (`threadmap job`): text, JSON ("threadmap.job/1") and a self-contained
+// HTML page.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "src/cluster/job_merge.hpp"
+
+namespace threadmap::render {
+
+/// Per host: a CPU x rank table of thread-seconds, then the findings (or "no findings").
+std::string job_text(const cluster::JobReport& job);
+
+/// The same as JSON, schema "threadmap.job/1" (docs/json.md).
+nlohmann::json job_json(const cluster::JobReport& job);
+
+/// One page: findings first, then per host a CPU x rank grid shaded by seconds.
+std::string job_html(const cluster::JobReport& job);
+
+}  // namespace threadmap::render
