@@ -14,7 +14,8 @@ cpus=$(nproc)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 export OMPI_MCA_rmaps_base_oversubscribe=1
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+records=$(mktemp -d)
+trap 'rm -rf "$out" "$records"' EXIT
 case $launcher in
   mpirun)
     command -v mpirun >/dev/null ||
@@ -27,7 +28,7 @@ case $launcher in
     expect=slurm ;;
   *) echo "FAIL: unknown launcher $launcher"; exit 1 ;;
 esac
-if ! timeout 150 "${job[@]}" "$threadmap" run --ranks auto --verbose -- \
+if ! timeout 150 "${job[@]}" "$threadmap" run --ranks auto --verbose --record "$records" -- \
     "$program" 3 0.3 >"$out" 2>&1; then
   echo "FAIL: the job failed:"; cat "$out"; exit 1
 fi
@@ -46,3 +47,28 @@ done
 common=$(comm -12 <(tr , '\n' <<<"$share_0" | sort) <(tr , '\n' <<<"$share_1" | sort))
 [ -z "$common" ] || { echo "FAIL: ranks 0 and 1 share CPUs $common"; exit 1; }
 echo "ok: rank 0 on CPUs $share_0, rank 1 on CPUs $share_1"
+# threadmap job merges what each rank's watch saw: two records, shares apart, and most of each
+# rank's thread-seconds on its own share (the MPI library's start-up may briefly bind the main
+# thread elsewhere while hwloc probes the machine: a real, short left_share the job reports).
+"$threadmap" job "$records" --json "$records/job.json"
+python3 - "$records/job.json" <<'PY'
+import json, sys
+job = json.load(open(sys.argv[1]))
+assert job["schema"] == "threadmap.job/1", job["schema"]
+hosts = job["hosts"]
+assert len(hosts) == 1 and hosts[0]["ranks_seen"] == [0, 1], hosts
+bad = [f for f in job["findings"] if f["id"] in ("share_overlap", "missing_ranks", "watch_failed", "failed_rank")]
+assert not bad, bad
+for r in hosts[0]["rank_details"]:
+    share = set()
+    for part in r["share"].split(","):
+        a, _, b = part.partition("-")
+        share.update(range(int(a), int(b or a) + 1))
+    seconds = r["seconds_on_cpu"]
+    total = sum(seconds.values())
+    inside = sum(s for cpu, s in seconds.items() if int(cpu) in share)
+    assert total > 0, r
+    assert inside >= 0.75 * total, f"rank {r['rank']}: {inside:.2f} of {total:.2f} s in share {r['share']}"
+    print(f"job: rank {r['rank']} share {r['share']}: {inside:.2f} of {total:.2f} thread-seconds inside")
+PY
+echo "ok: threadmap job agrees"
