@@ -42,8 +42,9 @@ int run_job(const JobOptions& opt) {
 void add_job_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<JobOptions>();
   auto* sub = app.add_subcommand(
-      "job", "Merge the rank records of a job (run --ranks ... --record DIR): where each rank's "
-             "threads ran, per host, and what went wrong");
+      "job",
+      "Merge the rank records of a job (run --ranks ... --record DIR): where each rank's "
+      "threads ran, per host, and what went wrong");
   sub->add_option("dir", opt->dir, "Directory of <host>.<rank>.json records")->required();
   sub->add_option("--json", opt->json_path, "Write JSON (schema threadmap.job/1); - = stdout");
   sub->add_option("--html", opt->html_path, "Write a self-contained HTML page; - = stdout");

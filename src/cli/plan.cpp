@@ -5,10 +5,13 @@
 
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
+#include "src/cluster/rank_export.hpp"
 #include "src/latency/matrix.hpp"
+#include "src/os/host.hpp"
 #include "src/plan/export.hpp"
 #include "src/plan/isolated.hpp"
 #include "src/plan/planner.hpp"
+#include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
 #include "threadmap/topology.hpp"
 
@@ -28,6 +31,8 @@ struct PlanOptions {
   bool oversubscribe = false;
   bool json = false;
   std::string export_format;
+  int ranks = 0;     // --ranks N: the shares of N ranks instead of a thread plan
+  std::string host;  // --host NAME: the node a rankfile names
   std::string output;
   double time_limit_s = 1.5;
   std::uint64_t seed = 1;
@@ -55,10 +60,52 @@ Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
   return spec;
 }
 
+// plan --ranks N: split the allowed CPUs of the machine (or --topology) into N rank shares and
+// print them, or export them as an srun line or an Open MPI rankfile.
+int run_plan_ranks(const PlanOptions& opt) {
+  std::optional<cluster::RankExport> format;
+  if (!opt.export_format.empty()) {
+    auto parsed = cluster::parse_rank_export(opt.export_format);
+    if (!parsed) return usage_error(parsed.error().with_context("bad --export"));
+    format = *parsed;
+  }
+  if (!opt.latency_file.empty() || !opt.reserved.empty() || !opt.output.empty())
+    return usage_error(std::string(
+        "plan --ranks splits a node's CPUs: --latency, --reserved and --output do not apply"));
+  auto topo = opt.topology_file.empty() ? Topology::load_this_machine()
+                                        : Topology::load_xml(opt.topology_file);
+  if (!topo) return fail(topo.error());
+  CpuSet allowed = topo->allowed_cpus();
+  if (!opt.allowed.empty()) {
+    auto resolved = topo->resolve(opt.allowed);
+    if (!resolved) return usage_error(resolved.error().with_context("bad --allowed"));
+    allowed = *resolved;
+  }
+  auto shares = cluster::split_shares(*topo, allowed, opt.ranks);
+  if (!shares) return usage_error(shares.error().with_context("bad --ranks"));
+  if (format) {
+    std::string host = opt.host.empty() ? os::host_name() : opt.host;
+    print(cluster::export_ranks(*shares, *format, host.empty() ? "localhost" : host));
+  } else if (opt.json) {
+    print(render::rank_shares_json(*shares).dump(2) + "\n");
+  } else {
+    print(render::rank_shares_text(*shares));
+  }
+  return 0;
+}
+
 int run_plan(const PlanOptions& opt) {
+  if (opt.ranks > 0) {
+    if (!opt.spec_file.empty() || opt.pairs > 0 || opt.threads > 0)
+      return usage_error(
+          std::string("--ranks N is a form of its own: no --spec, --pairs or --threads"));
+    return run_plan_ranks(opt);
+  }
+  if (!opt.host.empty()) return usage_error(std::string("--host goes with --ranks"));
   const int forms = !opt.spec_file.empty() + (opt.pairs > 0) + (opt.threads > 0);
   if (forms != 1)
-    return fail(std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N"));
+    return fail(
+        std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N, --ranks N"));
   if (!opt.policy.empty() && opt.threads <= 0)
     return fail(std::string("--policy goes with --threads N"));
   std::optional<plan::ExportFormat> format;
@@ -148,8 +195,16 @@ void add_plan_command(CLI::App& app, Runner& selected) {
                 "Let threads share CPUs when there are too few");
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
   sub->add_option("--export", opt->export_format,
-                  "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd")
+                  "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
+                  "slurm|rankfile)")
       ->excludes(json);
+  sub->add_option("--ranks", opt->ranks,
+                  "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "
+                  "--export slurm|rankfile, print them for srun or mpirun")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--host", opt->host,
+                  "With --ranks --export rankfile: the node's name "
+                  "(default: this host)");
   sub->add_option("-o,--output", opt->output,
                   "Also write the plan JSON to FILE (for threadmap run --plan)");
   sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")

@@ -109,8 +109,8 @@ int run_run(const RunOptions& given) {
   if (!record_path.empty()) {
     cluster::RankRecord record = cluster::make_record(*rank, outcome->exit_status);
     if (outcome->watched && *outcome->watched)
-      record.watch_json = render::watch_json((*outcome->watched)->summary,
-                                             (*outcome->watched)->history).dump();
+      record.watch_json =
+          render::watch_json((*outcome->watched)->summary, (*outcome->watched)->history).dump();
     else if (outcome->watched)
       record.watch_error = outcome->watched->error().message;
     record_out.set(&record_path, cluster::rank_record_to_json(record));

@@ -1,7 +1,8 @@
 #include "src/cluster/job_merge.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "src/os/files.hpp"
 
@@ -87,8 +88,7 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
       add("left_numa", r.rank, off_node,
           fmt::format("rank {}'s threads ran {} on CPUs of NUMA nodes other than its memory's "
                       "(nodes {})",
-                      r.rank, seconds_text(off_node),
-                      fmt::join(r.memory_nodes, ",")));
+                      r.rank, seconds_text(off_node), fmt::join(r.memory_nodes, ",")));
     const int threads = std::max<int>(1, static_cast<int>(loaded->threads.size()));
     if (migrations > rules.migrations_per_thread * threads)
       add("migrations", r.rank, 0,
@@ -99,7 +99,8 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
   // Ranks the node should have but no record says anything about.
   std::vector<int> missing;
   for (int k = 0; k < view.ranks; ++k)
-    if (!std::binary_search(view.ranks_seen.begin(), view.ranks_seen.end(), k)) missing.push_back(k);
+    if (!std::binary_search(view.ranks_seen.begin(), view.ranks_seen.end(), k))
+      missing.push_back(k);
   if (!missing.empty())
     add("missing_ranks", -1, 0,
         fmt::format("no record from rank(s) {} of {} on this host", fmt::join(missing, ","),

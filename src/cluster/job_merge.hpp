@@ -17,8 +17,8 @@ namespace threadmap::cluster {
 /// unused_cpus, migrations, watch_failed, unreadable, failed_rank.
 struct JobFinding {
   std::string id;
-  std::string host;  ///< "" for a record that could not be read
-  int rank = -1;     ///< the rank it is about, -1 for the host or the file
+  std::string host;    ///< "" for a record that could not be read
+  int rank = -1;       ///< the rank it is about, -1 for the host or the file
   double seconds = 0;  ///< how long it lasted (sampled), 0 when not a duration
   std::string text;    ///< one sentence with the evidence
 };
@@ -26,12 +26,12 @@ struct JobFinding {
 /// One host of the job.
 struct JobHost {
   std::string host;
-  int ranks = 0;                       ///< ranks on this node (from the records)
-  std::vector<int> ranks_seen;         ///< local ranks with a record, ascending
-  CpuSet cpus;                         ///< every CPU the ranks could use
-  std::map<int, CpuSet> shares;        ///< rank -> share
-  std::map<int, int> threads;          ///< rank -> threads its watch saw
-  std::map<int, int> migrations;       ///< rank -> migrations counted by its watch
+  int ranks = 0;                  ///< ranks on this node (from the records)
+  std::vector<int> ranks_seen;    ///< local ranks with a record, ascending
+  CpuSet cpus;                    ///< every CPU the ranks could use
+  std::map<int, CpuSet> shares;   ///< rank -> share
+  std::map<int, int> threads;     ///< rank -> threads its watch saw
+  std::map<int, int> migrations;  ///< rank -> migrations counted by its watch
   /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
   /// sample holds a thread's CPU until the next).
   std::map<std::pair<int, int>, double> seconds;
@@ -46,8 +46,8 @@ struct JobReport {
 
 /// Thresholds that turn counts into findings (documented in docs/cluster.md).
 struct JobRules {
-  double min_seconds = 0.0;          ///< shorter excursions are not reported
-  double migrations_per_thread = 10; ///< more per thread (on average) is a finding
+  double min_seconds = 0.0;           ///< shorter excursions are not reported
+  double migrations_per_thread = 10;  ///< more per thread (on average) is a finding
 };
 
 /// Merges records already read. Records that failed to parse are passed as findings.

@@ -1,7 +1,6 @@
 #include "src/cluster/rank_record.hpp"
 
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 namespace threadmap::cluster {
@@ -85,8 +84,7 @@ std::string rank_record_to_json(const RankRecord& r) {
 namespace {
 Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string& source) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object())
-    return Error::invalid(source + ": not a JSON object");
+  if (doc.is_discarded() || !doc.is_object()) return Error::invalid(source + ": not a JSON object");
   if (!doc.contains("schema") || doc["schema"] != "threadmap.rank/1")
     return Error::invalid(source + ": not a rank record (schema threadmap.rank/1)");
   LoadedRecord out;
@@ -95,8 +93,10 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
   if (!doc.contains("host") || !doc["host"].is_string())
     return Error::invalid(source + ": 'host' is missing or not a string");
   r.host = doc["host"].get<std::string>();
-  for (auto [key, field] : {std::pair{"rank", &r.rank}, {"ranks", &r.ranks},
-                            {"global_rank", &r.global_rank}, {"exit_status", &r.exit_status}}) {
+  for (auto [key, field] : {std::pair{"rank", &r.rank},
+                            {"ranks", &r.ranks},
+                            {"global_rank", &r.global_rank},
+                            {"exit_status", &r.exit_status}}) {
     auto v = int_at(doc, key, source);
     if (!v) return v.error();
     *field = *v;
@@ -147,8 +147,8 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
         if (t.contains("spans") && t["spans"].is_array())
           for (const json& sp : t["spans"]) {
             if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
-            thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
-                                    sp["cpu"].get<int>()});
+            thread.spans.push_back(
+                {sp.value("start_s", 0.0), sp.value("end_s", 0.0), sp["cpu"].get<int>()});
           }
         out.threads.push_back(std::move(thread));
       }

@@ -17,8 +17,9 @@ std::string node_list(const std::vector<int>& nodes) {
 
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
   if (!request.cpus.empty())
-    return Error::invalid("a CPU list and --ranks cannot be combined: the rank's share is the "
-                          "CPU list (use --policy to order threads inside it)");
+    return Error::invalid(
+        "a CPU list and --ranks cannot be combined: the rank's share is the "
+        "CPU list (use --policy to order threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
   auto id = resolve_ranks(ranks, env);
@@ -34,8 +35,7 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
   placement.allowed = topo->allowed_cpus();
   for (const CpuSet& core : topo->groups(Level::core))
     if (!(core & placement.allowed).empty()) placement.cores.push_back(core & placement.allowed);
-  for (const NumaNode& n : topo->numa_nodes())
-    placement.numa_nodes.push_back({n.os_index, n.cpus});
+  for (const NumaNode& n : topo->numa_nodes()) placement.numa_nodes.push_back({n.os_index, n.cpus});
   // Confine ourselves to the share before the program starts, so that it inherits the share
   // from its first instruction: loading a big MPI library takes a few hundred ms on a small
   // machine, all before the pin library's constructor runs, and would otherwise be spent on

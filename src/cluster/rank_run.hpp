@@ -16,10 +16,10 @@ struct RankPlacement {
   std::string host;
   RankIdentity id;
   RankShare share;
-  CpuSet allowed;  ///< what this process could use before the split
+  CpuSet allowed;                  ///< what this process could use before the split
   bool memory_from_share = false;  ///< --mem was not given: memory bound to the share's nodes
-  std::vector<CpuSet> cores;                ///< the node's cores within `allowed`
-  std::vector<RecordNumaNode> numa_nodes;   ///< the node's NUMA nodes (OS numbers)
+  std::vector<CpuSet> cores;       ///< the node's cores within `allowed`
+  std::vector<RecordNumaNode> numa_nodes;  ///< the node's NUMA nodes (OS numbers)
 };
 
 /// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,

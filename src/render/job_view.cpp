@@ -51,9 +51,10 @@ std::string job_text(const JobReport& job) {
     out += fmt::format("  [{}] {}\n", f->id, terminal_safe(f->text));
   for (const JobHost& h : job.hosts) {
     std::vector<int> ranks = ranks_of(h);
-    out += fmt::format("\nhost {}: {} rank(s) of {}; thread-seconds per CPU and rank (sampled: a "
-                       "thread counts on the CPU it last ran on until the next sample)\n",
-                       terminal_safe(h.host), ranks.size(), h.ranks);
+    out += fmt::format(
+        "\nhost {}: {} rank(s) of {}; thread-seconds per CPU and rank (sampled: a "
+        "thread counts on the CPU it last ran on until the next sample)\n",
+        terminal_safe(h.host), ranks.size(), h.ranks);
     std::vector<std::string> headers{"cpu>"};
     for (int r : ranks) headers.push_back(fmt::format("rank {}>", r));
     headers.push_back("in share of");
@@ -74,7 +75,8 @@ std::string job_text(const JobReport& job) {
       out += "findings: none (every rank's threads stayed in its own share)\n";
     } else {
       out += fmt::format("findings ({}):\n", found.size());
-      for (const JobFinding* f : found) out += fmt::format("  [{}] {}\n", f->id, terminal_safe(f->text));
+      for (const JobFinding* f : found)
+        out += fmt::format("  [{}] {}\n", f->id, terminal_safe(f->text));
     }
   }
   return out;
@@ -109,10 +111,35 @@ nlohmann::json job_json(const JobReport& job) {
   doc["hosts"] = hosts;
   nlohmann::json findings = nlohmann::json::array();
   for (const JobFinding& f : job.findings)
-    findings.push_back({{"id", f.id}, {"host", f.host}, {"rank", f.rank},
-                        {"seconds", f.seconds}, {"text", f.text}});
+    findings.push_back({{"id", f.id},
+                        {"host", f.host},
+                        {"rank", f.rank},
+                        {"seconds", f.seconds},
+                        {"text", f.text}});
   doc["findings"] = findings;
   return doc;
+}
+
+std::string rank_shares_text(const std::vector<cluster::RankShare>& shares) {
+  TextTable table({"rank>", "CPUs", "count>", "memory nodes", "split by"});
+  for (size_t k = 0; k < shares.size(); ++k) {
+    std::string nodes;
+    for (int n : shares[k].memory_nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
+    table.add_row({std::to_string(k), shares[k].cpus.to_list(),
+                   std::to_string(shares[k].cpus.count()), nodes.empty() ? "unknown" : nodes,
+                   shares[k].how});
+  }
+  return table.str();
+}
+
+nlohmann::json rank_shares_json(const std::vector<cluster::RankShare>& shares) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t k = 0; k < shares.size(); ++k)
+    ranks.push_back({{"rank", k},
+                     {"cpus", shares[k].cpus.to_list()},
+                     {"memory_nodes", shares[k].memory_nodes},
+                     {"how", shares[k].how}});
+  return {{"schema", "threadmap.rank-shares/1"}, {"ranks", ranks}};
 }
 
 std::string job_html(const JobReport& job) {
@@ -123,11 +150,13 @@ std::string job_html(const JobReport& job) {
       "<title>threadmap job</title><style>"
       "body{font-family:system-ui,sans-serif;margin:1rem;max-width:1400px}"
       ".scroll{overflow-x:auto}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;font-variant-numeric:tabular-nums}"
+      "td,th{border:1px solid #ccc;padding:2px "
+      "6px;text-align:right;font-variant-numeric:tabular-nums}"
       "li.finding{margin:.2rem 0}code{background:#f3f3f3;padding:0 3px}"
       "</style></head><body>\n";
   out += "<h1>threadmap job</h1>\n<p>" + escape(job.dir) + ": " + std::to_string(job.records) +
-         " rank record(s), " + std::to_string(job.hosts.size()) + " host(s). Seconds are "
+         " rank record(s), " + std::to_string(job.hosts.size()) +
+         " host(s). Seconds are "
          "thread-seconds, sampled: a thread counts on the CPU it last ran on until the next "
          "sample.</p>\n";
   out += "<h2>Findings</h2>\n";
@@ -154,12 +183,11 @@ std::string job_html(const JobReport& job) {
         const bool own = h.shares.at(r).contains(cpu);
         // Blue for time inside the rank's share, red outside it; darker = longer.
         const double alpha = most > 0 ? 0.15 + 0.85 * s / most : 0;
-        std::string style =
-            s > 0 ? fmt::format(" style=\"background:rgba({},{:.2f})\"",
-                                own ? "40,110,220" : "220,50,40", alpha)
-                  : "";
-        out += "<td" + style + " title=\"" + (own ? "in its share" : "outside its share") +
-               "\">" + cell(s) + "</td>";
+        std::string style = s > 0 ? fmt::format(" style=\"background:rgba({},{:.2f})\"",
+                                                own ? "40,110,220" : "220,50,40", alpha)
+                                  : "";
+        out += "<td" + style + " title=\"" + (own ? "in its share" : "outside its share") + "\">" +
+               cell(s) + "</td>";
       }
       out += "</tr>\n";
     }

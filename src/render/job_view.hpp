@@ -6,6 +6,7 @@
 #include <string>
 
 #include "src/cluster/job_merge.hpp"
+#include "src/cluster/rank_share.hpp"
 
 namespace threadmap::render {
 
@@ -14,6 +15,10 @@ std::string job_text(const cluster::JobReport& job);
 
 /// The same as JSON, schema "threadmap.job/1" (docs/json.md).
 nlohmann::json job_json(const cluster::JobReport& job);
+
+/// `plan --ranks N`: one row per rank (CPUs, memory nodes, how it was split).
+std::string rank_shares_text(const std::vector<cluster::RankShare>& shares);
+nlohmann::json rank_shares_json(const std::vector<cluster::RankShare>& shares);
 
 /// One page: findings first, then per host a CPU x rank grid shaded by seconds.
 std::string job_html(const cluster::JobReport& job);

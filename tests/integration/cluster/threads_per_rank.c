@@ -34,7 +34,8 @@ static void allowed_list(char* out, size_t size) {
   }
   size_t used = 0;
   for (int cpu = 0; cpu < CPU_SETSIZE && used + 8 < size; ++cpu)
-    if (CPU_ISSET(cpu, &set)) used += (size_t)snprintf(out + used, size - used, "%s%d", used ? "," : "", cpu);
+    if (CPU_ISSET(cpu, &set))
+      used += (size_t)snprintf(out + used, size - used, "%s%d", used ? "," : "", cpu);
 }
 
 static double now(void) {

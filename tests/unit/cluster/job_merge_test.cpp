@@ -1,10 +1,10 @@
 // threadmap job's findings on synthetic records: each planted problem is found, exactly when
 // planted, and a clean job has none.
+#include "src/cluster/job_merge.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "src/cluster/job_merge.hpp"
 
 using namespace threadmap;
 using namespace threadmap::cluster;
@@ -81,8 +81,7 @@ TEST(JobMerge, OverlappingSharesMissingRankUnusedCpus) {
   LoadedRecord b = rank_record(1, 3, "2-3", {1});
   thread_on(b, 20, {{0, 1, 3}});
   JobReport job = merge_job({a, b});
-  EXPECT_EQ(ids(job),
-            (std::vector<std::string>{"missing_ranks", "share_overlap", "unused_cpus"}));
+  EXPECT_EQ(ids(job), (std::vector<std::string>{"missing_ranks", "share_overlap", "unused_cpus"}));
 }
 
 TEST(JobMerge, MigrationsFailedRanksAndMissingWatch) {
@@ -93,15 +92,14 @@ TEST(JobMerge, MigrationsFailedRanksAndMissingWatch) {
   records[1].record.watch_error = "perf and procfs both refused";
   records[1].threads.clear();
   JobReport job = merge_job(records);
-  EXPECT_EQ(ids(job), (std::vector<std::string>{"failed_rank", "migrations", "unused_cpus",
-                                                "watch_failed"}));
+  EXPECT_EQ(ids(job),
+            (std::vector<std::string>{"failed_rank", "migrations", "unused_cpus", "watch_failed"}));
 }
 
 TEST(JobMerge, RecordsRoundTripThroughTheirFile) {
   RankRecord r = clean_job()[1].record;
-  r.watch_json =
-      R"({"schema":"threadmap.watch/1","threads":[{"tid":5,"name":"w","migrations":2,)"
-      R"("spans":[{"start_s":0.1,"end_s":0.3,"cpu":3}]}]})";
+  r.watch_json = R"({"schema":"threadmap.watch/1","threads":[{"tid":5,"name":"w","migrations":2,)"
+                 R"("spans":[{"start_s":0.1,"end_s":0.3,"cpu":3}]}]})";
   auto back = parse_rank_record(rank_record_to_json(r), "x.json");
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->record.share, r.share);
