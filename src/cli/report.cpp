@@ -6,7 +6,9 @@
 
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
+#include "src/fleet/host_record.hpp"
 #include "src/os/files.hpp"
+#include "src/os/host.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_json.hpp"
 #include "src/report/report_data.hpp"
@@ -66,7 +68,12 @@ int write_report(const ReportCliOptions& opt) {
 }
 
 // A report that fails leaves no directory it created behind.
-int run_report(const ReportCliOptions& opt) {
+int run_report(const ReportCliOptions& given) {
+  ReportCliOptions opt = given;
+  // "%h" is this host's name, so one command line serves a whole fleet (srun ... --out DIR/%h).
+  auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
+  if (!expanded) return usage_error(expanded.error().with_context("bad --out"));
+  opt.out_dir = *expanded;
   bool created = false;
   if (Status made = os::create_directory(opt.out_dir, &created); !made)
     return fail(made.error().with_context("cannot write the report"));
@@ -81,9 +88,10 @@ void add_report_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<ReportCliOptions>();
   auto* sub = app.add_subcommand(
       "report", "Characterize this machine into one self-contained HTML page plus JSON");
-  sub->add_option("--out", opt->out_dir,
-                  "Directory for report.html, report.json and latency-heatmap.png "
-                  "(default ./threadmap-report)");
+  sub->add_option(
+      "--out", opt->out_dir,
+      "Directory for report.html, report.json and latency-heatmap.png "
+      "(default ./threadmap-report); %h is this host's name (for fleets: --out DIR/%h)");
   sub->add_flag("--quick", opt->quick,
                 "Quick: one latency pair per topology class, short benchmarks");
   sub->add_option("--runs", opt->runs, "Runs per benchmark variant (default 5, 3 with --quick)")

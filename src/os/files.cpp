@@ -212,7 +212,8 @@ bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
 Result<std::vector<std::string>> list_directory(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
-  if (!dir) return Error::from_errno(errno, "cannot list directory " + path);
+  if (!dir)
+    return Error::from_errno(errno, "cannot list directory " + path + ": " + std::strerror(errno));
   std::vector<std::string> names;
   errno = 0;
   while (const dirent* entry = ::readdir(dir)) {
@@ -221,7 +222,8 @@ Result<std::vector<std::string>> list_directory(const std::string& path) {
   }
   const int err = errno;
   ::closedir(dir);
-  if (err != 0) return Error::from_errno(err, "cannot list directory " + path);
+  if (err != 0)
+    return Error::from_errno(err, "cannot list directory " + path + ": " + std::strerror(err));
   std::sort(names.begin(), names.end());
   return names;
 }

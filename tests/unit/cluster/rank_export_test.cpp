@@ -1,9 +1,9 @@
 // plan --ranks exports in the syntax the launchers document: Slurm srun(1) --cpu-bind=
 // map_cpu:<list>|mask_cpu:<list> and --mem-bind=map_mem|mask_mem (hex masks), Open MPI's
 // rankfile "rank N=host slot=..." with rmaps_rank_file_physical.
-#include <gtest/gtest.h>
-
 #include "src/cluster/rank_export.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace threadmap;
 using namespace threadmap::cluster;

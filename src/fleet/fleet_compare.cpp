@@ -1,0 +1,226 @@
+#include "src/fleet/fleet_compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <thread>
+
+#include "src/os/files.hpp"
+
+namespace threadmap::fleet {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(mid), v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) {
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(mid - 1), v.end());
+    m = (m + v[mid - 1]) / 2;
+  }
+  return m;
+}
+
+// A categorical item: its name, the kind of difference, and how to read it from a host.
+struct Item {
+  const char* name;
+  const char* kind;
+  std::function<std::string(const HostRecord&)> value;
+};
+
+std::string number(int n) { return n < 0 ? "unknown" : std::to_string(n); }
+
+const std::vector<Item>& items() {
+  static const std::vector<Item> list = {
+      {"CPUs", "missing_cpus", [](const HostRecord& h) { return h.complete_cpus; }},
+      {"allowed CPUs", "allowed_cpus", [](const HostRecord& h) { return h.allowed_cpus; }},
+      {"SMT", "smt", [](const HostRecord& h) { return std::string(h.smt ? "on" : "off"); }},
+      {"NUMA nodes", "numa_mode", [](const HostRecord& h) { return number(h.numa_nodes); }},
+      {"L3 domains", "l3_domains", [](const HostRecord& h) { return number(h.l3_domains); }},
+      {"cores", "cores", [](const HostRecord& h) { return number(h.cores); }},
+      {"kernel", "kernel", [](const HostRecord& h) { return h.kernel; }},
+  };
+  return list;
+}
+
+void compare_group(const std::vector<const HostRecord*>& members, const std::string& key,
+                   const FleetRules& rules, FleetGroup& group,
+                   std::map<const HostRecord*, std::vector<Difference>>& found) {
+  const size_t n = members.size();
+  // Categorical items: the value more than half the hosts share is the reference.
+  for (const Item& item : items()) {
+    std::map<std::string, size_t> votes;
+    for (const HostRecord* h : members) ++votes[item.value(*h)];
+    auto best = std::max_element(votes.begin(), votes.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best->second * 2 <= n) {
+      if (votes.size() > 1) group.majority[item.name] = "no majority";
+      continue;
+    }
+    group.majority[item.name] = best->first;
+    if (votes.size() == 1) continue;
+    for (const HostRecord* h : members) {
+      const std::string v = item.value(*h);
+      // A host missing CPUs has fewer allowed ones too: one finding says it.
+      if (std::string(item.kind) == "allowed_cpus" && found.count(h) &&
+          std::any_of(found[h].begin(), found[h].end(),
+                      [](const Difference& d) { return d.kind == "missing_cpus"; }))
+        continue;
+      if (v != best->first)
+        found[h].push_back({item.kind, fmt::format("{}: {} (the group's {} of {} hosts: {})",
+                                                   item.name, v.empty() ? "unknown" : v,
+                                                   best->second, n, best->first)});
+    }
+  }
+  if (n < static_cast<size_t>(rules.min_hosts_for_median)) return;
+  // Latency per CPU: off the group's median by more than its intervals and a floor.
+  std::map<int, std::vector<double>> rows;
+  for (const HostRecord* h : members)
+    for (const auto& [cpu, ns] : h->latency_row_ns) rows[cpu].push_back(ns);
+  std::map<int, double> row_median;
+  for (auto& [cpu, values] : rows)
+    if (values.size() >= static_cast<size_t>(rules.min_hosts_for_median))
+      row_median[cpu] = median_of(std::move(values));
+  for (const HostRecord* h : members) {
+    std::vector<std::string> off;
+    double worst = 0;
+    for (const auto& [cpu, ns] : h->latency_row_ns) {
+      auto m = row_median.find(cpu);
+      if (m == row_median.end()) continue;
+      auto ci = h->latency_row_ci_ns.find(cpu);
+      const double tolerance = std::max(
+          rules.latency_ci_factor * (ci == h->latency_row_ci_ns.end() ? 0.0 : ci->second),
+          rules.latency_rel_floor * m->second);
+      const double delta = ns - m->second;
+      if (std::fabs(delta) > tolerance) {
+        worst = std::max(worst, std::fabs(delta) / m->second);
+        if (off.size() < 4)
+          off.push_back(fmt::format("CPU {} {:.0f} ns vs {:.0f}", cpu, ns, m->second));
+        else if (off.size() == 4)
+          off.push_back("...");
+      }
+    }
+    if (!off.empty()) {
+      std::string list;
+      for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
+      found[h].push_back({"latency", fmt::format("latency off the group's median (up to {:.0f}%, "
+                                                 "beyond {:.0f}x its interval and {:.0f}%): {}",
+                                                 worst * 100, rules.latency_ci_factor,
+                                                 rules.latency_rel_floor * 100, list)});
+    }
+  }
+  // Benchmarks: median +- max(k robust sigmas, a relative floor).
+  std::map<std::string, std::vector<double>> values;
+  for (const HostRecord* h : members)
+    for (const auto& [bench, v] : h->bench_median) values[bench].push_back(v);
+  for (auto& [bench, list] : values) {
+    if (list.size() < static_cast<size_t>(rules.min_hosts_for_median)) continue;
+    const double med = median_of(list);
+    std::vector<double> dev;
+    for (double v : list) dev.push_back(std::fabs(v - med));
+    const double sigma = 1.4826 * median_of(dev);
+    const double tolerance =
+        std::max(rules.bench_mad_factor * sigma, rules.bench_rel_floor * std::fabs(med));
+    for (const HostRecord* h : members) {
+      auto it = h->bench_median.find(bench);
+      if (it == h->bench_median.end() || std::fabs(it->second - med) <= tolerance) continue;
+      const bool higher_better = h->bench_higher_is_better.count(bench) &&
+                                 h->bench_higher_is_better.at(bench);
+      const bool worse = higher_better ? it->second < med : it->second > med;
+      const std::string unit = h->bench_unit.count(bench) ? h->bench_unit.at(bench) : "";
+      found[h].push_back(
+          {"bench", fmt::format("{} {:.3g} {} vs the group's median {:.3g} ({}, {:+.0f}%)", bench,
+                                it->second, unit, med, worse ? "worse" : "better",
+                                med != 0 ? 100 * (it->second - med) / std::fabs(med) : 0.0)});
+    }
+  }
+  (void)key;
+}
+
+}  // namespace
+
+FleetReport compare_fleet(const std::vector<HostRecord>& hosts, const FleetRules& rules) {
+  FleetReport report;
+  report.hosts = static_cast<int>(hosts.size());
+  std::map<std::string, std::vector<const HostRecord*>> by_key;
+  for (const HostRecord& h : hosts)
+    by_key[fmt::format("{}, {} package(s)", h.cpu_model.empty() ? "unknown CPU" : h.cpu_model,
+                       number(h.packages))]
+        .push_back(&h);
+  std::vector<std::pair<FleetGroup, std::vector<Outlier>>> groups;
+  for (auto& [key, members] : by_key) {
+    std::sort(members.begin(), members.end(),
+              [](const HostRecord* a, const HostRecord* b) { return a->host < b->host; });
+    FleetGroup group;
+    group.key = key;
+    for (const HostRecord* h : members) group.hosts.push_back(h->host);
+    std::map<const HostRecord*, std::vector<Difference>> found;
+    compare_group(members, key, rules, group, found);
+    std::vector<Outlier> outliers;
+    for (const HostRecord* h : members)
+      if (auto it = found.find(h); it != found.end())
+        outliers.push_back({h->host, h->file, key, it->second});
+    group.outliers = static_cast<int>(outliers.size());
+    groups.push_back({std::move(group), std::move(outliers)});
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    if ((a.first.outliers > 0) != (b.first.outliers > 0)) return a.first.outliers > 0;
+    return a.first.hosts.size() > b.first.hosts.size();
+  });
+  for (auto& [group, outliers] : groups) {
+    report.groups.push_back(std::move(group));
+    for (Outlier& o : outliers) report.outliers.push_back(std::move(o));
+  }
+  return report;
+}
+
+Result<FleetReport> load_fleet(const std::string& dir, const FleetRules& rules) {
+  auto names = os::list_directory(dir);
+  if (!names) return names.error();
+  std::vector<std::string> files;
+  for (const std::string& name : *names) {
+    const std::string path = dir + "/" + name;
+    if (os::is_directory(path)) {
+      if (os::is_regular_file(path + "/report.json")) files.push_back(path + "/report.json");
+    } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
+      files.push_back(path);
+    }
+  }
+  // Parsing dominates (10,000 reports): split it over the CPUs this process may use.
+  std::vector<Result<HostRecord>> parsed(files.size(), Error::invalid(""));
+  const size_t workers =
+      std::max<size_t>(1, std::min<size_t>(std::thread::hardware_concurrency(), 8));
+  auto work = [&](size_t first) {
+    for (size_t i = first; i < files.size(); i += workers) {
+      auto text = os::read_file(files[i]);
+      parsed[i] = text ? parse_host_record(*text, files[i]) : Result<HostRecord>(text.error());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool) t.join();
+  std::vector<HostRecord> hosts;
+  std::vector<std::string> unreadable;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!parsed[i]) {
+      unreadable.push_back(parsed[i].error().message);
+      continue;
+    }
+    HostRecord h = std::move(*parsed[i]);
+    if (h.host.empty()) h.host = files[i];
+    hosts.push_back(std::move(h));
+  }
+  if (hosts.empty())
+    return Error::invalid("no machine reports (DIR/<host>/report.json or DIR/*.json) in " + dir +
+                          (unreadable.empty() ? "" : ": " + unreadable.front()));
+  FleetReport report = compare_fleet(hosts, rules);
+  report.dir = dir;
+  report.unreadable = std::move(unreadable);
+  return report;
+}
+
+}  // namespace threadmap::fleet

@@ -1,0 +1,101 @@
+#include "src/render/fleet_view.hpp"
+
+#include <fmt/format.h>
+
+#include "src/render/report_html_util.hpp"
+#include "src/render/safe_text.hpp"
+#include "src/render/text_table.hpp"
+
+namespace threadmap::render {
+namespace {
+
+std::string majority_line(const fleet::FleetGroup& g) {
+  std::string out;
+  for (const char* item : {"CPUs", "SMT", "NUMA nodes", "L3 domains", "kernel"}) {
+    auto it = g.majority.find(item);
+    if (it != g.majority.end()) out += (out.empty() ? "" : "; ") + std::string(item) + " " + it->second;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fleet_text(const fleet::FleetReport& f) {
+  std::string out = fmt::format("fleet {}: {} host(s) in {} group(s) (same CPU model and package "
+                                "count), {} outlier(s)\n",
+                                terminal_safe(f.dir), f.hosts, f.groups.size(), f.outliers.size());
+  TextTable table({"group", "hosts>", "outliers>", "what most hosts have"});
+  for (const fleet::FleetGroup& g : f.groups)
+    table.add_row({terminal_safe(g.key), std::to_string(g.hosts.size()), std::to_string(g.outliers),
+                   terminal_safe(majority_line(g))});
+  out += table.str();
+  if (!f.outliers.empty()) out += "\noutliers:\n";
+  for (const fleet::Outlier& o : f.outliers) {
+    out += fmt::format("  {} ({})\n", terminal_safe(o.host), terminal_safe(o.group));
+    for (const fleet::Difference& d : o.differences)
+      out += fmt::format("    [{}] {}\n", d.kind, terminal_safe(d.text));
+  }
+  for (const std::string& u : f.unreadable) out += "  [unreadable] " + terminal_safe(u) + "\n";
+  return out;
+}
+
+nlohmann::json fleet_json(const fleet::FleetReport& f) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const fleet::FleetGroup& g : f.groups)
+    groups.push_back({{"group", g.key}, {"hosts", g.hosts}, {"outliers", g.outliers},
+                      {"majority", g.majority}});
+  nlohmann::json outliers = nlohmann::json::array();
+  for (const fleet::Outlier& o : f.outliers) {
+    nlohmann::json diffs = nlohmann::json::array();
+    for (const fleet::Difference& d : o.differences)
+      diffs.push_back({{"kind", d.kind}, {"text", d.text}});
+    outliers.push_back({{"host", o.host}, {"file", o.file}, {"group", o.group},
+                        {"differences", diffs}});
+  }
+  return {{"schema", "threadmap.fleet/1"}, {"dir", f.dir},       {"hosts", f.hosts},
+          {"groups", groups},              {"outliers", outliers}, {"unreadable", f.unreadable}};
+}
+
+std::string fleet_html(const fleet::FleetReport& f) {
+  using html::escape;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>threadmap fleet</title><style>"
+      "body{font-family:system-ui,sans-serif;margin:1rem;max-width:1400px}"
+      ".scroll{overflow-x:auto}table{border-collapse:collapse}"
+      "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}"
+      "tr.bad td{background:#fde8e6}code{background:#f3f3f3;padding:0 3px}"
+      "</style></head><body>\n";
+  out += "<h1>threadmap fleet</h1>\n<p>" + escape(f.dir) + ": " + std::to_string(f.hosts) +
+         " host(s), " + std::to_string(f.groups.size()) + " group(s) by CPU model and package "
+         "count, " + std::to_string(f.outliers.size()) + " outlier(s).</p>\n";
+  out += "<h2>Groups</h2>\n<div class=\"scroll\"><table><tr><th>group</th><th>hosts</th>"
+         "<th>outliers</th><th>what most hosts have</th></tr>\n";
+  for (const fleet::FleetGroup& g : f.groups)
+    out += std::string("<tr") + (g.outliers ? " class=\"bad\"" : "") + "><td>" + escape(g.key) +
+           "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" +
+           std::to_string(g.outliers) + "</td><td>" + escape(majority_line(g)) + "</td></tr>\n";
+  out += "</table></div>\n";
+  if (!f.outliers.empty()) {
+    out += "<h2>Outliers</h2>\n<div class=\"scroll\"><table><tr><th>host</th><th>group</th>"
+           "<th>differences</th></tr>\n";
+    for (const fleet::Outlier& o : f.outliers) {
+      std::string diffs;
+      for (const fleet::Difference& d : o.differences)
+        diffs += "<code>" + escape(d.kind) + "</code> " + escape(d.text) + "<br>";
+      out += "<tr class=\"bad\"><td>" + escape(o.host) + "</td><td>" + escape(o.group) +
+             "</td><td>" + diffs + "</td></tr>\n";
+    }
+    out += "</table></div>\n";
+  }
+  if (!f.unreadable.empty()) {
+    out += "<h2>Unreadable</h2>\n<ul>\n";
+    for (const std::string& u : f.unreadable) out += "<li>" + escape(u) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += "</body></html>\n";
+  return out;
+}
+
+}  // namespace threadmap::render
