@@ -29,7 +29,8 @@ int run_fleet(const FleetOptions& opt) {
   auto fleet_report = fleet::load_fleet(opt.dir);
   if (!fleet_report) return fail(fleet_report.error().with_context("fleet"));
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";
-  if (out.wanted(&opt.json_path)) out.set(&opt.json_path, render::fleet_json(*fleet_report).dump(2) + "\n");
+  if (out.wanted(&opt.json_path))
+    out.set(&opt.json_path, render::fleet_json(*fleet_report).dump(2) + "\n");
   if (out.wanted(&opt.html_path)) out.set(&opt.html_path, render::fleet_html(*fleet_report));
   if (auto st = out.commit(); !st) return fail(st.error().with_context("fleet"));
   if (text_to_stdout) print(render::fleet_text(*fleet_report));
@@ -48,7 +49,8 @@ void add_fleet_command(CLI::App& app, Runner& selected) {
       ->required();
   sub->add_option("--json", opt->json_path, "Write JSON (schema threadmap.fleet/1); - = stdout");
   sub->add_option("--html", opt->html_path, "Write a self-contained HTML page; - = stdout");
-  sub->add_flag("--strict", opt->strict, "Exit 3 when some host differs from its group (0 otherwise)");
+  sub->add_flag("--strict", opt->strict,
+                "Exit 3 when some host differs from its group (0 otherwise)");
   sub->callback([&selected, opt] { selected = [opt] { return run_fleet(*opt); }; });
 }
 

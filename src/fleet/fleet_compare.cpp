@@ -70,9 +70,9 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
                       [](const Difference& d) { return d.kind == "missing_cpus"; }))
         continue;
       if (v != best->first)
-        found[h].push_back({item.kind, fmt::format("{}: {} (the group's {} of {} hosts: {})",
-                                                   item.name, v.empty() ? "unknown" : v,
-                                                   best->second, n, best->first)});
+        found[h].push_back(
+            {item.kind, fmt::format("{}: {} (the group's {} of {} hosts: {})", item.name,
+                                    v.empty() ? "unknown" : v, best->second, n, best->first)});
     }
   }
   if (n < static_cast<size_t>(rules.min_hosts_for_median)) return;
@@ -91,9 +91,9 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
       auto m = row_median.find(cpu);
       if (m == row_median.end()) continue;
       auto ci = h->latency_row_ci_ns.find(cpu);
-      const double tolerance = std::max(
-          rules.latency_ci_factor * (ci == h->latency_row_ci_ns.end() ? 0.0 : ci->second),
-          rules.latency_rel_floor * m->second);
+      const double tolerance =
+          std::max(rules.latency_ci_factor * (ci == h->latency_row_ci_ns.end() ? 0.0 : ci->second),
+                   rules.latency_rel_floor * m->second);
       const double delta = ns - m->second;
       if (std::fabs(delta) > tolerance) {
         worst = std::max(worst, std::fabs(delta) / m->second);
@@ -127,8 +127,8 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
     for (const HostRecord* h : members) {
       auto it = h->bench_median.find(bench);
       if (it == h->bench_median.end() || std::fabs(it->second - med) <= tolerance) continue;
-      const bool higher_better = h->bench_higher_is_better.count(bench) &&
-                                 h->bench_higher_is_better.at(bench);
+      const bool higher_better =
+          h->bench_higher_is_better.count(bench) && h->bench_higher_is_better.at(bench);
       const bool worse = higher_better ? it->second < med : it->second > med;
       const std::string unit = h->bench_unit.count(bench) ? h->bench_unit.at(bench) : "";
       found[h].push_back(

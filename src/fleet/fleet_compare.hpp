@@ -37,18 +37,18 @@ struct FleetGroup {
 struct FleetReport {
   std::string dir;
   int hosts = 0;
-  std::vector<FleetGroup> groups;     ///< groups with outliers first, then by size
-  std::vector<Outlier> outliers;      ///< in the order of their groups, then by host
+  std::vector<FleetGroup> groups;       ///< groups with outliers first, then by size
+  std::vector<Outlier> outliers;        ///< in the order of their groups, then by host
   std::vector<std::string> unreadable;  ///< one message per file that is not a report
 };
 
 /// The rules that turn differences into outliers (docs/fleet.md).
 struct FleetRules {
-  int min_hosts_for_median = 3;    ///< measurements are compared in groups at least this big
-  double latency_ci_factor = 3.0;  ///< a CPU's latency is off when beyond this many intervals
-  double latency_rel_floor = 0.15; ///< ... and beyond this share of the group's median
-  double bench_mad_factor = 4.0;   ///< a benchmark is off beyond this many robust sigmas
-  double bench_rel_floor = 0.20;   ///< ... and beyond this share of the group's median
+  int min_hosts_for_median = 3;     ///< measurements are compared in groups at least this big
+  double latency_ci_factor = 3.0;   ///< a CPU's latency is off when beyond this many intervals
+  double latency_rel_floor = 0.15;  ///< ... and beyond this share of the group's median
+  double bench_mad_factor = 4.0;    ///< a benchmark is off beyond this many robust sigmas
+  double bench_rel_floor = 0.20;    ///< ... and beyond this share of the group's median
 };
 
 /// Groups and compares records already read.

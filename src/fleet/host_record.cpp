@@ -48,7 +48,8 @@ void read_latency(const json& doc, HostRecord& r) {
     if (!row.is_array() || row.size() != n || !(*cpus)[i].is_number_integer()) return;
     std::vector<double> values;
     for (size_t k = 0; k < n; ++k)
-      if (k != i && row[k].is_number() && row[k].get<double>() > 0) values.push_back(row[k].get<double>());
+      if (k != i && row[k].is_number() && row[k].get<double>() > 0)
+        values.push_back(row[k].get<double>());
     if (!values.empty()) r.latency_row_ns[(*cpus)[i].get<int>()] = median_of(values);
   }
   // Per pair intervals: the widest one touching a CPU bounds how precise its row is.

@@ -12,8 +12,8 @@ namespace threadmap::fleet {
 
 /// One host's facts. Counts are -1 when the report does not hold them.
 struct HostRecord {
-  std::string file;      ///< where it was read from
-  std::string host;      ///< HostName from the topology, else the file's name
+  std::string file;  ///< where it was read from
+  std::string host;  ///< HostName from the topology, else the file's name
   std::string cpu_model;
   int packages = -1, numa_nodes = -1, l3_domains = -1, cores = -1, pus = -1;
   bool smt = false;

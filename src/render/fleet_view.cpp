@@ -13,7 +13,8 @@ std::string majority_line(const fleet::FleetGroup& g) {
   std::string out;
   for (const char* item : {"CPUs", "SMT", "NUMA nodes", "L3 domains", "kernel"}) {
     auto it = g.majority.find(item);
-    if (it != g.majority.end()) out += (out.empty() ? "" : "; ") + std::string(item) + " " + it->second;
+    if (it != g.majority.end())
+      out += (out.empty() ? "" : "; ") + std::string(item) + " " + it->second;
   }
   return out;
 }
@@ -21,9 +22,10 @@ std::string majority_line(const fleet::FleetGroup& g) {
 }  // namespace
 
 std::string fleet_text(const fleet::FleetReport& f) {
-  std::string out = fmt::format("fleet {}: {} host(s) in {} group(s) (same CPU model and package "
-                                "count), {} outlier(s)\n",
-                                terminal_safe(f.dir), f.hosts, f.groups.size(), f.outliers.size());
+  std::string out = fmt::format(
+      "fleet {}: {} host(s) in {} group(s) (same CPU model and package "
+      "count), {} outlier(s)\n",
+      terminal_safe(f.dir), f.hosts, f.groups.size(), f.outliers.size());
   TextTable table({"group", "hosts>", "outliers>", "what most hosts have"});
   for (const fleet::FleetGroup& g : f.groups)
     table.add_row({terminal_safe(g.key), std::to_string(g.hosts.size()), std::to_string(g.outliers),
@@ -42,18 +44,22 @@ std::string fleet_text(const fleet::FleetReport& f) {
 nlohmann::json fleet_json(const fleet::FleetReport& f) {
   nlohmann::json groups = nlohmann::json::array();
   for (const fleet::FleetGroup& g : f.groups)
-    groups.push_back({{"group", g.key}, {"hosts", g.hosts}, {"outliers", g.outliers},
-                      {"majority", g.majority}});
+    groups.push_back(
+        {{"group", g.key}, {"hosts", g.hosts}, {"outliers", g.outliers}, {"majority", g.majority}});
   nlohmann::json outliers = nlohmann::json::array();
   for (const fleet::Outlier& o : f.outliers) {
     nlohmann::json diffs = nlohmann::json::array();
     for (const fleet::Difference& d : o.differences)
       diffs.push_back({{"kind", d.kind}, {"text", d.text}});
-    outliers.push_back({{"host", o.host}, {"file", o.file}, {"group", o.group},
-                        {"differences", diffs}});
+    outliers.push_back(
+        {{"host", o.host}, {"file", o.file}, {"group", o.group}, {"differences", diffs}});
   }
-  return {{"schema", "threadmap.fleet/1"}, {"dir", f.dir},       {"hosts", f.hosts},
-          {"groups", groups},              {"outliers", outliers}, {"unreadable", f.unreadable}};
+  return {{"schema", "threadmap.fleet/1"},
+          {"dir", f.dir},
+          {"hosts", f.hosts},
+          {"groups", groups},
+          {"outliers", outliers},
+          {"unreadable", f.unreadable}};
 }
 
 std::string fleet_html(const fleet::FleetReport& f) {
@@ -68,18 +74,22 @@ std::string fleet_html(const fleet::FleetReport& f) {
       "tr.bad td{background:#fde8e6}code{background:#f3f3f3;padding:0 3px}"
       "</style></head><body>\n";
   out += "<h1>threadmap fleet</h1>\n<p>" + escape(f.dir) + ": " + std::to_string(f.hosts) +
-         " host(s), " + std::to_string(f.groups.size()) + " group(s) by CPU model and package "
-         "count, " + std::to_string(f.outliers.size()) + " outlier(s).</p>\n";
-  out += "<h2>Groups</h2>\n<div class=\"scroll\"><table><tr><th>group</th><th>hosts</th>"
-         "<th>outliers</th><th>what most hosts have</th></tr>\n";
+         " host(s), " + std::to_string(f.groups.size()) +
+         " group(s) by CPU model and package "
+         "count, " +
+         std::to_string(f.outliers.size()) + " outlier(s).</p>\n";
+  out +=
+      "<h2>Groups</h2>\n<div class=\"scroll\"><table><tr><th>group</th><th>hosts</th>"
+      "<th>outliers</th><th>what most hosts have</th></tr>\n";
   for (const fleet::FleetGroup& g : f.groups)
     out += std::string("<tr") + (g.outliers ? " class=\"bad\"" : "") + "><td>" + escape(g.key) +
-           "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" +
-           std::to_string(g.outliers) + "</td><td>" + escape(majority_line(g)) + "</td></tr>\n";
+           "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" + std::to_string(g.outliers) +
+           "</td><td>" + escape(majority_line(g)) + "</td></tr>\n";
   out += "</table></div>\n";
   if (!f.outliers.empty()) {
-    out += "<h2>Outliers</h2>\n<div class=\"scroll\"><table><tr><th>host</th><th>group</th>"
-           "<th>differences</th></tr>\n";
+    out +=
+        "<h2>Outliers</h2>\n<div class=\"scroll\"><table><tr><th>host</th><th>group</th>"
+        "<th>differences</th></tr>\n";
     for (const fleet::Outlier& o : f.outliers) {
       std::string diffs;
       for (const fleet::Difference& d : o.differences)

@@ -25,16 +25,23 @@ struct Machine {
   std::string model;
   int packages, numa, l3, cores, pus;
   std::string complete;
-  std::vector<int> cpus;             // latency matrix CPUs (empty: no matrix)
-  std::vector<double> one_way_ns;    // row-major
+  std::vector<int> cpus;           // latency matrix CPUs (empty: no matrix)
+  std::vector<double> one_way_ns;  // row-major
 };
 
 Machine from_topology(const std::string& name) {
   auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + name + ".xml");
   EXPECT_TRUE(t);
   TopologyCounts c = t->counts();
-  return {t->cpu_model(), c.packages, c.numa_nodes, c.l3_caches, c.cores, c.pus,
-          t->complete_cpus().to_list(), {}, {}};
+  return {t->cpu_model(),
+          c.packages,
+          c.numa_nodes,
+          c.l3_caches,
+          c.cores,
+          c.pus,
+          t->complete_cpus().to_list(),
+          {},
+          {}};
 }
 
 Machine from_matrix(const std::string& file, const std::string& model, int cores) {
@@ -90,16 +97,20 @@ json report(const Machine& m, const std::string& host, const Plant& p, std::mt19
   const double spawn = 40.0 * (1 + 0.03 * noise(rng)) * (p.slow_spawn ? 2.0 : 1.0);
   const double contention = 5.0 * (1 + 0.03 * noise(rng));
   doc["benches"] = {
-      {{"bench", "spawn"}, {"unit", "us"}, {"higher_is_better", false},
+      {{"bench", "spawn"},
+       {"unit", "us"},
+       {"higher_is_better", false},
        {"variants", {{{"name", "no-cache-1-creator"}, {"median", spawn}, {"available", true}}}}},
-      {{"bench", "contention"}, {"unit", "ms"}, {"higher_is_better", false},
+      {{"bench", "contention"},
+       {"unit", "ms"},
+       {"higher_is_better", false},
        {"variants", {{{"name", "os"}, {"median", contention}, {"available", true}}}}}};
   // The rest of a real report (advice, bench notes, provenance): a quick report of a 2-CPU
   // machine is about 30 KB of JSON, so the reader is timed on files of that size.
   json advice = json::array();
   for (int k = 0; k < 60; ++k)
-    advice.push_back({{"title", std::string(120, 'a' + k % 26)},
-                      {"why", std::string(300, 'b' + k % 20)}});
+    advice.push_back(
+        {{"title", std::string(120, 'a' + k % 26)}, {"why", std::string(300, 'b' + k % 20)}});
   doc["advice"] = {{"recommendations", advice}};
   return doc;
 }
@@ -129,8 +140,8 @@ void build(Fleet& fleet, const std::vector<std::pair<Machine, int>>& machines) {
       if (g == 1 && i == 5) p.slow_spawn = true, fleet.planted.insert({host, "bench"});
       if (g == 2 && i == 0) p.old_kernel = true, fleet.planted.insert({host, "kernel"});
       // Every other host as report --out DIR/%h lays it out, the rest as DIR/<host>.json.
-      std::filesystem::path file = (i % 2 == 0) ? fleet.dir / host / "report.json"
-                                                : fleet.dir / (host + ".json");
+      std::filesystem::path file =
+          (i % 2 == 0) ? fleet.dir / host / "report.json" : fleet.dir / (host + ".json");
       std::filesystem::create_directories(file.parent_path());
       std::ofstream(file) << report(machine, host, p, rng).dump();
     }
