@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -95,6 +96,24 @@ std::string glance_section(const MachineReport& r) {
         fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over "
                     "{} CPU pairs.",
                     from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+    if (r.latency.measurement) {
+      // A number shown at a glance must carry its warning there too, not only further down.
+      int unstable = 0, multimodal = 0;
+      double spread = 0;
+      for (const latency::PairStats& p : r.latency.measurement->pairs) {
+        unstable += p.unstable;
+        multimodal += p.multimodal;
+        if (p.rechecked && p.median_ns > 0 && p.recheck_median_ns > 0)
+          spread = std::max(spread, 200.0 * std::fabs(p.median_ns - p.recheck_median_ns) /
+                                        (p.median_ns + p.recheck_median_ns));
+      }
+      if (unstable + multimodal > 0)
+        items.push_back(fmt::format(
+            "WARNING: latency unstable here: {} of {} pair(s) disagree between passes, {} show "
+            "separate modes (largest between-pass spread {:.0f}%); treat these numbers as one "
+            "moment of this machine, see the latency section.",
+            unstable, r.latency.measurement->pairs.size(), multimodal, spread));
+    }
     if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
       const auto& w = r.latency.numbering.worst[0];
       items.push_back(
