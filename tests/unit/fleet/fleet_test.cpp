@@ -185,15 +185,22 @@ TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
 
 TEST(Fleet, TenThousandHostsInUnderTenSeconds) {
   Fleet fleet;
-  build(fleet, machines(1000));  // 4000 + 5000 + 800 + 200
+#ifdef THREADMAP_SANITIZED
+  const int scale = 100;  // sanitizers: the same fleet shape, 1,000 hosts (10k takes minutes)
+#else
+  const int scale = 1000;  // 4000 + 5000 + 800 + 200
+#endif
+  build(fleet, machines(scale));
   const auto start = std::chrono::steady_clock::now();
   auto r = fleet::load_fleet(fleet.dir.string());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r) << r.error().message;
   std::printf("fleet: %d host reports read and compared in %.2f s\n", r->hosts, seconds);
-  EXPECT_EQ(r->hosts, 10000);
+  EXPECT_EQ(r->hosts, 10 * scale);
+#ifndef THREADMAP_SANITIZED
   EXPECT_LT(seconds, 10.0);
+#endif
   EXPECT_EQ(found(*r), fleet.planted);
 }
 
