@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "src/os/install_layout.hpp"
 #include "src/plan/recommend.hpp"
 
 namespace threadmap::report {
@@ -159,8 +160,13 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
           "the thread cache made create+join {:.1f}x faster here (spawn bench, "
           "median of {} runs)",
           best_ratio, spawn->runs);
-      r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"},
-                    {"LD_PRELOAD", "LD_PRELOAD=/path/to/lib/libthreadmap-cache.so ./app"}};
+      // The library this threadmap would preload (its install layout, or the build tree it runs
+      // from), so the command can be pasted as it is.
+      auto lib = os::find_preload_library("cache");
+      r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"}};
+      // Not found (a binary copied without its libraries): no LD_PRELOAD line rather than a
+      // placeholder path that cannot work.
+      if (lib) r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
       advice.recommendations.push_back(r);
     }
   }

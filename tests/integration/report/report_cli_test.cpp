@@ -75,6 +75,18 @@ TEST_F(Report, QuickFinishesWellUnderTwoMinutesAndSaysWhereThePageIs) {
   EXPECT_TRUE(fs::exists(*dir_ / "report.json"));
 }
 
+// Commands in the advice are pasted as they are: a library path must be real, not a placeholder.
+TEST_F(Report, AdviceCommandsNameRealLibraries) {
+  const std::string html = slurp(*dir_ / "report.html");
+  EXPECT_EQ(html.find("/path/to"), std::string::npos);
+  for (size_t at = html.find("LD_PRELOAD="); at != std::string::npos;
+       at = html.find("LD_PRELOAD=", at + 1)) {
+    const size_t start = at + std::string("LD_PRELOAD=").size();
+    const std::string path = html.substr(start, html.find_first_of(" <\n", start) - start);
+    EXPECT_TRUE(fs::exists(path)) << "advice preloads " << path;
+  }
+}
+
 TEST_F(Report, PageIsWellFormed) {
   const std::string html = slurp(*dir_ / "report.html");
   ASSERT_FALSE(html.empty());
