@@ -1,6 +1,7 @@
 #include "src/experiments/variant_placement.hpp"
 
 #include "src/plan/machine_model.hpp"
+#include "src/plan/topology_steps.hpp"
 
 namespace threadmap::experiments {
 
@@ -19,9 +20,10 @@ namespace {
 // than another NUMA node of the same package.
 using Distance = std::pair<double, int>;
 
-Distance distance(const Topology& topo, int cpu_a, int cpu_b) {
-  return {plan::topology_distance_ns(topo, cpu_a, cpu_b),
-          static_cast<int>(topo.shared_level(cpu_a, cpu_b))};
+// The model is built once per search (plan::topology_distance_ns would rebuild the topology's
+// level chains on every call: minutes for all pairs of a 384-CPU machine under a sanitizer).
+Distance distance(const Topology& topo, const plan::TopologySteps& steps, int cpu_a, int cpu_b) {
+  return {steps.distance_ns(cpu_a, cpu_b), static_cast<int>(topo.shared_level(cpu_a, cpu_b))};
 }
 
 // Best pair by a comparison of distances; `better(d, best)` decides. Ties keep the lowest CPUs
@@ -30,12 +32,14 @@ template <class Better, class Accept>
 std::optional<CpuPair> best_pair(const Topology& topo, const CpuSet& allowed, Better better,
                                  Accept accept) {
   const std::vector<int> cpus = allowed.to_vector();
+  const plan::TopologyDistances distances{};  // the defaults plan::topology_distance_ns uses
+  const plan::TopologySteps steps(topo, distances);
   std::optional<CpuPair> best;
   Distance best_distance{};
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     for (std::size_t j = i + 1; j < cpus.size(); ++j) {
       if (!accept(cpus[i], cpus[j])) continue;
-      const Distance d = distance(topo, cpus[i], cpus[j]);
+      const Distance d = distance(topo, steps, cpus[i], cpus[j]);
       if (!best || better(d, best_distance)) {
         best = CpuPair{cpus[i], cpus[j]};
         best_distance = d;
