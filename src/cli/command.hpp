@@ -14,6 +14,12 @@ namespace threadmap::cli {
 /// Runs the selected subcommand and returns the process exit status.
 using Runner = std::function<int()>;
 
+/// A CLI11 validator: digits only (an unsigned option would otherwise take "-1" as 2^64-1).
+CLI::Validator whole_number();
+
+/// A CLI11 parse error message in our words (parse_errors.cpp): names the option and value.
+std::string parse_error_text(const std::string& raw);
+
 void add_topo_command(CLI::App& app, Runner& selected);
 void add_ps_command(CLI::App& app, Runner& selected);
 void add_pin_command(CLI::App& app, Runner& selected);

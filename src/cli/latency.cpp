@@ -190,7 +190,8 @@ void add_latency_command(CLI::App& app, Runner& selected) {
                 "Order heatmap rows/columns by CPU number instead of by topology");
   sub->add_flag("--no-recheck", opt->no_recheck,
                 "Measure each pair once (skips the instability check; halves the time)");
-  sub->add_option("--seed", opt->seed, "Seed of the pair-order shuffle (default: clock)");
+  sub->add_option("--seed", opt->seed, "Seed of the pair-order shuffle (default: clock)")
+      ->check(whole_number());
   sub->callback([&selected, opt, sub] {
     for (const char* name : {"--method", "--precision", "--budget-ms", "--no-recheck", "--seed"})
       opt->measure_options_given = opt->measure_options_given || sub->get_option(name)->count() > 0;

@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "threadmap: %s (see 'threadmap --help')\n", e.what());
+    std::fprintf(stderr, "threadmap: %s (see 'threadmap --help')\n",
+                 threadmap::cli::parse_error_text(e.what()).c_str());
     return 2;
   }
   if (!selected) return 2;

@@ -64,7 +64,8 @@ std::string directory_of(const std::string& path) {
 Result<std::string> read_file(const std::string& path, std::size_t max_bytes,
                               const std::string& what) {
   if (path.empty()) return Error::invalid("empty " + (what.empty() ? "file" : what) + " file name");
-  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK so that opening a named pipe nobody writes to does not hang; cleared below.
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return read_error(path, errno, what);
   struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -72,6 +73,22 @@ Result<std::string> read_file(const std::string& path, std::size_t max_bytes,
     return read_error(path, EISDIR, what);
   }
   std::string text;
+  if (fd != STDIN_FILENO && S_ISFIFO(st.st_mode)) {
+    // A pipe with a writer (process substitution, <(generate)) is read like a file. With no
+    // writer a non-blocking read sees end of file at once: say so instead of "empty file" or
+    // waiting forever.
+    char first[4096];
+    ssize_t n;
+    do n = ::read(fd, first, sizeof first);
+    while (n < 0 && errno == EINTR);
+    if (n == 0) {
+      ::close(fd);
+      return Error::from_errno(EPIPE, "cannot read " + shown(path, what) +
+                                          ": it is a named pipe (FIFO) and nothing writes to it");
+    }
+    if (n > 0) text.append(first, static_cast<std::size_t>(n));
+  }
+  if (fd != STDIN_FILENO) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int rc = read_all(fd, max_bytes, text);
   if (fd != STDIN_FILENO) ::close(fd);
   if (rc == EFBIG) {

@@ -2,8 +2,10 @@
 // writes, directories created once.
 #include "src/os/files.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -33,6 +35,37 @@ TEST_F(FilesTest, WriteThenReadBack) {
   int entries = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir_)) entries += e.exists();
   EXPECT_EQ(entries, 1);
+}
+
+// A named pipe nobody writes to is refused at once (it used to hang); one with a writer, as
+// process substitution gives, is read like a file.
+TEST_F(FilesTest, NamedPipesWithoutWriterAreRefusedWithWriterRead) {
+  const std::string fifo = dir_ + "/pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto none = read_file(fifo, 1 << 16, "spec");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("named pipe (FIFO) and nothing writes to it"),
+            std::string::npos)
+      << none.error().message;
+  pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    int fd = ::open(fifo.c_str(), O_WRONLY);
+    usleep(50 * 1000);  // the reader is already waiting, and reads what comes later
+    (void)!::write(fd, "{\"a\": 1}", 8);
+    _exit(0);
+  }
+  // Wait for the writer to open its end, then read (no race: without it, the refusal above).
+  for (int i = 0; i < 200; ++i) {
+    auto text = read_file(fifo, 1 << 16, "spec");
+    if (text.ok()) {
+      EXPECT_EQ(*text, "{\"a\": 1}");
+      break;
+    }
+    usleep(5 * 1000);
+  }
+  int status = 0;
+  waitpid(writer, &status, 0);
 }
 
 TEST_F(FilesTest, ReadsAreBoundedAndSayWhy) {
