@@ -39,13 +39,15 @@ std::string parse_error_text(const std::string& raw) {
   std::smatch m;
   static const std::regex range(R"(^(\S+): Value (.*) not in range (\S+) to (\S+)$)");
   static const std::regex choice(R"(^(\S+): (.*) not in \{(.*)\}$)");
-  static const std::regex unexpected(R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+  static const std::regex unexpected(
+      R"(^The following arguments? (?:was|were) not expected: (.*)$)");
   static const std::regex required(R"(^(\S+) is required$)");
   static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
   if (std::regex_match(raw, m, range)) {
     const std::string opt = m[1], value = m[2];
     const std::string bounds = trimmed_number(m[3]) + " to " + trimmed_number(m[4]);
-    if (!is_number(value)) return "bad " + opt + ": '" + value + "' is not a number (" + bounds + ")";
+    if (!is_number(value))
+      return "bad " + opt + ": '" + value + "' is not a number (" + bounds + ")";
     return "bad " + opt + ": " + value + " is out of range (" + bounds + ")";
   }
   if (std::regex_match(raw, m, choice)) {
