@@ -8,8 +8,8 @@
 
 #include "../common/tm_sanitizer.h"
 #include "options.h"
+#include "shadow.h"
 #include "stats.h"
-#include "tm_cache.h"
 
 struct tm_real tm__real;
 _Atomic int tm__enabled;
@@ -56,6 +56,7 @@ static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
 static void tm__after_fork_parent(void) { atomic_store(&tm__forking, 0); }
 
 static void tm__after_fork_child(void) {
+  tm__shadow_after_fork();
   tm__thread_after_fork();
   atomic_store(&tm__forking, 0);
   tm__records_after_fork();
@@ -124,6 +125,7 @@ static void tm__init_once(void) {
   }
   tm__defaults_refresh();
   tm__wait_init();
+  tm__shadow_init();
   tm__reset_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {

@@ -13,8 +13,8 @@
 
 #include "../common/tm_sanitizer.h"
 #include "options.h"
+#include "shadow.h"
 #include "stats.h"
-#include "tm_cache.h"
 
 /* Exported wrappers are not TSan-instrumented: TSan's own start-up calls some of them (e.g.
  * pthread_key_create) before it can run instrumented code. Under a sanitizer, until our
@@ -157,6 +157,8 @@ static int tm__kill(pthread_t thread, int sig, int exited_answer, int (*real)(pt
     if (sig < 0 || sig >= NSIG) return EINVAL;
     return exited_answer;
   }
+  /* A thread-directed signal: the target checks its pending set when it ends (shadow.h). */
+  if (sig != 0) atomic_fetch_add_explicit(&tm__signal_epoch, 1, memory_order_release);
   return real(thread, sig);
 }
 

@@ -17,6 +17,8 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
     [TM_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration", 0, 0},
     [TM_OPT_MAX_UNJOINED] = {"TM_CACHE_MAX_UNJOINED", 8, 0, 1 << 20,
                              "most finished unjoined threads kept (kernel tasks)", 8, 0},
+    [TM_OPT_VERIFY_MS] = {"TM_CACHE_VERIFY_MS", 10, 0, 3600000LL,
+                          "ms before a thread's shadow state is re-read whole (0: always)", 10, 0},
 };
 
 void tm__options_load(char **env) {

@@ -22,17 +22,7 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "tm_cache.h"
-
-struct tm_sched_attr { /* struct sched_attr (linux/sched/types.h), as sched_getattr fills it */
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime, sched_deadline, sched_period;
-  uint32_t util_min, util_max;
-};
+#include "shadow.h"
 
 static uintptr_t tm__own_base;  /* this library's load address: its TLS holds our slot */
 static uintptr_t tm__libc_base; /* the C library's: its TLS is glibc's business */
@@ -46,22 +36,10 @@ void tm__reset_init(void) {
   tm__trim = (int)tm__option(TM_OPT_TRIM);
 }
 
-static int tm__read_sched(struct tm_sched *out) {
-  struct tm_sched_attr sa;
-  memset(&sa, 0, sizeof sa);
-  if (syscall(SYS_sched_getattr, 0, &sa, sizeof sa, 0) != 0) return -1;
-  out->policy = (int)sa.sched_policy;
-  out->priority = (int)sa.sched_priority;
-  out->nice = sa.sched_nice;
-  out->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
-  return 0;
-}
-
 int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr) {
-  int saved_errno = errno;
-  int r = tm__read_sched(out);
-  errno = saved_errno;
-  if (r != 0) return -1;
+  struct tm_shadow *s = tm__shadow(TM_S_SCHED);
+  if (!(s->valid & TM_S_SCHED)) return -1;
+  *out = s->sched;
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
       inherit == PTHREAD_EXPLICIT_SCHED) {
@@ -81,37 +59,109 @@ static int tm__mask_is_full(const cpu_set_t *set) {
   return 1;
 }
 
+/* The attr's signal mask (1) or none (0). */
+static int tm__attr_sigmask(const pthread_attr_t *attr, sigset_t *mask) {
+  if (attr == NULL || pthread_attr_getsigmask_np(attr, mask) != 0) return 0;
+  tm__shadow_filter_mask(mask);
+  return 1;
+}
+
+/* The attr's affinity (1) or none (0); glibc reports "none" as an all-ones mask. */
+static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
+  return attr != NULL && pthread_attr_getaffinity_np(attr, sizeof *set, set) == 0 &&
+         !tm__mask_is_full(set);
+}
+
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
-  int saved_errno = errno;
-  int from_attr = 1;
-  if (attr == NULL || pthread_attr_getsigmask_np(attr, &out->sigmask) != 0)
-    pthread_sigmask(SIG_BLOCK, NULL, &out->sigmask);
-  /* glibc reports "no affinity in the attr" as an all-ones mask. */
-  if (attr == NULL ||
-      pthread_attr_getaffinity_np(attr, sizeof out->affinity, &out->affinity) != 0 ||
-      tm__mask_is_full(&out->affinity)) {
-    from_attr = 0;
-    if (sched_getaffinity(0, sizeof out->affinity, &out->affinity) != 0)
-      memset(&out->affinity, 0xff, sizeof out->affinity);
-  }
-  out->timer_slack_ns = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-  memset(out->name, 0, sizeof out->name);
-  prctl(PR_GET_NAME, out->name, 0, 0, 0);
-  errno = saved_errno;
+  struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+  if (!tm__attr_sigmask(attr, &out->sigmask)) out->sigmask = s->sigmask;
+  int from_attr = tm__attr_affinity(attr, &out->affinity);
+  if (!from_attr) out->affinity = s->affinity;
+  out->timer_slack_ns = s->timer_slack_ns;
+  memcpy(out->name, s->name, sizeof out->name);
   return from_attr;
 }
 
-void tm__apply_inherit(const struct tm_inherit *want_state) {
-  /* `have` was read when the thread parked; only what differs costs a system call. */
-  struct tm_thread *t = tm__self();
-  if (!CPU_EQUAL(&want_state->affinity, &t->have.affinity))
-    sched_setaffinity(0, sizeof want_state->affinity, &want_state->affinity);
-  if (want_state->timer_slack_ns != t->have.timer_slack_ns)
-    prctl(PR_SET_TIMERSLACK, want_state->timer_slack_ns, 0, 0, 0);
-  if (memcmp(want_state->name, t->have.name, sizeof want_state->name) != 0)
-    prctl(PR_SET_NAME, want_state->name, 0, 0, 0);
-  pthread_sigmask(SIG_SETMASK, &want_state->sigmask, NULL);
+void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
+  struct tm_shadow *s = tm__shadow(0);
+  unsigned valid = s->valid;
+  if (tm__attr_sigmask(attr, &t->want.sigmask))
+    valid |= TM_S_SIGMASK;
+  else
+    t->want.sigmask = s->sigmask;
+  if (tm__attr_affinity(attr, &t->want.affinity))
+    valid &= ~TM_S_AFFINITY; /* kernel may trim */
+  else
+    t->want.affinity = s->affinity;
+  int inherit = PTHREAD_INHERIT_SCHED;
+  if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
+      inherit == PTHREAD_EXPLICIT_SCHED)
+    valid &= ~TM_S_SCHED;
+  t->want.timer_slack_ns = s->timer_slack_ns;
+  memcpy(t->want.name, s->name, sizeof t->want.name);
+  t->seed_sched = s->sched;
+  t->seed_valid = valid;
+  t->seed_epoch = s->epoch;
+  t->seed_verified_ns = s->verified_ns;
+  t->start_mask_known = (valid & TM_S_SIGMASK) != 0;
+  t->signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
+  /* The process's seccomp mode (read at start-up) holds while no filter was installed. */
+  t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
+  t->seccomp_at_birth = t->seccomp_epoch == 1 ? tm__seccomp_at_start : -1;
 }
+
+void tm__shadow_from_seed(struct tm_thread *t) {
+  struct tm_shadow *s = tm__shadow_raw();
+  s->valid = t->seed_valid;
+  s->epoch = t->seed_epoch;
+  s->verified_ns = t->seed_verified_ns;
+  s->verify_due = 0;
+  s->altstack_changed = 0;
+  s->sigmask = t->want.sigmask;
+  s->affinity = t->want.affinity;
+  s->timer_slack_ns = t->want.timer_slack_ns;
+  memcpy(s->name, t->want.name, sizeof s->name);
+  s->sched = t->seed_sched;
+  if (t->seccomp_at_birth < 0) { /* a filter was installed somewhere: ask */
+    t->seccomp_at_birth = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+    t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
+  }
+}
+
+void tm__apply_inherit(struct tm_thread *t) {
+  /* Only what differs from the shadow costs a system call. */
+  const struct tm_inherit *want = &t->want;
+  int saved_errno = errno;
+  struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+  if (t->affinity_by_creator) {
+    s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
+    t->affinity_by_creator = 0;
+  } else if (!(s->valid & TM_S_AFFINITY) || !CPU_EQUAL(&want->affinity, &s->affinity)) {
+    if (tm__real_setaffinity(0, sizeof want->affinity, &want->affinity) == 0) {
+      s->affinity = want->affinity;
+      s->valid |= TM_S_AFFINITY;
+    } else {
+      s->valid &= ~TM_S_AFFINITY;
+    }
+  }
+  if (want->timer_slack_ns != s->timer_slack_ns) {
+    prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
+    s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
+  }
+  if (memcmp(want->name, s->name, sizeof want->name) != 0) {
+    if (prctl(PR_SET_NAME, want->name, 0, 0, 0) == 0) {
+      memcpy(s->name, want->name, sizeof s->name);
+      s->valid |= TM_S_NAME;
+    }
+  }
+  if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
+    tm__shadow_set_sigmask(&want->sigmask);
+  s->altstack_changed = 0;
+  t->start_mask_known = 1;
+  errno = saved_errno;
+}
+
+void tm__park_block_signals(void) { tm__shadow_block_all(); }
 
 struct tm_robust_list_head { /* struct robust_list_head (linux/futex.h) */
   void *next;
@@ -152,11 +202,23 @@ static void tm__trim_stack(struct tm_thread *t) {
   if (t->stack_lo && top > lo) madvise((void *)lo, top - lo, MADV_DONTNEED);
 }
 
+/* 1 when a signal is pending for the calling thread (or the process: a fresh thread would see
+ * those too, but cannot tell them apart without /proc; such a thread simply retires). */
+static int tm__signal_pending(void) {
+  sigset_t pending;
+  memset(&pending, 0, sizeof pending);
+  if (sigpending(&pending) != 0) return 1;
+  tm__shadow_filter_mask(&pending);
+  sigset_t none;
+  memset(&none, 0, sizeof none);
+  return memcmp(&pending, &none, sizeof none) != 0;
+}
+
 int tm__reset_physical(struct tm_thread *t) {
   int saved_errno = errno;
   int why = 0;
   if (t->tid == 0) { /* first reset of this physical thread */
-    t->tid = (pid_t)syscall(SYS_gettid);
+    t->tid = tm__self_tid();
     size_t robust_len;
     if (syscall(SYS_get_robust_list, 0, &t->robust_head, &robust_len) != 0) t->robust_head = NULL;
   }
@@ -165,31 +227,48 @@ int tm__reset_physical(struct tm_thread *t) {
     why = TM_RETIRE_ROBUST + 1; /* the kernel's exit path marks them OWNER_DIED */
     goto out;
   }
-  if (t->tainted || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
+  if (t->tainted) {
     why = TM_RETIRE_UNDOABLE + 1;
     goto out;
   }
-  stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
-  if (sigaltstack(&off, NULL) != 0) {
+  /* Usually no system call: the shadow knows (shadow.h); a stale one is re-read whole. */
+  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  int deep = s->verify_due;
+  uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
+  if ((deep || seccomp_epoch != t->seccomp_epoch) &&
+      prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
     why = TM_RETIRE_UNDOABLE + 1;
     goto out;
   }
-  sigset_t all, pending;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, NULL); /* parked threads take no signals */
-  if (sigpending(&pending) != 0 || !sigisemptyset(&pending)) {
-    why = TM_RETIRE_UNDOABLE + 1; /* a fresh thread has nothing pending: let this one go */
-    goto out;
+  t->seccomp_epoch = seccomp_epoch;
+  if (deep || s->altstack_changed) {
+    stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
+    if (syscall(SYS_sigaltstack, &off, NULL) != 0) {
+      why = TM_RETIRE_UNDOABLE + 1;
+      goto out;
+    }
+    s->altstack_changed = 0;
   }
-  if (tm__read_sched(&t->sched) != 0) {
+  /* A parked thread takes no signal. While it spins for its next logical thread it may keep
+   * the mask its logical thread started with (the mask any new thread of that creator gets);
+   * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals). */
+  if (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+      memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0)
+    tm__shadow_block_all();
+  uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
+  if (deep || signal_epoch != t->signal_epoch) {
+    if (tm__signal_pending()) {
+      why = TM_RETIRE_UNDOABLE + 1; /* a fresh thread has nothing pending: let this one go */
+      goto out;
+    }
+    t->signal_epoch = signal_epoch;
+  }
+  if (!(s->valid & TM_S_SCHED)) {
     why = TM_RETIRE_UNDOABLE + 1;
     goto out;
   }
-  if (sched_getaffinity(0, sizeof t->have.affinity, &t->have.affinity) != 0)
-    memset(&t->have.affinity, 0, sizeof t->have.affinity);
-  t->have.timer_slack_ns = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-  memset(t->have.name, 0, sizeof t->have.name);
-  prctl(PR_GET_NAME, t->have.name, 0, 0, 0);
+  t->sched = s->sched;
+  tm__shadow_deep_done();
   tm__tls_reset();
   if (tm__trim) tm__trim_stack(t);
 out:

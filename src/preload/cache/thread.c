@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "shadow.h"
 #include "stats.h"
-#include "tm_cache.h"
 
 static _Atomic int tm__main_exited;
 /* Workers that finished before anyone joined them and still hold their kernel task (counted
@@ -88,6 +88,7 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
   uint64_t deadline = timeout_ms ? tm__now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
   if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE))
     return atomic_load_explicit(&t->wake, memory_order_acquire);
+  tm__park_block_signals(); /* a sleeping parked thread takes no signal (reset.c) */
   for (;;) {
     uint32_t w = atomic_load_explicit(&t->wake, memory_order_acquire);
     if (w & (TM_W_GO | TM_W_RETIRE)) return w;
@@ -171,8 +172,8 @@ static void *tm__worker(void *arg) {
   atomic_store_explicit(&t->started, 1, memory_order_release);
   t->handle = pthread_self();
   /* tid and robust-list head are read at the first reset (reset.c): a thread that is never
-   * reused never pays for them. The seccomp mode must be read now, before user code. */
-  t->seccomp_at_birth = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+   * reused never pays for them. What the creator's shadow knew is ours too (no system call). */
+  tm__shadow_from_seed(t);
   if (tm__option(TM_OPT_TRIM)) {
     pthread_attr_t self_attr;
     void *lo;
@@ -184,7 +185,7 @@ static void *tm__worker(void *arg) {
   }
   for (;;) {
     if (t->want_apply) {
-      tm__apply_inherit(&t->want);
+      tm__apply_inherit(t);
       tm__fresh_logical_state();
     }
     tm__run_logical(t);
@@ -294,13 +295,13 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
          * failure (e.g. EINVAL: no such CPU) is pthread_create's. HELD keeps the idle timeout
          * from ending the thread (and freeing its tid) meanwhile. */
         if (!tm__idle_hold(t)) continue; /* timed out already: record freed */
-        if (sched_setaffinity(t->tid, sizeof t->want.affinity, &t->want.affinity) != 0) {
+        if (tm__real_setaffinity(t->tid, sizeof t->want.affinity, &t->want.affinity) != 0) {
           int err = errno;
           tm__idle_unhold(t);
           tm__idle_unpop(t);
           return err;
         }
-        t->have.affinity = t->want.affinity;
+        t->affinity_by_creator = 1;
       }
       t->start = start;
       t->arg = arg;
@@ -324,6 +325,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   if (t == NULL) return tm__create_plain(thread, attr, start, arg);
   t->stack_size = stack_size;
   t->guard_size = guard_size;
+  tm__seed_new_thread(t, attr);
   t->start = start;
   t->arg = arg;
   atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);

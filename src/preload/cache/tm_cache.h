@@ -111,9 +111,17 @@ struct tm_thread {
   _Atomic int parked; /* on an idle stack (counted): only then may the idle timeout end it */
   void *(*start)(void *);
   void *arg;
+  /* What the next logical thread must start with; for the first one (want_apply 0, glibc set
+   * everything) what the creator's shadow said it inherits, items in seed_valid. */
   struct tm_inherit want;
-  int want_apply;         /* 0: first logical thread (glibc already set everything) */
-  struct tm_inherit have; /* what the thread had when it parked (to skip no-op syscalls) */
+  int want_apply;
+  int affinity_by_creator; /* the creator applied an attr's affinity (sched_setaffinity(tid)) */
+  int start_mask_known;    /* want.sigmask is the mask the running logical thread started with */
+  unsigned seed_valid;     /* TM_S_* items of want/seed_sched the new physical thread may trust */
+  uint64_t seed_epoch, seed_verified_ns;
+  struct tm_sched seed_sched;
+  uint64_t signal_epoch;  /* tm__signal_epoch when nothing was pending here */
+  uint64_t seccomp_epoch; /* tm__seccomp_epoch when seccomp_at_birth was known */
   int seccomp_at_birth;
   int tainted;    /* unshare/setns called: retire at logical exit */
   char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
@@ -186,11 +194,18 @@ TM_HIDDEN void tm__wait_init(void);
 TM_HIDDEN uint64_t tm__now_ns(void);
 
 /* ---- reset.c: make a parked thread look fresh ---------------------------------------------- */
-/* Returns 1 when the affinity came from ATTR (the creator then applies it, for glibc's
- * EINVAL), else 0. */
+/* What a new thread of the caller's inherits (from the caller's shadow, or ATTR). Returns 1
+ * when the affinity came from ATTR (the creator then applies it, for glibc's EINVAL), else 0. */
 TM_HIDDEN int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr);
 TM_HIDDEN int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr);
-TM_HIDDEN void tm__apply_inherit(const struct tm_inherit *want);
+/* A new physical thread T starts with what its creator's shadow knows (no system call). */
+TM_HIDDEN void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr);
+/* Run by a new physical thread before its first logical thread. */
+TM_HIDDEN void tm__shadow_from_seed(struct tm_thread *t);
+/* Gives the calling worker the state T->want describes (only what differs costs a call). */
+TM_HIDDEN void tm__apply_inherit(struct tm_thread *t);
+/* A parked worker about to sleep: it takes no signal while it sleeps. */
+TM_HIDDEN void tm__park_block_signals(void);
 /* Undoes what the last logical thread changed; returns a tm_retire_reason + 1 if it cannot. */
 TM_HIDDEN int tm__reset_physical(struct tm_thread *t);
 TM_HIDDEN void tm__tls_reset(void);

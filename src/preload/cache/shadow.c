@@ -1,0 +1,201 @@
+/* The calling thread's shadow state (see shadow.h for what keeps it true). Reads happen only
+ * for items that are not valid; each is one system call (the scheduling identity two). */
+#include "shadow.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "options.h"
+
+_Atomic uint64_t tm__shadow_epoch = 1;
+_Atomic uint64_t tm__signal_epoch = 1;
+_Atomic uint64_t tm__seccomp_epoch = 1;
+
+static __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
+/* 0 until the options are read: verify on every call (the safe default). */
+static uint64_t tm__verify_ns;
+
+/* The part of a sigset_t the kernel holds (glibc's sigset_t is 128 bytes, the kernel's 8). */
+#define TM_KSIGSET_BYTES ((_NSIG - 1 + 7) / 8)
+
+int tm__seccomp_at_start;
+
+void tm__shadow_init(void) {
+  tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
+  tm__seccomp_at_start = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+}
+
+int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {
+  static int (*next)(pid_t, size_t, const cpu_set_t *);
+  int (*fn)(pid_t, size_t, const cpu_set_t *) = __atomic_load_n(&next, __ATOMIC_RELAXED);
+  if (fn == NULL) {
+    *(void **)&fn = dlsym(RTLD_NEXT, "sched_setaffinity");
+    if (fn == NULL) {
+      errno = ENOSYS;
+      return -1;
+    }
+    __atomic_store_n(&next, fn, __ATOMIC_RELAXED);
+  }
+  return fn(tid, size, set);
+}
+
+struct tm_shadow *tm__shadow_raw(void) {
+  return &tm__sh;
+}
+
+int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old) {
+  static int (*next)(int, const sigset_t *, sigset_t *);
+  int (*fn)(int, const sigset_t *, sigset_t *) = __atomic_load_n(&next, __ATOMIC_RELAXED);
+  if (fn == NULL) {
+    *(void **)&fn = dlsym(RTLD_NEXT, "pthread_sigmask");
+    if (fn == NULL) return ENOSYS;
+    __atomic_store_n(&next, fn, __ATOMIC_RELAXED);
+  }
+  return fn(how, set, old);
+}
+
+static void tm__mask_clear(sigset_t *mask, int sig) {
+  unsigned long *words = (unsigned long *)(void *)mask;
+  const int bits = 8 * (int)sizeof(unsigned long);
+  words[(sig - 1) / bits] &= ~(1UL << ((sig - 1) % bits));
+}
+
+void tm__shadow_filter_mask(sigset_t *mask) {
+  /* Bytes the kernel does not keep are zero, so whole masks compare with memcmp. */
+  memset((char *)mask + TM_KSIGSET_BYTES, 0, sizeof *mask - TM_KSIGSET_BYTES);
+  tm__mask_clear(mask, SIGKILL);
+  tm__mask_clear(mask, SIGSTOP);
+  tm__mask_clear(mask, 32); /* SIGCANCEL: glibc never lets a thread block it */
+  tm__mask_clear(mask, 33); /* SIGSETXID: setuid() across threads needs it */
+}
+
+int tm__read_sched(struct tm_sched *out) {
+  struct { /* struct sched_attr (linux/sched/types.h), as sched_getattr fills it */
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t util_min, util_max;
+  } sa;
+  memset(&sa, 0, sizeof sa);
+  if (syscall(SYS_sched_getattr, 0, &sa, sizeof sa, 0) != 0) return -1;
+  out->policy = (int)sa.sched_policy;
+  out->priority = (int)sa.sched_priority;
+  out->nice = sa.sched_nice;
+  out->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  return 0;
+}
+
+static void tm__read_items(struct tm_shadow *s, unsigned items) {
+  if (items & TM_S_SIGMASK) {
+    sigset_t m;
+    memset(&m, 0, sizeof m);
+    if (tm__real_sigmask(SIG_BLOCK, NULL, &m) != 0) items &= ~TM_S_SIGMASK;
+    tm__shadow_filter_mask(&m);
+    s->sigmask = m;
+  }
+  if (items & TM_S_AFFINITY) {
+    if (sched_getaffinity(0, sizeof s->affinity, &s->affinity) != 0) {
+      memset(&s->affinity, 0xff, sizeof s->affinity);
+      items &= ~TM_S_AFFINITY;
+    }
+  }
+  if (items & TM_S_NAME) {
+    memset(s->name, 0, sizeof s->name);
+    if (prctl(PR_GET_NAME, s->name, 0, 0, 0) != 0) items &= ~TM_S_NAME;
+  }
+  if (items & TM_S_SLACK) s->timer_slack_ns = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
+  s->valid |= items;
+}
+
+struct tm_shadow *tm__shadow(unsigned need) {
+  struct tm_shadow *s = &tm__sh;
+  int saved_errno = errno;
+  uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
+  if (s->epoch != epoch) {    /* another thread changed some thread's state: maybe ours */
+    s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
+    s->epoch = epoch;
+  }
+  uint64_t now = tm__now_ns();
+  if (s->verified_ns == 0 || now - s->verified_ns >= tm__verify_ns) {
+    s->valid = 0; /* old enough to have been changed from outside unseen: read it all */
+    s->verified_ns = now;
+    s->verify_due = 1;
+    need = TM_S_ALL;
+  }
+  if (s->valid & TM_S_AFFINITY) {
+    /* rseq's cpu_id (no system call): running where our shadow says we may not means
+     * somebody changed the affinity behind our back. */
+    int cpu = sched_getcpu();
+    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
+  }
+  unsigned missing = need & ~s->valid;
+  if (missing) tm__read_items(s, missing);
+  errno = saved_errno;
+  return s;
+}
+
+pid_t tm__self_tid(void) {
+  if (tm__sh.tid == 0) {
+    int saved_errno = errno;
+    tm__sh.tid = (pid_t)syscall(SYS_gettid);
+    errno = saved_errno;
+  }
+  return tm__sh.tid;
+}
+
+void tm__shadow_after_fork(void) { tm__sh.tid = 0; }
+
+void tm__shadow_changed(pid_t tid, unsigned items) {
+  if (tid == 0 || tid == tm__self_tid())
+    tm__sh.valid &= ~items;
+  else
+    atomic_fetch_add_explicit(&tm__shadow_epoch, 1, memory_order_release);
+}
+
+void tm__shadow_changed_thread(pthread_t thread, unsigned items) {
+  if (pthread_equal(thread, pthread_self()))
+    tm__sh.valid &= ~items;
+  else
+    atomic_fetch_add_explicit(&tm__shadow_epoch, 1, memory_order_release);
+}
+
+void tm__shadow_deep_done(void) { tm__sh.verify_due = 0; }
+
+void tm__shadow_set_sigmask(const sigset_t *mask) {
+  sigset_t m = *mask;
+  tm__shadow_filter_mask(&m);
+  int saved_errno = errno;
+  if (tm__real_sigmask(SIG_SETMASK, &m, NULL) == 0) {
+    tm__sh.sigmask = m;
+    tm__sh.valid |= TM_S_SIGMASK;
+  } else {
+    tm__sh.valid &= ~TM_S_SIGMASK;
+  }
+  errno = saved_errno;
+}
+
+static void tm__all_signals(sigset_t *all) {
+  memset(all, 0xff, sizeof *all);
+  tm__shadow_filter_mask(all);
+}
+
+int tm__shadow_all_blocked(void) {
+  sigset_t all;
+  tm__all_signals(&all);
+  return (tm__sh.valid & TM_S_SIGMASK) && memcmp(&all, &tm__sh.sigmask, sizeof all) == 0;
+}
+
+void tm__shadow_block_all(void) {
+  if (tm__shadow_all_blocked()) return;
+  sigset_t all;
+  tm__all_signals(&all);
+  tm__shadow_set_sigmask(&all);
+}

@@ -1,0 +1,353 @@
+/* The libc calls that change a thread's kernel-side state, interposed so that the shadow
+ * (shadow.h) stays true without asking the kernel. Each wrapper calls the next definition
+ * (glibc's, or a sanitizer's interceptor's next) and then records what changed: the caller's
+ * own item, or an epoch when another thread (or every thread) may have changed. The wrappers
+ * never change what the call does, its result or errno. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shadow.h"
+
+#define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
+
+/* The next definition of NAME after this library, looked up once (a race only looks it up
+ * twice). */
+#define TM_NEXT(type, name)                                                    \
+  static __typeof__(type) tm__next_##name;                                     \
+  __typeof__(type) next = __atomic_load_n(&tm__next_##name, __ATOMIC_RELAXED); \
+  if (next == NULL) {                                                          \
+    *(void **)&next = dlsym(RTLD_NEXT, #name);                                 \
+    __atomic_store_n(&tm__next_##name, next, __ATOMIC_RELAXED);                \
+  }
+
+static void tm__bump(_Atomic uint64_t *epoch) {
+  atomic_fetch_add_explicit(epoch, 1, memory_order_release);
+}
+
+/* ---- signal mask ---------------------------------------------------------------------------- */
+
+/* The mask after a successful HOW/SET change: computed when the old mask is known (the shadow,
+ * or OLD that the caller asked for), else the item just becomes unknown. */
+static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) {
+  struct tm_shadow *s = tm__shadow_raw();
+  sigset_t m;
+  if (old) {
+    m = *old;
+    tm__shadow_filter_mask(&m);
+  } else if (s->valid & TM_S_SIGMASK) {
+    m = s->sigmask;
+  } else if (how != SIG_SETMASK) {
+    return;
+  }
+  const unsigned long *add = (const unsigned long *)(const void *)set;
+  unsigned long *words = (unsigned long *)(void *)&m;
+  for (size_t i = 0; i < sizeof m / sizeof(unsigned long); ++i) {
+    if (how == SIG_BLOCK)
+      words[i] |= add[i];
+    else if (how == SIG_UNBLOCK)
+      words[i] &= ~add[i];
+    else
+      words[i] = add[i];
+  }
+  tm__shadow_filter_mask(&m);
+  s->sigmask = m;
+  s->valid |= TM_S_SIGMASK;
+}
+
+static void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
+
+TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
+  sigset_t before;
+  int r = tm__real_sigmask(how, set, set ? &before : old);
+  if (r == 0 && set) {
+    if (old) *old = before;
+    if (how == SIG_BLOCK || how == SIG_UNBLOCK || how == SIG_SETMASK)
+      tm__note_sigmask(how, set, &before);
+  }
+  return r;
+}
+
+TM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
+  TM_NEXT(int (*)(int, const sigset_t *, sigset_t *), sigprocmask);
+  sigset_t before;
+  int r = next(how, set, set ? &before : old);
+  if (r == 0 && set) {
+    if (old) *old = before;
+    tm__note_sigmask(how, set, &before);
+  }
+  return r;
+}
+
+/* System V signal calls (deprecated, still in glibc) change the mask internally. */
+TM_EXPORT int sighold(int sig) {
+  TM_NEXT(int (*)(int), sighold);
+  int r = next(sig);
+  tm__mask_unknown();
+  return r;
+}
+
+TM_EXPORT int sigrelse(int sig) {
+  TM_NEXT(int (*)(int), sigrelse);
+  int r = next(sig);
+  tm__mask_unknown();
+  return r;
+}
+
+TM_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
+  TM_NEXT(sighandler_t(*)(int, sighandler_t), sigset);
+  sighandler_t r = next(sig, disposition);
+  tm__mask_unknown();
+  return r;
+}
+
+/* A jump to a sigsetjmp(env, 1) buffer restores the mask saved there. */
+TM_EXPORT void siglongjmp(sigjmp_buf env, int value) {
+  TM_NEXT(void (*)(sigjmp_buf, int), siglongjmp);
+  if (env[0].__mask_was_saved) tm__mask_unknown();
+  next(env, value);
+  __builtin_unreachable();
+}
+
+TM_EXPORT void longjmp(jmp_buf env, int value) {
+  TM_NEXT(void (*)(jmp_buf, int), longjmp);
+  if (env[0].__mask_was_saved) tm__mask_unknown();
+  next(env, value);
+  __builtin_unreachable();
+}
+
+/* What _FORTIFY_SOURCE builds call for longjmp/siglongjmp. */
+extern void __longjmp_chk(sigjmp_buf env, int value) __attribute__((noreturn));
+TM_EXPORT void __longjmp_chk(sigjmp_buf env, int value) {
+  TM_NEXT(void (*)(sigjmp_buf, int), __longjmp_chk);
+  if (env[0].__mask_was_saved) tm__mask_unknown();
+  next(env, value);
+  __builtin_unreachable();
+}
+
+TM_EXPORT int setcontext(const ucontext_t *context) {
+  TM_NEXT(int (*)(const ucontext_t *), setcontext);
+  tm__mask_unknown();
+  return next(context);
+}
+
+TM_EXPORT int swapcontext(ucontext_t *save, const ucontext_t *context) {
+  TM_NEXT(int (*)(ucontext_t *, const ucontext_t *), swapcontext);
+  tm__mask_unknown();
+  int r = next(save, context);
+  tm__mask_unknown(); /* back here: the mask saved in SAVE, maybe changed meanwhile */
+  return r;
+}
+
+TM_EXPORT int sigaltstack(const stack_t *stack, stack_t *old) {
+  TM_NEXT(int (*)(const stack_t *, stack_t *), sigaltstack);
+  int r = next(stack, old);
+  if (stack) tm__shadow_raw()->altstack_changed = 1;
+  return r;
+}
+
+/* ---- affinity, scheduling, name, timer slack ------------------------------------------------- */
+
+TM_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set) {
+  TM_NEXT(int (*)(pid_t, size_t, const cpu_set_t *), sched_setaffinity);
+  int r = next(pid, size, set);
+  if (r == 0) tm__shadow_changed(pid, TM_S_AFFINITY);
+  return r;
+}
+
+TM_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set) {
+  TM_NEXT(int (*)(pthread_t, size_t, const cpu_set_t *), pthread_setaffinity_np);
+  int r = next(thread, size, set);
+  if (r == 0) tm__shadow_changed_thread(thread, TM_S_AFFINITY);
+  return r;
+}
+
+TM_EXPORT int pthread_setname_np(pthread_t thread, const char *name) {
+  TM_NEXT(int (*)(pthread_t, const char *), pthread_setname_np);
+  int r = next(thread, name);
+  if (r == 0) tm__shadow_changed_thread(thread, TM_S_NAME);
+  return r;
+}
+
+TM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param) {
+  TM_NEXT(int (*)(pthread_t, int, const struct sched_param *), pthread_setschedparam);
+  int r = next(thread, policy, param);
+  if (r == 0) tm__shadow_changed_thread(thread, TM_S_SCHED);
+  return r;
+}
+
+TM_EXPORT int pthread_setschedprio(pthread_t thread, int priority) {
+  TM_NEXT(int (*)(pthread_t, int), pthread_setschedprio);
+  int r = next(thread, priority);
+  if (r == 0) tm__shadow_changed_thread(thread, TM_S_SCHED);
+  return r;
+}
+
+TM_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param) {
+  TM_NEXT(int (*)(pid_t, int, const struct sched_param *), sched_setscheduler);
+  int r = next(pid, policy, param);
+  if (r == 0) tm__shadow_changed(pid, TM_S_SCHED);
+  return r;
+}
+
+TM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param) {
+  TM_NEXT(int (*)(pid_t, const struct sched_param *), sched_setparam);
+  int r = next(pid, param);
+  if (r == 0) tm__shadow_changed(pid, TM_S_SCHED);
+  return r;
+}
+
+/* setpriority(PRIO_PROCESS, 0 or our tid) is this thread's nice value on Linux; any other
+ * target (another thread, a process group, a user) may include other threads of ours. */
+static void tm__note_priority(int which, long who) {
+  if (which == PRIO_PROCESS)
+    tm__shadow_changed((pid_t)who, TM_S_SCHED);
+  else
+    tm__bump(&tm__shadow_epoch);
+}
+
+TM_EXPORT int setpriority(__priority_which_t which, id_t who, int priority) {
+  TM_NEXT(int (*)(__priority_which_t, id_t, int), setpriority);
+  int r = next(which, who, priority);
+  if (r == 0) tm__note_priority((int)which, (long)who);
+  return r;
+}
+
+TM_EXPORT int nice(int increment) {
+  TM_NEXT(int (*)(int), nice);
+  int r = next(increment);
+  tm__shadow_raw()->valid &= ~TM_S_SCHED;
+  return r;
+}
+
+static void tm__note_prctl(int option) {
+  switch (option) {
+    case PR_SET_NAME:
+      tm__shadow_raw()->valid &= ~TM_S_NAME;
+      break;
+    case PR_SET_TIMERSLACK:
+      tm__shadow_raw()->valid &= ~TM_S_SLACK;
+      break;
+    case PR_SET_NO_NEW_PRIVS:
+      tm__shadow_raw()->valid &= ~TM_S_SCHED;
+      break;
+    case PR_SET_SECCOMP:
+      tm__bump(&tm__seccomp_epoch);
+      break;
+    default:
+      break;
+  }
+}
+
+TM_EXPORT int prctl(int option, ...) {
+  TM_NEXT(int (*)(int, unsigned long, unsigned long, unsigned long, unsigned long), prctl);
+  va_list ap;
+  va_start(ap, option);
+  unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+  unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+  va_end(ap);
+  int r = next(option, a2, a3, a4, a5);
+  int saved_errno = errno;
+  tm__note_prctl(option);
+  errno = saved_errno;
+  return r;
+}
+
+/* ---- thread-directed signals and timers ------------------------------------------------------ */
+
+TM_EXPORT int pthread_sigqueue(pthread_t thread, int sig, const union sigval value) {
+  TM_NEXT(int (*)(pthread_t, int, const union sigval), pthread_sigqueue);
+  if (sig != 0) tm__bump(&tm__signal_epoch);
+  return next(thread, sig, value);
+}
+
+TM_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig) {
+  TM_NEXT(int (*)(pid_t, pid_t, int), tgkill);
+  if (sig != 0) tm__bump(&tm__signal_epoch);
+  return next(tgid, tid, sig);
+}
+
+TM_EXPORT int raise(int sig) {
+  TM_NEXT(int (*)(int), raise);
+  if (sig != 0) tm__bump(&tm__signal_epoch);
+  return next(sig);
+}
+
+/* A timer that signals this thread by id would keep signalling the next logical thread on it,
+ * which a fresh thread (another id) never gets: the thread retires at its logical exit. */
+TM_EXPORT int timer_create(clockid_t clock, struct sigevent *event, timer_t *timer) {
+  TM_NEXT(int (*)(clockid_t, struct sigevent *, timer_t *), timer_create);
+  int r = next(clock, event, timer);
+  if (r == 0 && event && event->sigev_notify == SIGEV_THREAD_ID) {
+    struct tm_thread *t = tm__self();
+    if (t && event->_sigev_un._tid == tm__self_tid()) t->tainted = 1;
+    tm__bump(&tm__signal_epoch);
+  }
+  return r;
+}
+
+/* ---- the same operations through syscall(2) ------------------------------------------------ */
+
+static void tm__note_syscall(long number, long a1, long a2) {
+  switch (number) {
+    case SYS_rt_sigprocmask:
+      if (a2) tm__mask_unknown();
+      break;
+    case SYS_sigaltstack:
+      if (a1) tm__shadow_raw()->altstack_changed = 1;
+      break;
+    case SYS_sched_setaffinity:
+      tm__shadow_changed((pid_t)a1, TM_S_AFFINITY);
+      break;
+    case SYS_sched_setscheduler:
+    case SYS_sched_setparam:
+    case SYS_sched_setattr:
+      tm__shadow_changed((pid_t)a1, TM_S_SCHED);
+      break;
+    case SYS_setpriority:
+      tm__note_priority((int)a1, a2);
+      break;
+    case SYS_prctl:
+      tm__note_prctl((int)a1);
+      break;
+    case SYS_seccomp:
+      tm__bump(&tm__seccomp_epoch);
+      break;
+    case SYS_unshare:
+    case SYS_setns: {
+      struct tm_thread *t = tm__self();
+      if (t) t->tainted = 1;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+TM_EXPORT long syscall(long number, ...) {
+  TM_NEXT(long (*)(long, long, long, long, long, long, long), syscall);
+  va_list ap;
+  va_start(ap, number);
+  long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+  long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+  va_end(ap);
+  /* Signals are counted before they are sent (the receiver may check at once); state changes
+   * after they happened. */
+  if (number == SYS_tgkill || number == SYS_tkill || number == SYS_rt_tgsigqueueinfo)
+    tm__bump(&tm__signal_epoch);
+  long r = next(number, a1, a2, a3, a4, a5, a6);
+  if (r != -1 && number != SYS_futex && number != SYS_gettid) {
+    int saved_errno = errno;
+    tm__note_syscall(number, a1, a2);
+    errno = saved_errno;
+  }
+  return r;
+}
