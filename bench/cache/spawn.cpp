@@ -10,13 +10,21 @@
 //                   [--repeat R] [--batch N]
 // --batch N: each creator creates N threads, then joins them all (nothing can be reused while
 // the batch is running: the path where the cache must cost no more than glibc).
+// System calls per create+join are counted over the timed part with the raw_syscalls:sys_enter
+// tracepoint (perf_event_open, inherited by every thread made after it opens, so the cache's
+// parked threads count too); "not supported" when the kernel does not allow it.
+//   threadmap-spawn --floor --creators T --seconds S [--json]
+// measures the hand-off floor alone (see floor_rate) and prints round trips/s.
 // --compare runs the benchmark for each T in child processes, without and with
 // LD_PRELOAD=LIB, alternating R times (default 5, S seconds each), and prints the median
 // threads/s of each side and their ratio (one run, interleaved so that load from other
 // processes hits both sides alike). `threadmap bench spawn` drives the first form; keep its
 // interface stable.
+#include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +62,7 @@ struct Options {
   std::vector<int> creators_list{1, 2, 4, 32};
   int repeat = 5;
   int batch = 0;  // > 0: create this many, then join them all
+  bool floor = false;  // --floor: measure the hand-off floor only
 };
 
 // What the spawned thread writes: its first and last instruction times.
@@ -202,8 +211,69 @@ const char* variant_name(Variant v) {
   return "?";
 }
 
+// Counts the system calls of this process's threads created after it opens (see the header).
+class SyscallCounter {
+ public:
+  SyscallCounter() {
+    int id = tracepoint_id();
+    if (id < 0) {
+      reason_ = "no raw_syscalls:sys_enter tracepoint (tracefs not mounted or not readable)";
+      return;
+    }
+    perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.config = static_cast<std::uint64_t>(id);
+    attr.disabled = 1;
+    attr.inherit = 1;
+    fd_ = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+    if (fd_ < 0) reason_ = std::string("perf_event_open: ") + std::strerror(errno);
+  }
+  ~SyscallCounter() {
+    if (fd_ >= 0) close(fd_);
+  }
+  SyscallCounter(const SyscallCounter&) = delete;
+  SyscallCounter& operator=(const SyscallCounter&) = delete;
+  void start() {
+    if (fd_ < 0) return;
+    ioctl(fd_, PERF_EVENT_IOC_RESET, 0);
+    ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0);
+  }
+  // The count since start(), or -1 when not supported.
+  long long stop() {
+    if (fd_ < 0) return -1;
+    ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0);
+    std::uint64_t count = 0;
+    if (read(fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) {
+      reason_ = std::string("reading the counter: ") + std::strerror(errno);
+      return -1;
+    }
+    return static_cast<long long>(count);
+  }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  static int tracepoint_id() {
+    for (const char* path : {"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+                             "/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id"}) {
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char text[32] = {0};
+      ssize_t n = read(fd, text, sizeof text - 1);
+      close(fd);
+      if (n > 0) return std::atoi(text);
+    }
+    return -1;
+  }
+  int fd_ = -1;
+  std::string reason_;
+};
+
 struct RunResult {
   double threads_per_second = 0;
+  double syscalls_per_cycle = -1;  // -1: not counted (see syscalls_reason)
+  std::string syscalls_reason;
   Percentiles create_to_start;
   Percentiles join;
   std::uint64_t samples = 0;
@@ -244,6 +314,7 @@ RunResult run(const Options& opt) {
     return nullptr;
   };
   RunResult rr;
+  SyscallCounter counter;  // opened before the creators exist, so they inherit it
   // Creators are plain pthreads made before timing starts (they are not what is measured).
   for (std::size_t i = 0; i < results.size(); ++i) {
     ctx[i] = Ctx{&opt, &results[i], &ready, &go, &stop};
@@ -257,6 +328,7 @@ RunResult run(const Options& opt) {
     }
   }
   while (ready.load() < opt.creators) sched_yield();
+  counter.start();
   std::uint64_t start = now_ns();
   go.store(true, std::memory_order_release);
   timespec pause{static_cast<time_t>(opt.seconds),
@@ -267,6 +339,7 @@ RunResult run(const Options& opt) {
   stop.store(true);
   for (auto& c : creators) pthread_join(c, nullptr);
   std::uint64_t end = now_ns();
+  long long syscalls = counter.stop();
   std::uint64_t cycles = 0;
   std::vector<std::uint32_t> starts, joins;
   for (auto& r : results) {
@@ -277,21 +350,34 @@ RunResult run(const Options& opt) {
   }
   rr.wall_seconds = static_cast<double>(end - start) / 1e9;
   rr.threads_per_second = static_cast<double>(cycles) / rr.wall_seconds;
+  if (syscalls >= 0 && cycles > 0)
+    rr.syscalls_per_cycle = static_cast<double>(syscalls) / static_cast<double>(cycles);
+  else
+    rr.syscalls_reason = counter.reason();
   rr.samples = joins.size();
   rr.create_to_start = percentiles(starts);
   rr.join = percentiles(joins);
   return rr;
 }
 
+// JSON value of the syscall count: a number, or null when it could not be counted.
+std::string syscalls_text(const RunResult& r) {
+  if (r.syscalls_per_cycle < 0) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", r.syscalls_per_cycle);
+  return text;
+}
+
 void print_json(const Options& opt, const RunResult& r) {
   std::printf(
       "{\"schema\":\"threadmap.spawn/1\",\"variant\":\"%s\",\"creators\":%d,\"seconds\":%.3f,"
       "\"threads_per_second\":%.1f,\"create_to_start_ns\":{\"p50\":%llu,\"p99\":%llu},"
-      "\"join_ns\":{\"p50\":%llu,\"p99\":%llu}}\n",
+      "\"join_ns\":{\"p50\":%llu,\"p99\":%llu},\"syscalls_per_cycle\":%s}\n",
       variant_name(opt.variant), opt.creators, r.wall_seconds, r.threads_per_second,
       static_cast<unsigned long long>(r.create_to_start.p50),
       static_cast<unsigned long long>(r.create_to_start.p99),
-      static_cast<unsigned long long>(r.join.p50), static_cast<unsigned long long>(r.join.p99));
+      static_cast<unsigned long long>(r.join.p50), static_cast<unsigned long long>(r.join.p99),
+      syscalls_text(r).c_str());
 }
 
 void print_text(const Options& opt, const RunResult& r) {
@@ -307,12 +393,18 @@ void print_text(const Options& opt, const RunResult& r) {
   std::printf("join (thread's last instruction to join return): p50 %llu ns, p99 %llu ns\n",
               static_cast<unsigned long long>(r.join.p50),
               static_cast<unsigned long long>(r.join.p99));
+  if (r.syscalls_per_cycle >= 0)
+    std::printf("system calls per create+join: %.3f (raw_syscalls:sys_enter, all threads)\n",
+                r.syscalls_per_cycle);
+  else
+    std::printf("system calls per create+join: not supported (%s)\n", r.syscalls_reason.c_str());
 }
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "threadmap-spawn: %s\nusage: threadmap-spawn --creators T --seconds S "
-               "--variant pthread|thread|async [--json]\n"
+               "--variant pthread|thread|async [--batch N] [--json]\n"
+               "       threadmap-spawn --floor --creators T --seconds S [--json]\n"
                "       threadmap-spawn --compare LIB [--creators-list 1,2,4,32] [--seconds S] "
                "[--variant V] [--repeat R]\n",
                why);
@@ -360,6 +452,8 @@ Options parse(int argc, char** argv) {
       opt.batch = parse_int(value(), "--batch", 0, 4096);
     } else if (a == "--json") {
       opt.json = true;
+    } else if (a == "--floor") {
+      opt.floor = true;
     } else if (a == "--compare") {
       opt.compare_lib = value();
     } else if (a == "--repeat") {
@@ -487,6 +581,8 @@ bool run_child(const char* self, const Options& opt, int creators, const std::st
     return std::strtod(text.c_str() + k + std::strlen(key), nullptr);
   };
   out.threads_per_second = num("\"threads_per_second\":");
+  if (text.find("\"syscalls_per_cycle\":null") == std::string::npos)
+    out.syscalls_per_cycle = num("\"syscalls_per_cycle\":");
   std::size_t c = text.find("\"create_to_start_ns\"");
   std::size_t j = text.find("\"join_ns\"");
   out.create_to_start.p50 = static_cast<std::uint64_t>(num("\"p50\":", c));
@@ -508,9 +604,9 @@ int compare(const char* self, const Options& opt) {
       variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %14s %8s %22s %22s\n", "creators", "default thr/s", "cache thr/s",
-              "ratio", "floor trips/s", "c/floor", "start p50 ns def/cache",
-              "join p50 ns def/cache");
+  std::printf("%8s %14s %14s %8s %14s %8s %16s %22s %22s\n", "creators", "default thr/s",
+              "cache thr/s", "ratio", "floor trips/s", "c/floor", "sys/cycle d/c",
+              "start p50 ns def/cache", "join p50 ns def/cache");
   int failures = 0;
   auto median = [](std::vector<RunResult> v, auto key) {
     std::sort(v.begin(), v.end(),
@@ -539,16 +635,23 @@ int compare(const char* self, const Options& opt) {
     auto start = [](const RunResult& r) { return static_cast<double>(r.create_to_start.p50); };
     auto join = [](const RunResult& r) { return static_cast<double>(r.join.p50); };
     double d = median(defs, tps), c = median(caches, tps);
-    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %10.0f/%-11.0f %10.0f/%-11.0f\n", t, d, c,
-                c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
-                median(defs, start), median(caches, start), median(defs, join),
+    auto sys = [](const RunResult& r) { return r.syscalls_per_cycle; };
+    char sys_text[32] = "n/a";
+    if (median(defs, sys) >= 0 && median(caches, sys) >= 0)
+      std::snprintf(sys_text, sizeof sys_text, "%.1f/%.2f", median(defs, sys),
+                    median(caches, sys));
+    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f\n", t,
+                d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
+                sys_text, median(defs, start), median(caches, start), median(defs, join),
                 median(caches, join));
     std::fflush(stdout);
   }
   std::printf(
       "threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
       "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
-      "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n",
+      "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n"
+      "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads), "
+      "default/cache medians; n/a when the kernel does not allow counting\n",
       opt.repeat);
   return failures ? 1 : 0;
 }
@@ -567,6 +670,18 @@ int main(int argc, char** argv) {
     }
     self[n] = '\0';
     return compare(self, opt);
+  }
+  if (opt.floor) {
+    double trips = floor_rate(opt.creators, opt.seconds);
+    if (opt.json)
+      std::printf(
+          "{\"schema\":\"threadmap.spawn-floor/1\",\"pairs\":%d,\"seconds\":%.3f,"
+          "\"round_trips_per_second\":%.1f,\"method\":\"%s\"}\n",
+          opt.creators, opt.seconds, trips, opt.creators == 1 ? "spin" : "futex");
+    else
+      std::printf("hand-off floor, %d pair(s) (%s): %.0f round trips/s\n", opt.creators,
+                  opt.creators == 1 ? "two spinning cache lines" : "futex wake/wait", trips);
+    return 0;
   }
   RunResult r = run(opt);
   if (r.error != 0) {

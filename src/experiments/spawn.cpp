@@ -62,58 +62,107 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
 
   std::vector<int> creator_counts{1};
   if (usable->count() > 1) creator_counts.push_back(static_cast<int>(usable->count()));
+  // Per creator count: glibc, the cache, and the hand-off floor (what passing a job to a
+  // waiting thread and back costs at best here: 1 pair through spinning cache lines, N pairs
+  // through futex wake/wait), so the cache is judged against both in the same run.
+  enum class Side { kGlibc, kCache, kFloor };
   struct Setup {
     int creators;
-    bool cache;
+    Side side;
   };
   std::vector<Setup> setups;
   for (int creators : creator_counts) {
     const std::string suffix = std::to_string(creators) + "-creator" + (creators > 1 ? "s" : "");
-    for (bool cache : {false, true}) {
+    const std::string who = std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ");
+    for (Side side : {Side::kGlibc, Side::kCache, Side::kFloor}) {
       Variant v;
-      v.name = (cache ? "cache-" : "no-cache-") + suffix;
-      v.label = std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ") +
-                (cache ? "thread cache" : "no cache");
-      v.baseline = cache ? "no-cache-" + suffix : "";
-      v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
-                    ", not pinned" + (cache ? "; thread cache preloaded" : "");
-      for (int c = 0; c < creators; ++c)
-        v.threads.push_back({"creator " + std::to_string(c + 1), {}});
+      if (side == Side::kFloor) {
+        v.name = "floor-" + suffix;
+        v.label = who + "hand-off floor";
+        v.placement = creators == 1 ? "1 pair of threads exchanging a job through two spinning "
+                                      "cache lines (round trips/s)"
+                                    : std::to_string(creators) +
+                                          " pairs of threads exchanging jobs through futex "
+                                          "wake/wait (round trips/s)";
+        for (int c = 0; c < creators; ++c) v.threads.push_back({"pair " + std::to_string(c + 1), {}});
+      } else {
+        bool cache = side == Side::kCache;
+        v.name = (cache ? "cache-" : "no-cache-") + suffix;
+        v.label = who + (cache ? "thread cache" : "no cache");
+        v.baseline = cache ? "no-cache-" + suffix : "";
+        v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
+                      ", not pinned" + (cache ? "; thread cache preloaded" : "");
+        for (int c = 0; c < creators; ++c)
+          v.threads.push_back({"creator " + std::to_string(c + 1), {}});
+      }
       r.variants.push_back(v);
-      setups.push_back({creators, cache});
+      setups.push_back({creators, side});
     }
   }
 
   r.notes.push_back("the thread cache is " + options.cache_library + ", preloaded with LD_PRELOAD");
-  Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
+  std::vector<std::vector<double>> syscalls(setups.size());
+  std::vector<std::string> syscalls_missing(setups.size());
+  Status status = run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
     const Setup& s = setups[index];
     os::LaunchSpec spec;
-    spec.argv = {options.spawn_binary,
-                 "--creators",
-                 std::to_string(s.creators),
-                 "--seconds",
-                 seconds_text(seconds),
-                 "--variant",
-                 "pthread",
-                 "--json"};
+    spec.argv = {options.spawn_binary,    "--creators", std::to_string(s.creators), "--seconds",
+                 seconds_text(seconds),   "--json"};
+    if (s.side == Side::kFloor)
+      spec.argv.push_back("--floor");
+    else
+      spec.argv.insert(spec.argv.end(), {"--variant", "pthread"});
     spec.search_path = false;
     // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
-    if (s.cache) spec.preload.push_back(options.cache_library);
+    if (s.side == Side::kCache) spec.preload.push_back(options.cache_library);
     Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
     if (!out) return out.error();
     if (out->exit_status != 0)
       return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +
                                         std::to_string(out->exit_status) + ": " +
                                         out->stderr_text.substr(0, 200));
+    const char* key = s.side == Side::kFloor ? "round_trips_per_second" : "threads_per_second";
     nlohmann::json doc = nlohmann::json::parse(out->stdout_text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("threads_per_second") ||
-        !doc["threads_per_second"].is_number())
-      return Error::from_errno(EIO, "'" + options.spawn_binary +
-                                        "' did not print JSON with threads_per_second: " +
-                                        out->stdout_text.substr(0, 200));
-    return doc["threads_per_second"].get<double>();
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains(key) || !doc[key].is_number())
+      return Error::from_errno(EIO, "'" + options.spawn_binary + "' did not print JSON with " +
+                                        key + ": " + out->stdout_text.substr(0, 200));
+    if (record && s.side != Side::kFloor) {
+      if (doc.contains("syscalls_per_cycle") && doc["syscalls_per_cycle"].is_number())
+        syscalls[index].push_back(doc["syscalls_per_cycle"].get<double>());
+      else
+        syscalls_missing[index] = "the kernel did not let threadmap-spawn count system calls";
+    }
+    return doc[key].get<double>();
   });
   if (!status) return status.error();
+  for (std::size_t i = 0; i < setups.size(); ++i) {
+    if (setups[i].side == Side::kFloor) continue;
+    Counter c;
+    c.name = "syscalls_per_create_join";
+    c.unit = "system calls per create+join";
+    c.how = "raw_syscalls:sys_enter tracepoint over every thread of the run (perf_event_open, "
+            "inherited), measured";
+    c.supported = !syscalls[i].empty() && syscalls_missing[i].empty();
+    if (c.supported)
+      c.median = summarize_runs(syscalls[i]).median;
+    else
+      c.reason = syscalls_missing[i].empty() ? "not measured" : syscalls_missing[i];
+    r.variants[i].counters.push_back(c);
+  }
+  // The cache against the floor measured beside it (the same rounds, interleaved).
+  for (std::size_t i = 0; i + 2 < setups.size(); i += 3) {
+    const Variant& cache = r.variants[i + 1];
+    const Variant& floor = r.variants[i + 2];
+    if (cache.value.median <= 0 || floor.value.median <= 0) continue;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%s: the cache runs at %.0f%% of the hand-off floor measured in the same run "
+                  "(%.0f threads/s vs %.0f round trips/s)",
+                  cache.label.substr(0, cache.label.find(',')).c_str(),
+                  100.0 * cache.value.median / floor.value.median, cache.value.median,
+                  floor.value.median);
+    r.notes.push_back(text);
+  }
   return r;
 }
 

@@ -290,7 +290,12 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   if (tm__idle_nonempty(stack_size) && tm__capture_sched(&want, attr) == 0) {
     struct tm_thread *t;
     while ((t = tm__idle_pop(stack_size, guard_size, &want)) != NULL) {
-      if (tm__capture_inherit(&t->want, attr)) {
+      /* Written only when it differs from what this worker last got: the lines the worker
+       * reads then stay shared instead of moving between CPUs on every recycle. */
+      struct tm_inherit inherit;
+      int from_attr = tm__capture_inherit(&inherit, attr);
+      if (memcmp(&inherit, &t->want, sizeof inherit) != 0) t->want = inherit;
+      if (from_attr) {
         /* As glibc does for a new thread: the creator sets the attr's affinity, and its
          * failure (e.g. EINVAL: no such CPU) is pthread_create's. HELD keeps the idle timeout
          * from ending the thread (and freeing its tid) meanwhile. */
