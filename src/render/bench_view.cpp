@@ -65,7 +65,10 @@ std::string bench_text(const BenchResult& r) {
       if (v.counters.empty()) continue;
       std::vector<std::string> row{v.label};
       for (const auto& c : v.counters) {
-        row.push_back(c.supported ? fmt::format("{:.0f}", c.median) : "not supported");
+        // Small medians (system calls per operation) need their decimals; counts do not.
+        row.push_back(!c.supported       ? "not supported"
+                      : c.median >= 100 ? fmt::format("{:.0f}", c.median)
+                                        : fmt::format("{:.2f}", c.median));
       }
       counters.add_row(row);
     }

@@ -164,6 +164,23 @@ TEST(BenchCli, SpawnRunsWhenItsProgramsAreBuilt) {
     EXPECT_EQ(j["unit"], "threads/s");
     EXPECT_GE(j["variants"].size(), 2u);
     EXPECT_EQ(j["variants"][1]["baseline"], j["variants"][0]["name"]);
+    // glibc, the cache and the hand-off floor side by side, for each creator count.
+    ASSERT_EQ(j["variants"].size() % 3, 0u) << j.dump(1);
+    EXPECT_EQ(j["variants"][2]["name"], "floor-1-creator");
+    const auto& glibc = j["variants"][0]["counters"][0];
+    const auto& cache = j["variants"][1]["counters"][0];
+    EXPECT_EQ(glibc["name"], "syscalls_per_create_join");
+    if (glibc["supported"].get<bool>() && cache["supported"].get<bool>()) {
+      // A new kernel thread takes at least clone and exit; a recycled one takes neither.
+      EXPECT_GE(glibc["median"].get<double>(), 2.0);
+      EXPECT_LT(cache["median"].get<double>(), glibc["median"].get<double>());
+    } else {
+      EXPECT_FALSE(glibc["reason"].get<std::string>().empty());
+    }
+    bool floor_note = false;
+    for (const auto& note : j["notes"])
+      floor_note |= note.get<std::string>().find("of the hand-off floor") != std::string::npos;
+    EXPECT_TRUE(floor_note) << j["notes"].dump();
   }
 }
 
