@@ -61,7 +61,7 @@ struct Options {
   std::string compare_lib;  // non-empty: comparison mode
   std::vector<int> creators_list{1, 2, 4, 32};
   int repeat = 5;
-  int batch = 0;  // > 0: create this many, then join them all
+  int batch = 0;       // > 0: create this many, then join them all
   bool floor = false;  // --floor: measure the hand-off floor only
 };
 
@@ -638,8 +638,7 @@ int compare(const char* self, const Options& opt) {
     auto sys = [](const RunResult& r) { return r.syscalls_per_cycle; };
     char sys_text[32] = "n/a";
     if (median(defs, sys) >= 0 && median(caches, sys) >= 0)
-      std::snprintf(sys_text, sizeof sys_text, "%.1f/%.2f", median(defs, sys),
-                    median(caches, sys));
+      std::snprintf(sys_text, sizeof sys_text, "%.1f/%.2f", median(defs, sys), median(caches, sys));
     std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f\n", t,
                 d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
                 sys_text, median(defs, start), median(caches, start), median(defs, join),

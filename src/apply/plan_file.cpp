@@ -8,16 +8,18 @@
 #include <set>
 #include <sstream>
 
+#include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::apply {
 
 Result<PlanFile> parse_plan(const std::string& text, const std::string& source) {
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&source](const std::string& why) {
     return Error::invalid("bad plan '" + source + "': " + why);
   };
-  if (doc.is_discarded()) return bad("not valid JSON");
+  auto parsed = parse_json_text(text);
+  if (!parsed) return bad(parsed.error().message);
+  nlohmann::json doc = std::move(*parsed);
   if (!doc.is_object()) return bad("expected a JSON object");
   auto schema = doc.find("schema");
   if (schema == doc.end() || !schema->is_string())

@@ -130,7 +130,11 @@ int run_latency(const LatencyOptions& opt) {
   auto run = latency::run_latency(request, &field);
   if (!run) {
     const char* flag = flag_of(field);
-    return fail(flag ? run.error().with_context(flag) : run.error());
+    Error error = flag ? run.error().with_context(flag) : run.error();
+    // A CPU set that is empty or names CPUs this machine lacks is a command-line error (2),
+    // like every other bad value; files that cannot be read are the work's (1).
+    if (field == latency::LatencyField::cpus) return usage_error(error);
+    return fail(error);
   }
 
   if (auto st = render_outputs(opt, *run, out); !st) return fail(st.error());

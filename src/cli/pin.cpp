@@ -47,7 +47,7 @@ int run_pin(const PinOptions& given) {
   auto topo = Topology::load_for_process(opt.pid);
   if (!topo) return fail(topo.error());
   auto cpus = topo->resolve(opt.cpus);
-  if (!cpus) return fail(cpus.error().with_context("bad --cpus"));
+  if (!cpus) return usage_error(cpus.error().with_context("bad --cpus"));
   auto outcome =
       pin_process_threads(opt.pid, *cpus, topo->allowed_cpus(), make_selector(opt.threads));
   if (!outcome) return fail(outcome.error());

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "src/core/json_text.hpp"
+
 namespace threadmap::cluster {
 
 std::string record_file_name(const std::string& host, int rank) {
@@ -83,8 +85,10 @@ std::string rank_record_to_json(const RankRecord& r) {
 
 namespace {
 Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string& source) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return Error::invalid(source + ": not a JSON object");
+  auto parsed = parse_json_text(text);
+  if (!parsed) return Error::invalid(source + ": " + parsed.error().message);
+  json doc = std::move(*parsed);
+  if (!doc.is_object()) return Error::invalid(source + ": not a JSON object");
   if (!doc.contains("schema") || doc["schema"] != "threadmap.rank/1")
     return Error::invalid(source + ": not a rank record (schema threadmap.rank/1)");
   LoadedRecord out;

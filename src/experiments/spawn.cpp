@@ -73,7 +73,8 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
   std::vector<Setup> setups;
   for (int creators : creator_counts) {
     const std::string suffix = std::to_string(creators) + "-creator" + (creators > 1 ? "s" : "");
-    const std::string who = std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ");
+    const std::string who =
+        std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ");
     for (Side side : {Side::kGlibc, Side::kCache, Side::kFloor}) {
       Variant v;
       if (side == Side::kFloor) {
@@ -84,7 +85,8 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
                                     : std::to_string(creators) +
                                           " pairs of threads exchanging jobs through futex "
                                           "wake/wait (round trips/s)";
-        for (int c = 0; c < creators; ++c) v.threads.push_back({"pair " + std::to_string(c + 1), {}});
+        for (int c = 0; c < creators; ++c)
+          v.threads.push_back({"pair " + std::to_string(c + 1), {}});
       } else {
         bool cache = side == Side::kCache;
         v.name = (cache ? "cache-" : "no-cache-") + suffix;
@@ -103,45 +105,47 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
   r.notes.push_back("the thread cache is " + options.cache_library + ", preloaded with LD_PRELOAD");
   std::vector<std::vector<double>> syscalls(setups.size());
   std::vector<std::string> syscalls_missing(setups.size());
-  Status status = run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
-    const Setup& s = setups[index];
-    os::LaunchSpec spec;
-    spec.argv = {options.spawn_binary,    "--creators", std::to_string(s.creators), "--seconds",
-                 seconds_text(seconds),   "--json"};
-    if (s.side == Side::kFloor)
-      spec.argv.push_back("--floor");
-    else
-      spec.argv.insert(spec.argv.end(), {"--variant", "pthread"});
-    spec.search_path = false;
-    // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
-    if (s.side == Side::kCache) spec.preload.push_back(options.cache_library);
-    Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
-    if (!out) return out.error();
-    if (out->exit_status != 0)
-      return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +
-                                        std::to_string(out->exit_status) + ": " +
-                                        out->stderr_text.substr(0, 200));
-    const char* key = s.side == Side::kFloor ? "round_trips_per_second" : "threads_per_second";
-    nlohmann::json doc = nlohmann::json::parse(out->stdout_text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains(key) || !doc[key].is_number())
-      return Error::from_errno(EIO, "'" + options.spawn_binary + "' did not print JSON with " +
-                                        key + ": " + out->stdout_text.substr(0, 200));
-    if (record && s.side != Side::kFloor) {
-      if (doc.contains("syscalls_per_cycle") && doc["syscalls_per_cycle"].is_number())
-        syscalls[index].push_back(doc["syscalls_per_cycle"].get<double>());
-      else
-        syscalls_missing[index] = "the kernel did not let threadmap-spawn count system calls";
-    }
-    return doc[key].get<double>();
-  });
+  Status status =
+      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
+        const Setup& s = setups[index];
+        os::LaunchSpec spec;
+        spec.argv = {options.spawn_binary, "--creators",          std::to_string(s.creators),
+                     "--seconds",          seconds_text(seconds), "--json"};
+        if (s.side == Side::kFloor)
+          spec.argv.push_back("--floor");
+        else
+          spec.argv.insert(spec.argv.end(), {"--variant", "pthread"});
+        spec.search_path = false;
+        // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
+        if (s.side == Side::kCache) spec.preload.push_back(options.cache_library);
+        Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
+        if (!out) return out.error();
+        if (out->exit_status != 0)
+          return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +
+                                            std::to_string(out->exit_status) + ": " +
+                                            out->stderr_text.substr(0, 200));
+        const char* key = s.side == Side::kFloor ? "round_trips_per_second" : "threads_per_second";
+        nlohmann::json doc = nlohmann::json::parse(out->stdout_text, nullptr, false);
+        if (doc.is_discarded() || !doc.is_object() || !doc.contains(key) || !doc[key].is_number())
+          return Error::from_errno(EIO, "'" + options.spawn_binary + "' did not print JSON with " +
+                                            key + ": " + out->stdout_text.substr(0, 200));
+        if (record && s.side != Side::kFloor) {
+          if (doc.contains("syscalls_per_cycle") && doc["syscalls_per_cycle"].is_number())
+            syscalls[index].push_back(doc["syscalls_per_cycle"].get<double>());
+          else
+            syscalls_missing[index] = "the kernel did not let threadmap-spawn count system calls";
+        }
+        return doc[key].get<double>();
+      });
   if (!status) return status.error();
   for (std::size_t i = 0; i < setups.size(); ++i) {
     if (setups[i].side == Side::kFloor) continue;
     Counter c;
     c.name = "syscalls_per_create_join";
     c.unit = "system calls per create+join";
-    c.how = "raw_syscalls:sys_enter tracepoint over every thread of the run (perf_event_open, "
-            "inherited), measured";
+    c.how =
+        "raw_syscalls:sys_enter tracepoint over every thread of the run (perf_event_open, "
+        "inherited), measured";
     c.supported = !syscalls[i].empty() && syscalls_missing[i].empty();
     if (c.supported)
       c.median = summarize_runs(syscalls[i]).median;

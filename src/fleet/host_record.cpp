@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "src/core/json_text.hpp"
+
 namespace threadmap::fleet {
 namespace {
 
@@ -88,8 +90,10 @@ void read_benches(const json& doc, HostRecord& r) {
 }
 
 Result<HostRecord> parse_checked(const std::string& text, const std::string& file) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return Error::invalid(file + ": not JSON");
+  auto parsed = parse_json_text(text);
+  if (!parsed) return Error::invalid(file + ": " + parsed.error().message);
+  json doc = std::move(*parsed);
+  if (!doc.is_object()) return Error::invalid(file + ": not a JSON object");
   if (str(doc, {"schema"}) != "threadmap.report/1")
     return Error::invalid(file + ": not a machine report (schema threadmap.report/1)");
   HostRecord r;

@@ -18,6 +18,8 @@ struct Matrix {
   std::string source;              ///< "measured on this machine" or the file it came from
   std::string cpu_model;           ///< may be empty (nviennot CSVs carry none)
   std::string cell_statistic;      ///< how a cell was obtained ("median of timed batches", ...)
+  /// What loading did to the file's values that a reader should know (directions averaged).
+  std::vector<std::string> load_notes;
 
   std::size_t size() const { return cpus.size(); }
   double at(std::size_t i, std::size_t j) const { return one_way_ns[i * cpus.size() + j]; }

@@ -2,14 +2,18 @@
 // lower-triangular CSV of nviennot/core-to-core-latency, which most published matrices use.
 // Every rejection names the file, the line and the column (the 1-based cell index for CSV), so a
 // user can open the file at the spot.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
 
+#include "src/core/json_text.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/os/files.hpp"
 
@@ -67,12 +71,19 @@ Error at(const std::string& name, std::size_t line, std::size_t column, const st
                         ", column " + std::to_string(column) + ": " + why);
 }
 
-// A latency cell: a finite, non-negative number of nanoseconds.
+// No core-to-core latency comes near 10 ms (the slowest recorded cross-node figures are a few
+// microseconds); a cell beyond it is a unit mistake or a broken measurement, not a latency.
+constexpr double kMaxLatencyNs = 1e7;
+const char* const kLatencyRange = "a finite number of ns from 0 to 10000000";
+
+bool in_range(double ns) { return std::isfinite(ns) && ns >= 0 && ns <= kMaxLatencyNs; }
+
+// A latency cell: a finite number of nanoseconds in range.
 bool parse_ns(std::string_view cell, double& out) {
   if (cell.empty()) return false;
   if (cell.front() == '+') cell.remove_prefix(1);
   auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), out);
-  return ec == std::errc() && ptr == cell.data() + cell.size() && std::isfinite(out) && out >= 0;
+  return ec == std::errc() && ptr == cell.data() + cell.size() && in_range(out);
 }
 
 bool parse_cpu(std::string_view cell, int& out) {
@@ -83,15 +94,43 @@ bool parse_cpu(std::string_view cell, int& out) {
 
 std::string quoted(std::string_view cell) { return "'" + std::string(cell) + "'"; }
 
-// Fills the unknown direction of each pair from the known one, so at(i, j) == at(j, i).
-void symmetrize(Matrix& m) {
+// Fills the unknown direction of each pair from the known one and averages the two when both
+// are given, so at(i, j) == at(j, i); says so when directions disagree by more than 10% (a
+// one-way latency has no direction: such a file holds something else, or noise). Fails when no
+// pair has a latency at all.
+Status symmetrize(Matrix& m, const std::string& name) {
+  std::size_t pairs = 0, known = 0, differing = 0;
+  double worst = 1;
   for (std::size_t i = 0; i < m.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
+      ++pairs;
+      double a = m.at(i, j), b = m.at(j, i);
+      if (!std::isnan(a) && !std::isnan(b)) {
+        double lo = std::min(a, b), hi = std::max(a, b);
+        if (hi - lo > 1.0 && hi > 1.1 * lo) {
+          ++differing;
+          worst = std::max(worst, lo > 0 ? hi / lo : std::numeric_limits<double>::infinity());
+        }
+      }
       double v = symmetric_at(m, i, j);
+      if (!std::isnan(v)) ++known;
       m.at(i, j) = v;
       m.at(j, i) = v;
     }
   }
+  if (known == 0)
+    return Error::invalid("cannot load latency matrix '" + name +
+                          "': no pair of CPUs has a latency (every cell off the diagonal is "
+                          "empty or null)");
+  if (differing > 0) {
+    char worst_text[32];
+    std::snprintf(worst_text, sizeof worst_text, std::isfinite(worst) ? "%.1fx" : "0 vs > 0",
+                  worst);
+    m.load_notes.push_back(std::to_string(differing) + " of " + std::to_string(pairs) +
+                           " CPU pairs differ by direction by more than 10% (up to " + worst_text +
+                           "): each pair's two directions were averaged");
+  }
+  return {};
 }
 
 // Row i of the matrix from the cells of `line` starting at `first_value` (0 for nviennot's
@@ -104,7 +143,7 @@ Status read_row(const CsvLine& line, std::size_t first_value, std::size_t i,
     double v = 0;
     if (!parse_ns(cell, v)) {
       return at(name, line.line_number, j + first_value + 1,
-                quoted(cell) + " is not a latency (a finite number of ns >= 0)");
+                quoted(cell) + " is not a latency (" + kLatencyRange + ")");
     }
     m.at(i, j) = v;
   }
@@ -134,7 +173,7 @@ Result<Matrix> parse_nviennot(const std::vector<CsvLine>& lines, const std::stri
     }
     if (Status st = read_row(line, 0, i, name, m); !st) return st.error();
   }
-  symmetrize(m);
+  if (auto st = symmetrize(m, name); !st) return st.error();
   m.cell_statistic = "as written by core-to-core-latency: the mean of its samples per pair";
   return m;
 }
@@ -177,7 +216,7 @@ Result<Matrix> parse_square(const std::vector<CsvLine>& lines, const std::string
     }
     if (Status st = read_row(line, 1, i, name, m); !st) return st.error();
   }
-  symmetrize(m);
+  if (auto st = symmetrize(m, name); !st) return st.error();
   m.cell_statistic = "as written in the square CSV";
   return m;
 }
@@ -202,31 +241,11 @@ Result<Matrix> parse_csv(const std::string& text, const std::string& name, Matri
                 quoted(first.front()));
 }
 
-// 1-based line and column of a byte offset, for JSON syntax errors.
-std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t k = 0; k < offset && k < text.size(); ++k) {
-    if (text[k] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
 Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   const std::string prefix = "cannot load latency matrix '" + name + "': ";
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
-    return at(name, line, column, "invalid JSON");
-  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large
-    return Error::invalid(prefix + "invalid JSON: " + e.what());
-  }
+  auto parsed = parse_json_text(text);
+  if (!parsed) return Error::invalid(prefix + parsed.error().message);
+  nlohmann::json doc = std::move(*parsed);
   if (!doc.is_object() || !doc.contains("cpus") || !doc.contains("matrix")) {
     return Error::invalid(prefix +
                           "JSON without \"cpus\" and \"matrix\" (expected schema "
@@ -262,14 +281,14 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
     for (std::size_t j = 0; j < cpus.size(); ++j) {
       const auto& v = rows[i][j];
       if (v.is_null() || i == j) continue;
-      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+      if (!v.is_number() || !in_range(v.get<double>())) {
         return Error::invalid(prefix + "matrix[" + std::to_string(i) + "][" + std::to_string(j) +
-                              "] is not a latency in ns (number >= 0)");
+                              "] = " + v.dump() + " is not a latency (" + kLatencyRange + ")");
       }
       m.at(i, j) = v.get<double>();
     }
   }
-  symmetrize(m);
+  if (auto st = symmetrize(m, name); !st) return st.error();
   if (doc.contains("cpu_model") && doc["cpu_model"].is_string()) {
     m.cpu_model = doc["cpu_model"].get<std::string>();
   }

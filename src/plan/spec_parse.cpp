@@ -10,6 +10,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
 #include "src/plan/one_line.hpp"
 #include "src/plan/spec.hpp"
@@ -325,21 +326,9 @@ Result<std::vector<std::string>> expand_name(std::string_view pattern) {
 }
 
 Result<WorkloadSpec> parse_spec(std::string_view json_text, const std::string& source) {
-  json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    // Re-parse with exceptions to get nlohmann's position message for the one error line.
-    try {
-      json reparsed = json::parse(json_text);
-      (void)reparsed;
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for number overflow
-      std::string what = e.what();
-      auto pos = what.find("parse error");
-      return Error::invalid(one_line("spec " + source + ": not valid JSON: " +
-                                     (pos == std::string::npos ? what : what.substr(pos))));
-    }
-    return Error::invalid("spec " + source + ": not valid JSON");
-  }
-  return SpecParser(source).parse(doc);
+  auto doc = parse_json_text(json_text);
+  if (!doc) return Error::invalid("spec " + source + ": " + doc.error().message);
+  return SpecParser(source).parse(*doc);
 }
 
 Result<WorkloadSpec> load_spec(const std::string& path) {

@@ -66,7 +66,7 @@ std::string bench_text(const BenchResult& r) {
       std::vector<std::string> row{v.label};
       for (const auto& c : v.counters) {
         // Small medians (system calls per operation) need their decimals; counts do not.
-        row.push_back(!c.supported       ? "not supported"
+        row.push_back(!c.supported      ? "not supported"
                       : c.median >= 100 ? fmt::format("{:.0f}", c.median)
                                         : fmt::format("{:.2f}", c.median));
       }

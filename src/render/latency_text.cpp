@@ -62,10 +62,12 @@ double between_pass_pct(const latency::PairStats& p) {
 std::string latency_provenance(const latency::Matrix& matrix,
                                const latency::Measurement* measurement) {
   if (!measurement) {
-    return fmt::format("one-way core-to-core latency in ns, loaded from {} ({} CPUs{}); cells {}\n",
-                       matrix.source, matrix.size(),
-                       matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
-                       matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
+    std::string out = fmt::format(
+        "one-way core-to-core latency in ns, loaded from {} ({} CPUs{}); cells {}\n", matrix.source,
+        matrix.size(), matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
+        matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
+    for (const auto& note : matrix.load_notes) out += "note: " + note + "\n";
+    return out;
   }
   const auto& m = *measurement;
   std::size_t samples = 0;

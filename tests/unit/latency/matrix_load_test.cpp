@@ -83,6 +83,47 @@ TEST(MatrixLoad, NegativeAndInfiniteCellsAreRejected) {
   EXPECT_FALSE(parse_matrix_text(",,\ninf,,\n2,3,\n", "inf.csv"));
 }
 
+TEST(MatrixLoad, OutOfRangeCellsNameTheValue) {
+  // nan, 1e30 ns (a unit mistake: no core-to-core latency is near 10 ms) and negative values.
+  for (const char* cell : {"nan", "1e30", "10000001", "-0.5"}) {
+    auto m = parse_matrix_text(std::string(",,\n") + cell + ",,\n2,3,\n", "range.csv");
+    ASSERT_FALSE(m) << cell;
+    EXPECT_NE(m.error().message.find(std::string("'") + cell + "' is not a latency"),
+              std::string::npos)
+        << m.error().message;
+  }
+  auto j = parse_matrix_text(R"({"cpus":[0,1],"matrix":[[0,1e30],[null,0]]})", "range.json");
+  ASSERT_FALSE(j);
+  EXPECT_NE(j.error().message.find("matrix[0][1] = 1e+30 is not a latency"), std::string::npos)
+      << j.error().message;
+  EXPECT_TRUE(parse_matrix_text(",,\n10000000,,\n2,3,\n", "edge.csv"));  // 10 ms: accepted
+}
+
+TEST(MatrixLoad, AllNullMatrixIsAnError) {
+  auto m = parse_matrix_text(
+      R"({"cpus":[0,1,2],"matrix":[[0,null,null],[null,0,null],[null,null,0]]})", "null.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("no pair of CPUs has a latency"), std::string::npos)
+      << m.error().message;
+}
+
+TEST(MatrixLoad, AsymmetricDirectionsAreAveragedAndSaid) {
+  // 0<->1 given as 100 and 50 (2.0x apart), 0<->2 as 40 and 42 (within 10%: not counted).
+  auto m = parse_matrix_text(R"({"cpus":[0,1,2],"matrix":[[0,100,40],[50,0,30],[42,30,0]]})",
+                             "asym.json");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_DOUBLE_EQ(m->at(0, 1), 75.0);
+  EXPECT_DOUBLE_EQ(m->at(1, 0), 75.0);
+  ASSERT_EQ(m->load_notes.size(), 1u);
+  EXPECT_NE(m->load_notes[0].find("1 of 3 CPU pairs differ by direction by more than 10% (up to "
+                                  "2.0x): each pair's two directions were averaged"),
+            std::string::npos)
+      << m->load_notes[0];
+  auto sym = parse_matrix_text(R"({"cpus":[0,1],"matrix":[[0,10],[10,0]]})", "sym.json");
+  ASSERT_TRUE(sym);
+  EXPECT_TRUE(sym->load_notes.empty());
+}
+
 TEST(MatrixLoad, WrongRowCountIsAnError) {
   auto m = parse_matrix_text(",,\n10,,\n", "short.csv");
   ASSERT_FALSE(m);
@@ -99,7 +140,8 @@ TEST(MatrixLoad, SquareCsvRowLabelMustFollowHeader) {
 TEST(MatrixLoad, JsonSyntaxErrorNamesLine) {
   auto m = parse_matrix_text("{\n \"cpus\": [0,1],\n \"matrix\": [[0,1],[1,0]\n", "broken.json");
   ASSERT_FALSE(m);
-  EXPECT_NE(m.error().message.find("'broken.json': line 4"), std::string::npos)
+  EXPECT_NE(m.error().message.find("'broken.json': not valid JSON: it ends too early (at line 4"),
+            std::string::npos)
       << m.error().message;
 }
 
