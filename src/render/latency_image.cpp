@@ -16,6 +16,8 @@
 namespace threadmap::render {
 namespace {
 
+constexpr int kLabelGapPx = 13;  // axis labels (8-11 px text) at least this far apart
+
 struct Layout {
   int cell = 0;
   int plot = 0;
@@ -34,7 +36,7 @@ Layout layout_for(std::size_t n) {
   l.legend_x = l.left + l.plot + 30;
   for (int step : {1, 2, 4, 5, 8, 10, 16, 20, 32, 40, 64, 80, 128, 256}) {
     l.label_step = step;
-    if (step * l.cell >= 13) break;
+    if (step * l.cell >= kLabelGapPx) break;
   }
   l.size.width = std::max(l.legend_x + 110, 480);
   l.size.height = l.top + std::max(l.plot, 260) + 30;
@@ -78,16 +80,38 @@ cairo_surface_t* cells_image(const latency::Matrix& m, const std::vector<std::si
   return img;
 }
 
+double text_width(cairo_t* cr, const std::string& s) {
+  cairo_text_extents_t ext;
+  cairo_text_extents(cr, s.c_str(), &ext);
+  return ext.x_advance;
+}
+
+// The title at 15 px, or smaller down to 11 px, or shortened from its start (a long file path
+// loses its leading directories, the file name and what follows stay) so it fits max_width.
+void draw_title(cairo_t* cr, const std::string& title, double max_width) {
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  double size = 15;
+  cairo_set_font_size(cr, size);
+  while (size > 11 && text_width(cr, title) > max_width) cairo_set_font_size(cr, --size);
+  std::string shown = title;
+  const std::string ellipsis = "\u2026";
+  std::size_t cut = 0;
+  while (text_width(cr, shown) > max_width && cut < title.size()) {
+    ++cut;
+    while (cut < title.size() && (static_cast<unsigned char>(title[cut]) & 0xC0) == 0x80) ++cut;
+    shown = ellipsis + title.substr(cut);
+  }
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  text_at(cr, 12, 22, shown, 0);
+}
+
 void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>& order,
           const HeatmapLabels& labels) {
   const Layout l = layout_for(order.size());
   const ColorScale scale = make_color_scale(m);
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
-  cairo_set_font_size(cr, 15);
-  cairo_set_source_rgb(cr, 0, 0, 0);
-  text_at(cr, 12, 22, labels.title, 0);
+  draw_title(cr, labels.title, l.size.width - 24.0);
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 11);
   // The subtitle wraps at "; " so it fits the image (3 lines fit above the plot).
@@ -158,7 +182,7 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
   // Axis labels: CPU numbers at every label_step-th position.
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_font_size(cr, std::min(11.0, std::max(8.0, l.cell * 0.8)));
-  for (std::size_t k = 0; k < n; k += static_cast<std::size_t>(l.label_step)) {
+  for (std::size_t k : heatmap_label_positions(m, order)) {
     std::string s = std::to_string(m.cpus[order[k]]);
     double center = (static_cast<double>(k) + 0.5) * l.cell;
     text_at(cr, l.left - 4, l.top + center + 4, s, 1.0);
@@ -194,6 +218,27 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
 }
 
 }  // namespace
+
+std::vector<std::size_t> heatmap_label_positions(const latency::Matrix& matrix,
+                                                 const std::vector<std::size_t>& order) {
+  const std::size_t n = order.size();
+  std::vector<std::size_t> positions;
+  if (n == 0) return positions;
+  const Layout l = layout_for(n);
+  std::size_t step = static_cast<std::size_t>(l.label_step);
+  std::size_t descents = 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if (matrix.cpus[order[k]] < matrix.cpus[order[k - 1]]) ++descents;
+  if (step > 1 && step % 2 == 0 && descents * 4 > n) ++step;  // interleaved numbering
+  for (std::size_t k = 0; k < n; k += step) positions.push_back(k);
+  // The last position too, when it does not crowd the one before it.
+  const std::size_t min_gap = (static_cast<std::size_t>(kLabelGapPx) + l.cell - 1) / l.cell;
+  if (positions.back() != n - 1) {
+    if (n - 1 - positions.back() < min_gap && positions.size() > 1) positions.pop_back();
+    positions.push_back(n - 1);
+  }
+  return positions;
+}
 
 ImageSize heatmap_image_size(std::size_t cpus) { return layout_for(cpus).size; }
 

@@ -16,7 +16,9 @@ namespace threadmap::render {
 
 /// What goes around the cells.
 struct HeatmapLabels {
-  std::string title;            ///< e.g. "AMD EPYC 7773X: one-way core-to-core latency"
+  /// e.g. "AMD EPYC 7773X: one-way core-to-core latency"; drawn smaller, then shortened from
+  /// the start ("...dir/file.csv: ..."), when it is wider than the image.
+  std::string title;
   std::string subtitle;         ///< e.g. "method cas; median of the batches of each pair"
   std::vector<CpuSet> domains;  ///< outlined where their CPUs are adjacent in the order
 };
@@ -41,6 +43,13 @@ struct CellGrid {
 
 /// The cell grid of a heatmap of `cpus` CPUs, as drawn by heatmap_image.
 CellGrid heatmap_cell_grid(std::size_t cpus);
+
+/// Positions of `order` whose CPU number is written on the axes: about one per 13 pixels, the
+/// first and the last always, and, when the order interleaves CPU numbers (SMT siblings side by
+/// side, e.g. 0,128,1,129,...), an odd step so that both halves of the numbering are labelled
+/// (an even step would show only 0..127 of 256 CPUs).
+std::vector<std::size_t> heatmap_label_positions(const latency::Matrix& matrix,
+                                                 const std::vector<std::size_t>& order);
 
 /// The heatmap encoded as PNG or SVG (in SVG the cells are embedded as one image, so 512 CPUs
 /// stay a small file). Fails with cairo's reason when drawing fails.

@@ -191,3 +191,60 @@ TEST(HeatmapImage, SvgEmbedsTheCellsAsAnImage) {
 }
 
 }  // namespace
+
+TEST(HeatmapImage, AxisLabelsCoverBothHalvesOfAnInterleavedNumbering) {
+  // 256 CPUs in topology order with SMT siblings side by side (0,128,1,129,...), as a
+  // two-thread-per-core machine numbers them: labels must reach CPUs above 127 too.
+  auto m = matrix_of(256);
+  std::vector<std::size_t> order;
+  for (std::size_t core = 0; core < 128; ++core) {
+    order.push_back(core);
+    order.push_back(core + 128);
+  }
+  auto positions = render::heatmap_label_positions(m, order);
+  ASSERT_GE(positions.size(), 8u);
+  std::size_t low = 0, high = 0;
+  int highest = 0;
+  for (std::size_t k : positions) {
+    int cpu = m.cpus[order[k]];
+    (cpu < 128 ? low : high)++;
+    highest = std::max(highest, cpu);
+  }
+  EXPECT_GE(low, 8u);
+  EXPECT_GE(high, 8u);
+  EXPECT_EQ(positions.front(), 0u);
+  EXPECT_EQ(positions.back(), order.size() - 1);  // the last position: CPU 255
+  EXPECT_EQ(highest, 255);
+  const int cell = render::heatmap_cell_grid(256).cell;
+  for (std::size_t i = 1; i < positions.size(); ++i)
+    EXPECT_GE(static_cast<int>(positions[i] - positions[i - 1]) * cell, 13) << i;
+  // In numeric order the labels run 0, 8, ..., 248 and then the last CPU.
+  auto numeric = render::heatmap_label_positions(m, latency::numeric_order(m));
+  EXPECT_EQ(m.cpus[numeric.back()], 255);
+  EXPECT_EQ(numeric[1] - numeric[0], 8u);
+}
+
+TEST(HeatmapImage, ALongTitleStaysInsideTheImage) {
+  auto m = matrix_of(2);
+  std::string path_title =
+      "/home/someone/a/very/long/directory/name/that/goes/on/and/on/results/2026-11-25/"
+      "AMD_EPYC_9654_dual_socket_run_7.csv: one-way core-to-core latency (2 CPUs)";
+  render::HeatmapLabels labels{path_title, "method cas", {}};
+  const std::string path = temp_path("title.png");
+  ASSERT_TRUE(save_heatmap(path, render::ImageFormat::png, m, latency::numeric_order(m), labels));
+  cairo_surface_t* img = cairo_image_surface_create_from_png(path.c_str());
+  ASSERT_EQ(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+  const int width = cairo_image_surface_get_width(img);
+  int dark_in_title = 0, dark_at_edge = 0;
+  for (int y = 4; y < 30; ++y) {
+    for (int x = 0; x < width; ++x) {
+      bool dark = luminance(pixel_at(img, x, y)) < 128;
+      dark_in_title += dark;
+      if (x >= width - 10) dark_at_edge += dark;
+    }
+  }
+  EXPECT_GT(dark_in_title, 100);  // the title is there
+  EXPECT_EQ(dark_at_edge, 0);     // and ends before the right edge
+  cairo_surface_destroy(img);
+  std::remove(path.c_str());
+}
