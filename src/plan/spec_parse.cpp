@@ -149,11 +149,17 @@ class SpecParser {
     return out;
   }
 
+  // Weights are relative traffic: 1e9 to 1 is more contrast than any workload has, and keeps
+  // every cost sum (weight x latency over thousands of edges) finite and exact enough.
+  static constexpr double kMaxWeight = 1e9;
+
   Result<double> weight_of(const json& obj, const std::string& where) {
     if (!obj.contains("weight")) return 1.0;
     const json& w = obj["weight"];
-    if (!w.is_number() || !std::isfinite(w.get<double>()) || w.get<double>() <= 0)
-      return fail(where + ".weight must be a number > 0");
+    if (!w.is_number() || !std::isfinite(w.get<double>()) || w.get<double>() <= 0 ||
+        w.get<double>() > kMaxWeight)
+      return fail(where + ".weight = " + w.dump() +
+                  " is out of range (a number > 0 and at most 1e9: relative traffic)");
     return w.get<double>();
   }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,6 +38,9 @@ void tm__reset_init(void) {
 }
 
 int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr) {
+  /* Only called when a parked thread may be reused: the place to catch changes made from
+   * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
+  tm__shadow_verify_placement();
   struct tm_shadow *s = tm__shadow(TM_S_SCHED);
   if (!(s->valid & TM_S_SCHED)) return -1;
   *out = s->sched;
@@ -83,7 +87,9 @@ int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
 }
 
 void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
-  struct tm_shadow *s = tm__shadow(0);
+  /* No read and no verification here: this path must cost what glibc's does. What the
+   * creator's shadow does not know, the new thread reads when it first needs it. */
+  struct tm_shadow *s = tm__shadow_raw();
   unsigned valid = s->valid;
   if (tm__attr_sigmask(attr, &t->want.sigmask))
     valid |= TM_S_SIGMASK;
@@ -102,7 +108,7 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   t->seed_sched = s->sched;
   t->seed_valid = valid;
   t->seed_epoch = s->epoch;
-  t->seed_verified_ns = s->verified_ns;
+  t->seed_placement_ns = s->placement_checked_ns;
   t->start_mask_known = (valid & TM_S_SIGMASK) != 0;
   t->signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   /* The process's seccomp mode (read at start-up) holds while no filter was installed. */
@@ -114,8 +120,8 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   struct tm_shadow *s = tm__shadow_raw();
   s->valid = t->seed_valid;
   s->epoch = t->seed_epoch;
-  s->verified_ns = t->seed_verified_ns;
-  s->verify_due = 0;
+  s->placement_checked_ns = t->seed_placement_ns;
+  s->signals_checked_ns = 0;
   s->altstack_changed = 0;
   s->sigmask = t->want.sigmask;
   s->affinity = t->want.affinity;
@@ -132,7 +138,15 @@ void tm__apply_inherit(struct tm_thread *t) {
   /* Only what differs from the shadow costs a system call. */
   const struct tm_inherit *want = &t->want;
   int saved_errno = errno;
-  struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+  tm__shadow_verify_placement();
+  struct tm_shadow *s =
+      tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME | TM_S_SCHED);
+  if ((s->valid & TM_S_SCHED) && s->sched.nice != t->sched.nice &&
+      s->sched.policy == t->sched.policy && s->sched.priority == t->sched.priority) {
+    /* Reniced from outside while parked (the creator matched the nice value we had when we
+     * parked): put it back where the kernel lets us (raising nice always works). */
+    if (setpriority(PRIO_PROCESS, 0, t->sched.nice) == 0) s->sched.nice = t->sched.nice;
+  }
   if (t->affinity_by_creator) {
     s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
     t->affinity_by_creator = 0;
@@ -231,17 +245,20 @@ int tm__reset_physical(struct tm_thread *t) {
     why = TM_RETIRE_UNDOABLE + 1;
     goto out;
   }
-  /* Usually no system call: the shadow knows (shadow.h); a stale one is re-read whole. */
+  /* Usually no system call: the shadow knows (shadow.h). Once per verification interval the
+   * mask and the pending set are read again (a signal from another process, a handler that
+   * edited its ucontext's mask). */
+  int deep = tm__shadow_verify_signals();
+  int paranoid = tm__shadow_paranoid();
   struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
-  int deep = s->verify_due;
   uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
-  if ((deep || seccomp_epoch != t->seccomp_epoch) &&
+  if ((paranoid || seccomp_epoch != t->seccomp_epoch) &&
       prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
     why = TM_RETIRE_UNDOABLE + 1;
     goto out;
   }
   t->seccomp_epoch = seccomp_epoch;
-  if (deep || s->altstack_changed) {
+  if (paranoid || s->altstack_changed) {
     stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
     if (syscall(SYS_sigaltstack, &off, NULL) != 0) {
       why = TM_RETIRE_UNDOABLE + 1;
@@ -268,7 +285,6 @@ int tm__reset_physical(struct tm_thread *t) {
     goto out;
   }
   t->sched = s->sched;
-  tm__shadow_deep_done();
   tm__tls_reset();
   if (tm__trim) tm__trim_stack(t);
 out:

@@ -116,30 +116,50 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
   s->valid |= items;
 }
 
-struct tm_shadow *tm__shadow(unsigned need) {
-  struct tm_shadow *s = &tm__sh;
-  int saved_errno = errno;
-  uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
-  if (s->epoch != epoch) {    /* another thread changed some thread's state: maybe ours */
-    s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
-    s->epoch = epoch;
-  }
+static uint64_t tm__coarse_now_ns(void) {
   /* The coarse clock (no clock read at all, a few ms resolution) is enough for an interval of
    * milliseconds, and is cheaper than tm__now_ns on every recycle. */
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  uint64_t now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-  if (s->verified_ns == 0 || now - s->verified_ns >= tm__verify_ns) {
-    s->valid = 0; /* old enough to have been changed from outside unseen: read it all */
-    s->verified_ns = now;
-    s->verify_due = 1;
-    need = TM_S_ALL;
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }
+
+/* 1 (and *CHECKED set to now) when the last check is at least one interval old. */
+static int tm__check_due(uint64_t *checked) {
+  if (tm__verify_ns == 0) return 1;
+  uint64_t now = tm__coarse_now_ns();
+  if (*checked != 0 && now - *checked < tm__verify_ns) return 0;
+  *checked = now;
+  return 1;
+}
+
+void tm__shadow_verify_placement(void) {
+  if (!tm__check_due(&tm__sh.placement_checked_ns)) return;
+  tm__sh.valid &= tm__verify_ns == 0 ? 0u : ~(unsigned)(TM_S_AFFINITY | TM_S_SCHED);
+}
+
+int tm__shadow_verify_signals(void) {
+  if (!tm__check_due(&tm__sh.signals_checked_ns)) return 0;
+  tm__sh.valid &= ~(unsigned)TM_S_SIGMASK;
+  return 1;
+}
+
+struct tm_shadow *tm__shadow(unsigned need) {
+  struct tm_shadow *s = &tm__sh;
+  int saved_errno = errno;
+  uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
+  if (s->epoch != epoch) { /* another thread changed some thread's state: maybe ours */
+    s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
+    s->epoch = epoch;
   }
   if (s->valid & TM_S_AFFINITY) {
     /* rseq's cpu_id (no system call): running where our shadow says we may not means
      * somebody changed the affinity behind our back. */
     int cpu = sched_getcpu();
-    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
+    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity))
+      s->valid &= ~TM_S_AFFINITY;
   }
   unsigned missing = need & ~s->valid;
   if (missing) tm__read_items(s, missing);
@@ -171,8 +191,6 @@ void tm__shadow_changed_thread(pthread_t thread, unsigned items) {
   else
     atomic_fetch_add_explicit(&tm__shadow_epoch, 1, memory_order_release);
 }
-
-void tm__shadow_deep_done(void) { tm__sh.verify_due = 0; }
 
 void tm__shadow_set_sigmask(const sigset_t *mask) {
   sigset_t m = *mask;

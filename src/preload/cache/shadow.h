@@ -18,12 +18,14 @@
  *  - thread-directed signals sent from inside (pthread_kill, pthread_sigqueue, tgkill, raise,
  *    syscall(2)) bump a signal epoch: a finished thread checks its pending set only when it
  *    moved since the thread started; seccomp filters bump a seccomp epoch the same way;
- *  - what nothing in the process sees (another process's sched_setaffinity or setpriority on
- *    our tid, a write to /proc/.../comm, a signal from outside, an inline-asm system call, a
- *    signal handler editing its ucontext's mask): a shadow older than TM_CACHE_VERIFY_MS is
- *    re-read whole (and the finished thread's pending signals, alternate stack and seccomp mode
- *    checked); and when the thread runs on a CPU its shadow affinity excludes (rseq's cpu_id,
- *    no system call), the affinity is re-read at once. */
+ *  - what another process can change unseen (affinity, nice and policy of our tids, signals
+ *    sent to them) and what a thread may change without libc (an inline-asm system call, a
+ *    signal handler editing its ucontext's mask): affinity and scheduling are read again when
+ *    their last check is older than TM_CACHE_VERIFY_MS and the thread is about to be reused,
+ *    the mask and pending set when a logical thread ends; and when the thread runs on a CPU its
+ *    shadow affinity excludes (rseq's cpu_id, no system call), the affinity is re-read at once.
+ *    Name, timer slack, no_new_privs, altstack and seccomp mode only change through calls we
+ *    see (or inline assembly: not detected, except with TM_CACHE_VERIFY_MS=0). */
 #ifndef THREADMAP_CACHE_SHADOW_H
 #define THREADMAP_CACHE_SHADOW_H
 
@@ -44,8 +46,8 @@ struct tm_shadow {
   pid_t tid;            /* gettid(), read once (0: not yet; reset in a fork child) */
   int altstack_changed; /* sigaltstack set since the logical thread started */
   uint64_t epoch;       /* tm__shadow_epoch when the shadow was last validated */
-  uint64_t verified_ns; /* last whole re-read (TM_CACHE_VERIFY_MS) */
-  int verify_due;       /* the last tm__shadow call re-read everything: deep checks too */
+  uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
+  uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
   sigset_t sigmask;     /* as the kernel holds it (glibc's internal signals never set) */
   cpu_set_t affinity;   /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
@@ -61,12 +63,20 @@ TM_HIDDEN extern _Atomic uint64_t tm__signal_epoch;
 TM_HIDDEN extern _Atomic uint64_t tm__seccomp_epoch;
 
 /* The calling thread's shadow with at least the items in NEED valid (each missing item costs
- * its read). Re-reads everything when the shadow is older than TM_CACHE_VERIFY_MS (then
- * verify_due is 1 until tm__shadow_deep_done). */
+ * its read). */
 TM_HIDDEN struct tm_shadow *tm__shadow(unsigned need);
 /* The calling thread's shadow as it is (no reads): for seeding and for the setters. */
 TM_HIDDEN struct tm_shadow *tm__shadow_raw(void);
-TM_HIDDEN void tm__shadow_deep_done(void);
+/* Verification of what another process can change unseen: when the last check is older than
+ * TM_CACHE_VERIFY_MS, the affinity and scheduling items become invalid (read again at their
+ * next use). Called where a thread is about to be reused (its creator's capture, the worker's
+ * start), never on the path that makes a new thread. With TM_CACHE_VERIFY_MS=0 every item. */
+TM_HIDDEN void tm__shadow_verify_placement(void);
+/* The same for signals, at a logical thread's end: returns 1 when the pending set must be
+ * checked now (and makes the mask invalid, so it is read again). */
+TM_HIDDEN int tm__shadow_verify_signals(void);
+/* 1 when TM_CACHE_VERIFY_MS is 0: every check on every use (seccomp and altstack too). */
+TM_HIDDEN int tm__shadow_paranoid(void);
 /* Sets the calling thread's signal mask through glibc (which keeps its internal signals
  * unblocked) and records it. */
 TM_HIDDEN void tm__shadow_set_sigmask(const sigset_t *mask);

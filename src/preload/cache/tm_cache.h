@@ -118,7 +118,7 @@ struct tm_thread {
   int affinity_by_creator; /* the creator applied an attr's affinity (sched_setaffinity(tid)) */
   int start_mask_known;    /* want.sigmask is the mask the running logical thread started with */
   unsigned seed_valid;     /* TM_S_* items of want/seed_sched the new physical thread may trust */
-  uint64_t seed_epoch, seed_verified_ns;
+  uint64_t seed_epoch, seed_placement_ns;
   struct tm_sched seed_sched;
   uint64_t signal_epoch;  /* tm__signal_epoch when nothing was pending here */
   uint64_t seccomp_epoch; /* tm__seccomp_epoch when seccomp_at_birth was known */

@@ -66,7 +66,10 @@ TEST(Spec, EveryMistakeIsOneErrorNamingTheInput) {
        "unknown thread 'b'"},
       {"{\"threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"edges\": [{\"between\": [\"a\", "
        "\"b\"], \"weight\": 0}]}",
-       "weight must be a number > 0"},
+       "weight = 0 is out of range (a number > 0 and at most 1e9"},
+      {"{\"threads\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"edges\": [{\"between\": [\"a\", "
+       "\"b\"], \"weight\": 1e308}]}",
+       "edges[0].weight = 1e+308 is out of range"},
       {"{\"threads\": [{\"name\": \"a\"}], \"edges\": [{\"between\": [\"a\", \"a\"]}]}",
        "talks to itself"},
       {"{\"threads\": [{\"name\": \"a\", \"traits\": [\"fast\"]}]}", "unknown trait 'fast'"},
