@@ -12,9 +12,9 @@
  *  TM_CACHE_MAX_UNJOINED         8            most finished, not yet joined threads kept alive
  *                                             (past it a finishing thread really exits and its
  *                                             join goes through glibc)
- *  TM_CACHE_VERIFY_MS            10           a thread's shadow state older than this is
- *                                             re-read whole (catches changes made from outside
- *                                             the process; 0: re-read at every use)
+ *  TM_CACHE_VERIFY_MS            10           shadow items another process can change are
+ *                                             read again when their last check is older (see
+ *                                             shadow.h; 0: every item on every use)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
