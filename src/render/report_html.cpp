@@ -33,6 +33,7 @@ header p { margin: .3rem auto 0; max-width: 60rem; color: #c9cfdb; font-size: .9
 section { background: #fff; border-radius: 8px; padding: .6rem 1rem 1rem; margin: 1rem 0;
           box-shadow: 0 1px 3px rgba(0,0,0,.08); }
 h2 { font-size: 1.2rem; border-bottom: 2px solid #e3e6eb; padding-bottom: .3rem; }
+p, li, h1, h2, h3, summary { overflow-wrap: anywhere; } /* long paths wrap on a phone */
 h3 { font-size: 1rem; margin-bottom: .2rem; }
 nav ul { columns: 2 12rem; padding-left: 1.2rem; margin: 0; }
 .scroll { overflow-x: auto; }
