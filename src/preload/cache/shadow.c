@@ -26,6 +26,9 @@ static uint64_t tm__verify_ns;
 int tm__seccomp_at_start;
 
 void tm__shadow_init(void) {
+  tm__shadow_interpose_init();
+  sigset_t current; /* looks glibc's pthread_sigmask up now: our wrapper may run in handlers */
+  tm__real_sigmask(SIG_BLOCK, NULL, &current);
   tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
   tm__seccomp_at_start = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 }

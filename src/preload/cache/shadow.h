@@ -97,6 +97,8 @@ TM_HIDDEN void tm__shadow_filter_mask(sigset_t *mask);
 /* Reads the scheduling identity of the calling thread (2 system calls). */
 TM_HIDDEN int tm__read_sched(struct tm_sched *out);
 TM_HIDDEN void tm__shadow_init(void);
+/* Looks up the next definition of every wrapped libc function (shadow_interpose.c). */
+TM_HIDDEN void tm__shadow_interpose_init(void);
 /* The calling thread's kernel id (one system call per thread lifetime). */
 TM_HIDDEN pid_t tm__self_tid(void);
 /* Fork child: the calling thread has a new id. */

@@ -19,15 +19,37 @@
 
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
 
-/* The next definition of NAME after this library, looked up once (a race only looks it up
- * twice). */
-#define TM_NEXT(type, name)                                                    \
-  static __typeof__(type) tm__next_##name;                                     \
-  __typeof__(type) next = __atomic_load_n(&tm__next_##name, __ATOMIC_RELAXED); \
-  if (next == NULL) {                                                          \
-    *(void **)&next = dlsym(RTLD_NEXT, #name);                                 \
-    __atomic_store_n(&tm__next_##name, next, __ATOMIC_RELAXED);                \
+/* Every wrapped function; the next definition of each (after this library) is looked up at
+ * start-up by tm__shadow_interpose_init, so that no wrapper calls dlsym later (longjmp and
+ * sigprocmask run in signal handlers, where dlsym is not safe). A call before start-up looks
+ * its function up then. */
+#define TM_SHADOW_WRAPPED(X)                                                                     \
+  X(sigprocmask) X(sighold) X(sigrelse) X(sigset) X(siglongjmp) X(longjmp) X(__longjmp_chk)      \
+  X(setcontext) X(swapcontext) X(sigaltstack) X(sched_setaffinity) X(pthread_setaffinity_np)     \
+  X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio) X(sched_setscheduler)   \
+  X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue) X(tgkill) X(raise)       \
+  X(timer_create) X(syscall)
+
+#define TM_NEXT_SLOT(name) static void *tm__next_##name;
+TM_SHADOW_WRAPPED(TM_NEXT_SLOT)
+
+static void *tm__resolve(void **slot, const char *name) {
+  void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (fn == NULL) {
+    fn = dlsym(RTLD_NEXT, name);
+    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
   }
+  return fn;
+}
+
+void tm__shadow_interpose_init(void) {
+#define TM_RESOLVE_ONE(name) tm__resolve(&tm__next_##name, #name);
+  TM_SHADOW_WRAPPED(TM_RESOLVE_ONE)
+#undef TM_RESOLVE_ONE
+}
+
+#define TM_NEXT(type, name) \
+  __typeof__(type) next = (__typeof__(type))tm__resolve(&tm__next_##name, #name)
 
 static void tm__bump(_Atomic uint64_t *epoch) {
   atomic_fetch_add_explicit(epoch, 1, memory_order_release);
