@@ -18,7 +18,8 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
     [TM_OPT_MAX_UNJOINED] = {"TM_CACHE_MAX_UNJOINED", 8, 0, 1 << 20,
                              "most finished unjoined threads kept (kernel tasks)", 8, 0},
     [TM_OPT_VERIFY_MS] = {"TM_CACHE_VERIFY_MS", 10, 0, 3600000LL,
-                          "ms between re-reads of what other processes may change (0: always)", 10, 0},
+                          "ms between re-reads of what other processes may change (0: always)", 10,
+                          0},
 };
 
 void tm__options_load(char **env) {

@@ -153,7 +153,7 @@ struct tm_shadow *tm__shadow(unsigned need) {
   struct tm_shadow *s = &tm__sh;
   int saved_errno = errno;
   uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
-  if (s->epoch != epoch) { /* another thread changed some thread's state: maybe ours */
+  if (s->epoch != epoch) {    /* another thread changed some thread's state: maybe ours */
     s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
     s->epoch = epoch;
   }
@@ -161,8 +161,7 @@ struct tm_shadow *tm__shadow(unsigned need) {
     /* rseq's cpu_id (no system call): running where our shadow says we may not means
      * somebody changed the affinity behind our back. */
     int cpu = sched_getcpu();
-    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity))
-      s->valid &= ~TM_S_AFFINITY;
+    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
   }
   unsigned missing = need & ~s->valid;
   if (missing) tm__read_items(s, missing);

@@ -42,14 +42,14 @@ enum {
 };
 
 struct tm_shadow {
-  unsigned valid;       /* TM_S_* known to equal the kernel's */
-  pid_t tid;            /* gettid(), read once (0: not yet; reset in a fork child) */
-  int altstack_changed; /* sigaltstack set since the logical thread started */
-  uint64_t epoch;       /* tm__shadow_epoch when the shadow was last validated */
+  unsigned valid;                /* TM_S_* known to equal the kernel's */
+  pid_t tid;                     /* gettid(), read once (0: not yet; reset in a fork child) */
+  int altstack_changed;          /* sigaltstack set since the logical thread started */
+  uint64_t epoch;                /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
-  sigset_t sigmask;     /* as the kernel holds it (glibc's internal signals never set) */
-  cpu_set_t affinity;   /* as sched_getaffinity returns it */
+  sigset_t sigmask;              /* as the kernel holds it (glibc's internal signals never set) */
+  cpu_set_t affinity;            /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
   char name[16];
   struct tm_sched sched;
