@@ -92,9 +92,10 @@ TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
   sigset_t before;
   int r = tm__real_sigmask(how, set, set ? &before : old);
   if (r == 0 && set) {
-    if (old) *old = before;
+    /* Before *old is written: the caller may pass the same set for both. */
     if (how == SIG_BLOCK || how == SIG_UNBLOCK || how == SIG_SETMASK)
       tm__note_sigmask(how, set, &before);
+    if (old) *old = before;
   }
   return r;
 }
@@ -104,8 +105,8 @@ TM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   sigset_t before;
   int r = next(how, set, set ? &before : old);
   if (r == 0 && set) {
+    tm__note_sigmask(how, set, &before); /* before *old: SET and OLD may be one object */
     if (old) *old = before;
-    tm__note_sigmask(how, set, &before);
   }
   return r;
 }
