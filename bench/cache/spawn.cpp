@@ -10,9 +10,12 @@
 //                   [--repeat R] [--batch N]
 // --batch N: each creator creates N threads, then joins them all (nothing can be reused while
 // the batch is running: the path where the cache must cost no more than glibc).
-// System calls per create+join are counted over the timed part with the raw_syscalls:sys_enter
-// tracepoint (perf_event_open, inherited by every thread made after it opens, so the cache's
-// parked threads count too); "not supported" when the kernel does not allow it.
+// System calls per create+join are counted in a shorter pass before the timed one, with
+// the raw_syscalls:sys_enter tracepoint (perf_event_open, inherited by every thread made after it
+// opens, so the cache's parked threads count too); "not supported" when the kernel does not allow
+// it. Not during the timed pass: while the tracepoint is on, every system call of the machine
+// takes the kernel's slow tracing path, which would tax the side that makes more calls and the
+// rates the floor (measured without it) is compared with.
 //   threadmap-spawn --floor --creators T --seconds S [--json]
 // measures the hand-off floor alone (see floor_rate) and prints round trips/s.
 // --compare runs the benchmark for each T in child processes, without and with
@@ -38,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -281,7 +285,7 @@ struct RunResult {
   int error = 0;
 };
 
-RunResult run(const Options& opt) {
+RunResult run(const Options& opt, bool count_syscalls) {
   std::vector<CreatorResult> results(static_cast<std::size_t>(opt.creators));
   for (auto& r : results) {
     r.create_to_start_ns.reserve(1u << 16);
@@ -314,7 +318,8 @@ RunResult run(const Options& opt) {
     return nullptr;
   };
   RunResult rr;
-  SyscallCounter counter;  // opened before the creators exist, so they inherit it
+  std::optional<SyscallCounter> counter;  // opened before the creators exist: they inherit it
+  if (count_syscalls) counter.emplace();
   // Creators are plain pthreads made before timing starts (they are not what is measured).
   for (std::size_t i = 0; i < results.size(); ++i) {
     ctx[i] = Ctx{&opt, &results[i], &ready, &go, &stop};
@@ -328,7 +333,7 @@ RunResult run(const Options& opt) {
     }
   }
   while (ready.load() < opt.creators) sched_yield();
-  counter.start();
+  if (counter) counter->start();
   std::uint64_t start = now_ns();
   go.store(true, std::memory_order_release);
   timespec pause{static_cast<time_t>(opt.seconds),
@@ -339,7 +344,7 @@ RunResult run(const Options& opt) {
   stop.store(true);
   for (auto& c : creators) pthread_join(c, nullptr);
   std::uint64_t end = now_ns();
-  long long syscalls = counter.stop();
+  long long syscalls = counter ? counter->stop() : -1;
   std::uint64_t cycles = 0;
   std::vector<std::uint32_t> starts, joins;
   for (auto& r : results) {
@@ -352,8 +357,8 @@ RunResult run(const Options& opt) {
   rr.threads_per_second = static_cast<double>(cycles) / rr.wall_seconds;
   if (syscalls >= 0 && cycles > 0)
     rr.syscalls_per_cycle = static_cast<double>(syscalls) / static_cast<double>(cycles);
-  else
-    rr.syscalls_reason = counter.reason();
+  else if (counter)
+    rr.syscalls_reason = counter->reason();
   rr.samples = joins.size();
   rr.create_to_start = percentiles(starts);
   rr.join = percentiles(joins);
@@ -394,7 +399,8 @@ void print_text(const Options& opt, const RunResult& r) {
               static_cast<unsigned long long>(r.join.p50),
               static_cast<unsigned long long>(r.join.p99));
   if (r.syscalls_per_cycle >= 0)
-    std::printf("system calls per create+join: %.3f (raw_syscalls:sys_enter, all threads)\n",
+    std::printf("system calls per create+join: %.3f (raw_syscalls:sys_enter, all threads, counted "
+                "pass)\n",
                 r.syscalls_per_cycle);
   else
     std::printf("system calls per create+join: not supported (%s)\n", r.syscalls_reason.c_str());
@@ -649,8 +655,9 @@ int compare(const char* self, const Options& opt) {
       "threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
       "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
       "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n"
-      "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads), "
-      "default/cache medians; n/a when the kernel does not allow counting\n",
+      "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads, in a "
+      "shorter pass before the timed one), default/cache medians; n/a when the kernel does not "
+      "allow counting\n",
       opt.repeat);
   return failures ? 1 : 0;
 }
@@ -682,7 +689,15 @@ int main(int argc, char** argv) {
                   opt.creators == 1 ? "two spinning cache lines" : "futex wake/wait", trips);
     return 0;
   }
-  RunResult r = run(opt);
+  // The counted pass first, a fifth as long as the timed one (at least 0.1 s), the same loop:
+  // every thread of the process is made after its counter opens and inherits it (the cache's
+  // parked threads included; made later, they would escape it). It also warms up both sides.
+  Options counted = opt;
+  counted.seconds = std::max(0.1, opt.seconds / 5);
+  RunResult c = run(counted, true);
+  RunResult r = c.error == 0 ? run(opt, false) : c;
+  r.syscalls_per_cycle = c.syscalls_per_cycle;
+  r.syscalls_reason = c.syscalls_reason;
   if (r.error != 0) {
     std::fprintf(stderr, "threadmap-spawn: thread creation or join failed: %s\n",
                  std::strerror(r.error));

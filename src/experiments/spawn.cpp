@@ -144,8 +144,9 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
     c.name = "syscalls_per_create_join";
     c.unit = "system calls per create+join";
     c.how =
-        "raw_syscalls:sys_enter tracepoint over every thread of the run (perf_event_open, "
-        "inherited), measured";
+        "raw_syscalls:sys_enter tracepoint over every thread (perf_event_open, inherited), in "
+        "a shorter pass before the timed one (the tracepoint slows every system call), "
+        "measured";
     c.supported = !syscalls[i].empty() && syscalls_missing[i].empty();
     if (c.supported)
       c.median = summarize_runs(syscalls[i]).median;

@@ -125,6 +125,7 @@ static void tm__init_once(void) {
   }
   tm__defaults_refresh();
   tm__wait_init();
+  tm__records_init();
   tm__shadow_init();
   tm__reset_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;

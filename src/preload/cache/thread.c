@@ -205,6 +205,7 @@ static void *tm__worker(void *arg) {
       why = TM_RETIRE_UNJOINED + 1; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
+    t->home_cpu = sched_getcpu(); /* it parks on this CPU's idle slot (records.c) */
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)

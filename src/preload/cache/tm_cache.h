@@ -103,6 +103,7 @@ struct tm_thread {
   size_t stack_size; /* requested stack size (attr or default), bytes */
   size_t guard_size;
   int bucket;            /* idle stack it parks on (log2 of stack_size) */
+  int home_cpu;          /* CPU it last ran a logical thread on: its idle slot (records.c) */
   struct tm_sched sched; /* as parked */
   void *robust_head;     /* this thread's robust-futex list head (get_robust_list) */
 
@@ -152,6 +153,8 @@ TM_HIDDEN struct tm_thread *tm__record_alloc(void);
 TM_HIDDEN void tm__record_free(struct tm_thread *t);
 /* Pushes a reset worker on its idle stack (or retires it if a policy limit says so). */
 TM_HIDDEN void tm__idle_push(struct tm_thread *t);
+/* Sizes the per-CPU idle slots (at start-up). */
+TM_HIDDEN void tm__records_init(void);
 /* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL. */
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
                                          const struct tm_sched *want);
