@@ -399,9 +399,10 @@ void print_text(const Options& opt, const RunResult& r) {
               static_cast<unsigned long long>(r.join.p50),
               static_cast<unsigned long long>(r.join.p99));
   if (r.syscalls_per_cycle >= 0)
-    std::printf("system calls per create+join: %.3f (raw_syscalls:sys_enter, all threads, counted "
-                "pass)\n",
-                r.syscalls_per_cycle);
+    std::printf(
+        "system calls per create+join: %.3f (raw_syscalls:sys_enter, all threads, counted "
+        "pass)\n",
+        r.syscalls_per_cycle);
   else
     std::printf("system calls per create+join: not supported (%s)\n", r.syscalls_reason.c_str());
 }

@@ -186,12 +186,13 @@ static int tm__best_slot(int b, int mine) {
   int pick = mine;
   for (int k = 0; k < tm__slots; ++k) {
     int slot = (mine + k) % tm__slots;
-    struct tm_thread *top =
-        tm__record_at((uint32_t)atomic_load_explicit(&tm__idle[b][slot].head, memory_order_relaxed));
+    struct tm_thread *top = tm__record_at(
+        (uint32_t)atomic_load_explicit(&tm__idle[b][slot].head, memory_order_relaxed));
     if (top == NULL) continue;
     if (!(atomic_load_explicit(&top->wake, memory_order_relaxed) & TM_W_SLEEPING)) return slot;
-    if (pick == mine && k > 0 && tm__record_at((uint32_t)atomic_load_explicit(
-                                     &tm__idle[b][mine].head, memory_order_relaxed)) == NULL)
+    if (pick == mine && k > 0 &&
+        tm__record_at(
+            (uint32_t)atomic_load_explicit(&tm__idle[b][mine].head, memory_order_relaxed)) == NULL)
       pick = slot;
   }
   return pick;
