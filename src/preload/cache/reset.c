@@ -183,10 +183,48 @@ struct tm_robust_list_head { /* struct robust_list_head (linux/futex.h) */
   void *list_op_pending;
 };
 
-static int tm__tls_reset_one(struct dl_phdr_info *info, size_t size, void *unused) {
-  (void)size;
-  (void)unused;
-  if (info->dlpi_tls_modid == 0 || info->dlpi_tls_data == NULL) return 0;
+/* The TLS blocks a reset rewrites, per thread, kept between resets: the walk over the loaded
+ * modules (a loader lock, a callback and a few name comparisons per module) is paid again only
+ * when the module set changed (dlpi_adds/dlpi_subs, the loader's load and unload counters,
+ * read from the first module) or when the list is incomplete: a module whose TLS block this
+ * thread has not allocated yet (dlopen'ed, dynamic TLS) may get one later, which the list would
+ * miss, so such a thread walks every time; so does one with more blocks than fit. */
+#define TM_TLS_LISTED 8
+struct tm_tls_block {
+  char *block;
+  const char *image;
+  size_t filesz, memsz;
+};
+struct tm_tls_list {
+  unsigned long long adds, subs;
+  int valid, current, n;
+  struct tm_tls_block blocks[TM_TLS_LISTED];
+};
+static __thread struct tm_tls_list tm__tls_list __attribute__((tls_model("initial-exec")));
+
+static int tm__has_load_counters(size_t size) {
+  return size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(unsigned long long);
+}
+
+/* First module only (returns 1: stop): is the list still valid for this module set? */
+static int tm__tls_list_current(struct dl_phdr_info *info, size_t size, void *arg) {
+  struct tm_tls_list *list = arg;
+  list->current = list->valid && tm__has_load_counters(size) && info->dlpi_adds == list->adds &&
+                  info->dlpi_subs == list->subs;
+  return 1;
+}
+
+static int tm__tls_reset_one(struct dl_phdr_info *info, size_t size, void *arg) {
+  struct tm_tls_list *list = arg;
+  if (list->n == 0 && list->valid == 1) { /* first module of this walk */
+    list->valid = tm__has_load_counters(size);
+    if (list->valid) {
+      list->adds = info->dlpi_adds;
+      list->subs = info->dlpi_subs;
+    }
+    list->n = -1; /* counters taken */
+  }
+  if (info->dlpi_tls_modid == 0) return 0;
   if (info->dlpi_addr == tm__own_base || info->dlpi_addr == tm__libc_base) return 0;
   const char *name = info->dlpi_name ? info->dlpi_name : "";
   const char *base = strrchr(name, '/');
@@ -196,17 +234,46 @@ static int tm__tls_reset_one(struct dl_phdr_info *info, size_t size, void *unuse
                                      "libmsan", "libclang_rt", "libthreadmap-cache"};
   for (size_t i = 0; i < sizeof skip / sizeof skip[0]; ++i)
     if (strncmp(base, skip[i], strlen(skip[i])) == 0) return 0;
+  if (info->dlpi_tls_data == NULL) {
+    list->valid = 0; /* not allocated in this thread yet: it may be later */
+    return 0;
+  }
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_TLS) continue;
     char *block = info->dlpi_tls_data;
-    memcpy(block, (const char *)(info->dlpi_addr + ph->p_vaddr), ph->p_filesz);
+    const char *image = (const char *)(info->dlpi_addr + ph->p_vaddr);
+    memcpy(block, image, ph->p_filesz);
     memset(block + ph->p_filesz, 0, ph->p_memsz - ph->p_filesz);
+    int at = list->n < 0 ? 0 : list->n;
+    if (at >= TM_TLS_LISTED) {
+      list->valid = 0;
+    } else {
+      list->blocks[at] = (struct tm_tls_block){block, image, ph->p_filesz, ph->p_memsz};
+      list->n = at + 1;
+    }
   }
   return 0;
 }
 
-void tm__tls_reset(void) { dl_iterate_phdr(tm__tls_reset_one, NULL); }
+void tm__tls_reset(void) {
+  struct tm_tls_list *list = &tm__tls_list;
+  if (list->valid) {
+    dl_iterate_phdr(tm__tls_list_current, list);
+    if (list->current) {
+      for (int i = 0; i < list->n; ++i) {
+        const struct tm_tls_block *b = &list->blocks[i];
+        memcpy(b->block, b->image, b->filesz);
+        memset(b->block + b->filesz, 0, b->memsz - b->filesz);
+      }
+      return;
+    }
+  }
+  list->valid = 1;
+  list->n = 0;
+  dl_iterate_phdr(tm__tls_reset_one, list);
+  if (list->n < 0) list->n = 0;
+}
 
 static void tm__trim_stack(struct tm_thread *t) {
   long page = sysconf(_SC_PAGESIZE);
