@@ -285,12 +285,12 @@ void tm__idle_flush(void) {
   }
 }
 
-void tm__records_for_each(void (*fn)(struct tm_thread *)) {
+void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context) {
   uint32_t end = atomic_load_explicit(&tm__next_fresh, memory_order_acquire);
   if (end > TM_CHUNK_RECORDS * TM_MAX_CHUNKS + 1) end = TM_CHUNK_RECORDS * TM_MAX_CHUNKS + 1;
   for (uint32_t i = 1; i < end; ++i) {
     struct tm_thread *t = tm__record_at(i);
-    if (t) fn(t);
+    if (t) fn(t, context);
   }
 }
 

@@ -110,6 +110,7 @@ struct tm_thread {
   /* --- hand-off --- */
   _Alignas(64) _Atomic uint32_t wake;
   _Atomic int parked; /* on an idle stack (counted): only then may the idle timeout end it */
+  _Atomic uint64_t idle_deadline; /* when its idle timeout ends (the timekeeper reads it) */
   void *(*start)(void *);
   void *arg;
   /* What the next logical thread must start with; for the first one (want_apply 0, glibc set
@@ -161,7 +162,7 @@ TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__idle_flush(void);
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
-TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *));
+TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context);
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
 TM_HIDDEN void tm__records_after_fork(void);
 /* 0 when no thread of this stack size is parked (a hint: the create path that cannot reuse
