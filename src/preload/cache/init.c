@@ -40,6 +40,13 @@ void tm__defaults_refresh(void) {
     sigset_t mask;
     cpu_set_t cpus;
     if (pthread_attr_getsigmask_np(&defaults, &mask) == 0) special = 1;
+    /* A detached or explicitly scheduled default is glibc's too (glibc's tst-default-attr
+     * creates NULL-attr threads under a detached default and reads the state back). */
+    int detach = PTHREAD_CREATE_JOINABLE, inherit = PTHREAD_INHERIT_SCHED;
+    if (pthread_attr_getdetachstate(&defaults, &detach) == 0 && detach != PTHREAD_CREATE_JOINABLE)
+      special = 1;
+    if (pthread_attr_getinheritsched(&defaults, &inherit) == 0 && inherit != PTHREAD_INHERIT_SCHED)
+      special = 1;
     if (pthread_attr_getaffinity_np(&defaults, sizeof cpus, &cpus) == 0) {
       const unsigned char *bytes = (const unsigned char *)&cpus;
       for (size_t i = 0; i < sizeof cpus; ++i)
@@ -83,10 +90,16 @@ static void *tm__interceptor(const char *name, void *fallback) {
  * before ours may create a thread before ours forgot the parent's parked ones. */
 _Atomic int tm__forking;
 static pthread_key_t tm__main_key;
+static _Atomic int tm__main_key_held; /* 1 while tm__main_key is ours */
 
 static void tm__main_key_destructor(void *value) {
   (void)value;
   if (getpid() == (pid_t)gettid()) tm__main_exiting();
+}
+
+int tm__give_up_main_key(void) {
+  if (!atomic_exchange(&tm__main_key_held, 0)) return 0;
+  return tm__real.key_delete(tm__main_key) == 0;
 }
 
 #define TM_RESOLVE(field, name) \
@@ -141,10 +154,14 @@ static void tm__init_once(void) {
       pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
     enable = 0;
   /* However main ends its thread without ending the process (pthread_exit, thrd_exit, or
-   * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. */
+   * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. The
+   * key is the program's, though: a program that needs every key gets it back
+   * (tm__give_up_main_key); parked threads then end at their idle timeout instead. */
   if (ok && enable && getpid() == (pid_t)gettid() &&
-      tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0)
+      tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0) {
     pthread_setspecific(tm__main_key, &tm__main_key);
+    atomic_store(&tm__main_key_held, 1);
+  }
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
     tm__line line;

@@ -189,6 +189,7 @@ TM_EXPORT int pthread_key_create(pthread_key_t *key, void (*destructor)(void *))
   TM_EARLY(pthread_key_create, key, destructor);
   tm__init();
   int r = tm__real.key_create(key, destructor);
+  if (r == EAGAIN && tm__give_up_main_key()) r = tm__real.key_create(key, destructor);
   if (r == 0) tm__key_created(*key, destructor);
   return r;
 }

@@ -219,6 +219,9 @@ TM_HIDDEN void tm__reset_init(void);
 TM_HIDDEN void tm__run_destructors(void);
 TM_HIDDEN void tm__key_created(pthread_key_t key, void (*destructor)(void *));
 TM_HIDDEN void tm__key_deleted(pthread_key_t key);
+/* Deletes the key that notices main's thread ending (init.c), so that the program can have
+ * all PTHREAD_KEYS_MAX keys; 1 if it was ours to give. */
+TM_HIDDEN int tm__give_up_main_key(void);
 TM_HIDDEN _Noreturn void tm__own_exit(struct tm_thread *t, void *value);
 TM_HIDDEN void tm__run_logical(struct tm_thread *t);
 TM_HIDDEN int tm__unwind_next(__pthread_unwind_buf_t *buf); /* 0: not ours, forward it */
@@ -282,7 +285,8 @@ TM_HIDDEN extern _Atomic int tm__enabled;
 TM_HIDDEN extern int tm__sanitized;
 /* Defaults of a NULL attr (pthread_getattr_default_np at start-up), bytes. */
 TM_HIDDEN extern size_t tm__default_stack_size, tm__default_guard_size;
-/* 1 once pthread_setattr_default_np gave NULL-attr threads a signal mask or an affinity:
+/* 1 once pthread_setattr_default_np gave NULL-attr threads a signal mask, an affinity, the
+ * detached state or explicit scheduling:
  * such creates go to glibc (they are rare; matching them is not worth the hot-path cost). */
 TM_HIDDEN extern int tm__default_attr_special;
 /* Re-reads glibc's default thread attributes (init, and after pthread_setattr_default_np). */

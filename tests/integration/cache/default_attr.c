@@ -6,7 +6,9 @@
  *  - a NULL-attr thread starts with the default signal mask when one is set;
  *  - an attr's signal mask is the new thread's, also on a recycled thread;
  *  - an attr affinity naming only CPUs that do not exist makes pthread_create fail with EINVAL
- *    and the start routine never runs. */
+ *    and the start routine never runs;
+ *  - a detached default makes NULL-attr threads detached (pthread_getattr_np says so, a join
+ *    is EINVAL), also when parked threads could serve them (glibc's tst-default-attr). */
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,6 +38,19 @@ static void *report_mask(void *arg) {
   pthread_sigmask(SIG_BLOCK, NULL, &m);
   long bits = (sigismember(&m, SIGHUP) ? 1 : 0) | (sigismember(&m, SIGUSR1) ? 2 : 0);
   return (void *)bits;
+}
+
+static atomic_int detached_seen = -1;
+
+static void *report_detached(void *arg) {
+  pthread_attr_t a;
+  int state = -1;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getdetachstate(&a, &state);
+    pthread_attr_destroy(&a);
+  }
+  atomic_store(&detached_seen, state == PTHREAD_CREATE_DETACHED);
+  return arg;
 }
 
 static void *mark(void *arg) {
@@ -120,5 +135,18 @@ int main(void) {
   settle();
   EXPECT(r == EINVAL && atomic_load(&ran) == 0, "nonexistent CPU: EINVAL, routine not run");
   pthread_attr_destroy(&nocpu);
+
+  /* A detached default, with parked threads available (last: NULL-attr joins fail after it). */
+  warm_cache();
+  pthread_attr_t detached;
+  pthread_attr_init(&detached);
+  pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+  EXPECT(pthread_setattr_default_np(&detached) == 0, "set a detached default");
+  EXPECT(pthread_create(&t, NULL, report_detached, NULL) == 0, "create under a detached default");
+  for (int i = 0; i < 200 && atomic_load(&detached_seen) < 0; ++i) settle();
+  printf("NULL-attr thread under a detached default is detached: %d\n",
+         atomic_load(&detached_seen));
+  EXPECT(pthread_join(t, NULL) == EINVAL, "joining it is EINVAL");
+  pthread_attr_destroy(&detached);
   return semantics_failures;
 }
