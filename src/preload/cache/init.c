@@ -90,11 +90,35 @@ static void *tm__interceptor(const char *name, void *fallback) {
  * before ours may create a thread before ours forgot the parent's parked ones. */
 _Atomic int tm__forking;
 static pthread_key_t tm__main_key;
-static _Atomic int tm__main_key_held; /* 1 while tm__main_key is ours */
+static _Atomic int tm__main_key_held;  /* 1 while tm__main_key is ours */
+static _Atomic int tm__main_key_armed; /* the main thread made its first cached create */
+static pthread_t tm__main_thread;      /* pthread_self() of main, when init ran there */
+static int tm__main_thread_known;
 
 static void tm__main_key_destructor(void *value) {
   (void)value;
   if (getpid() == (pid_t)gettid()) tm__main_exiting();
+}
+
+/* However main ends its thread without ending the process (pthread_exit, thrd_exit, or
+ * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. The key
+ * is made at main's first cached create, not at start-up: a key is visible to the program (it
+ * takes the lowest free index, and glibc's tst-tss-basic expects key 0 to be invalid before
+ * the program creates one), and a process that never creates a thread needs none. A program
+ * that needs every key gets it back (tm__give_up_main_key); parked threads then end at their
+ * idle timeout instead. */
+void tm__arm_main_key(void) {
+  if (!tm__main_thread_known || !pthread_equal(pthread_self(), tm__main_thread) ||
+      atomic_exchange(&tm__main_key_armed, 1))
+    return;
+  if (tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0) {
+    pthread_setspecific(tm__main_key, &tm__main_key);
+    atomic_store(&tm__main_key_held, 1);
+  }
+}
+
+int tm__main_key_armed_already(void) {
+  return atomic_load_explicit(&tm__main_key_armed, memory_order_relaxed);
 }
 
 int tm__give_up_main_key(void) {
@@ -153,14 +177,9 @@ static void tm__init_once(void) {
   if (ok && enable &&
       pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
     enable = 0;
-  /* However main ends its thread without ending the process (pthread_exit, thrd_exit, or
-   * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. The
-   * key is the program's, though: a program that needs every key gets it back
-   * (tm__give_up_main_key); parked threads then end at their idle timeout instead. */
-  if (ok && enable && getpid() == (pid_t)gettid() &&
-      tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0) {
-    pthread_setspecific(tm__main_key, &tm__main_key);
-    atomic_store(&tm__main_key_held, 1);
+  if (ok && enable && getpid() == (pid_t)gettid()) { /* see tm__arm_main_key */
+    tm__main_thread = pthread_self();
+    tm__main_thread_known = 1;
   }
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();

@@ -373,6 +373,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed) ||
       atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);
+  if (__builtin_expect(!tm__main_key_armed_already(), 0)) tm__arm_main_key();
   size_t stack_size = __atomic_load_n(&tm__default_stack_size, __ATOMIC_RELAXED);
   size_t guard_size = __atomic_load_n(&tm__default_guard_size, __ATOMIC_RELAXED);
   int detach_state = PTHREAD_CREATE_JOINABLE;

@@ -222,6 +222,9 @@ TM_HIDDEN void tm__key_deleted(pthread_key_t key);
 /* Deletes the key that notices main's thread ending (init.c), so that the program can have
  * all PTHREAD_KEYS_MAX keys; 1 if it was ours to give. */
 TM_HIDDEN int tm__give_up_main_key(void);
+/* Makes that key, once, when called from the main thread (its first cached create). */
+TM_HIDDEN void tm__arm_main_key(void);
+TM_HIDDEN int tm__main_key_armed_already(void);
 TM_HIDDEN _Noreturn void tm__own_exit(struct tm_thread *t, void *value);
 TM_HIDDEN void tm__run_logical(struct tm_thread *t);
 TM_HIDDEN int tm__unwind_next(__pthread_unwind_buf_t *buf); /* 0: not ours, forward it */
