@@ -75,11 +75,24 @@ static struct tm_thread *tm__stack_pop(struct tm_stack *s) {
   }
 }
 
+static void tm__zero(struct tm_thread *t, size_t from, size_t to) {
+  memset((char *)t + from, 0, to - from);
+}
+
 static void tm__record_clear(struct tm_thread *t, uint32_t index) {
-  /* `next` may still be read by a racing pop (see the file comment): never write it plainly. */
-  size_t from = offsetof(struct tm_thread, index);
-  memset((char *)t + from, 0, sizeof *t - from);
-  t->index = index;
+  /* Some fields may be read at any time by threads that found this record before it was freed
+   * (the file comment): `next` by a racing pop, `wake` by a pop's peek (tm__best_slot) and by
+   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c). Those are
+   * written atomically, never by memset; `index` never changes once set. */
+  if (t->index != index) t->index = index;
+  tm__zero(t, offsetof(struct tm_thread, handle), offsetof(struct tm_thread, wake));
+  atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->idle_deadline, 0, memory_order_relaxed);
+  tm__zero(t, offsetof(struct tm_thread, idle_deadline) + sizeof t->idle_deadline,
+           offsetof(struct tm_thread, release));
+  atomic_store_explicit(&t->release, 0, memory_order_relaxed);
+  tm__zero(t, offsetof(struct tm_thread, release) + sizeof t->release, sizeof *t);
 }
 
 struct tm_thread *tm__record_alloc(void) {
