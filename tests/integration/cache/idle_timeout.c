@@ -60,11 +60,7 @@ static void park_workers(void) {
 
 int main(int argc, char **argv) {
   (void)argc;
-  if (getenv("TM_CACHE_IDLE_TIMEOUT_MS") == NULL) {
-    setenv("TM_CACHE_IDLE_TIMEOUT_MS", "100", 1);
-    execv("/proc/self/exe", argv);
-    return 99;
-  }
+  run_with_env("TM_CACHE_IDLE_TIMEOUT_MS", "100", argv);
   park_workers();
   EXPECT(settles_to(1), "parked threads exit after the idle timeout");
   for (int k = 1; k <= WORKERS; ++k) {
