@@ -39,7 +39,10 @@ void tm__defaults_refresh(void) {
     pthread_attr_getguardsize(&defaults, &guard_size);
     sigset_t mask;
     cpu_set_t cpus;
-    if (pthread_attr_getsigmask_np(&defaults, &mask) == 0) special = 1;
+    if (pthread_attr_getsigmask_np(&defaults, &mask) == 0) {
+      special = 1;
+      if (tm__quiet_mask_counts(SIG_SETMASK, &mask)) tm__quiet_end(); /* quiet_signals.c */
+    }
     /* A detached or explicitly scheduled default is glibc's too (glibc's tst-default-attr
      * creates NULL-attr threads under a detached default and reads the state back). */
     int detach = PTHREAD_CREATE_JOINABLE, inherit = PTHREAD_INHERIT_SCHED;
@@ -68,6 +71,7 @@ static void tm__after_fork_child(void) {
   atomic_store(&tm__forking, 0);
   tm__records_after_fork();
   tm__wait_after_fork();
+  tm__quiet_after_fork();
   struct tm_thread *t = tm__self();
   if (t) {
     t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */

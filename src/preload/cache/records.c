@@ -82,14 +82,16 @@ static void tm__zero(struct tm_thread *t, size_t from, size_t to) {
 static void tm__record_clear(struct tm_thread *t, uint32_t index) {
   /* Some fields may be read at any time by threads that found this record before it was freed
    * (the file comment): `next` by a racing pop, `wake` by a pop's peek (tm__best_slot) and by
-   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c). Those are
+   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c), `open_mask` by
+   * a caller ending quietness (quiet_signals.c). Those are
    * written atomically, never by memset; `index` never changes once set. */
   if (t->index != index) t->index = index;
   tm__zero(t, offsetof(struct tm_thread, handle), offsetof(struct tm_thread, wake));
   atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
   atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
   atomic_store_explicit(&t->idle_deadline, 0, memory_order_relaxed);
-  tm__zero(t, offsetof(struct tm_thread, idle_deadline) + sizeof t->idle_deadline,
+  atomic_store_explicit(&t->open_mask, 0, memory_order_relaxed);
+  tm__zero(t, offsetof(struct tm_thread, open_mask) + sizeof t->open_mask,
            offsetof(struct tm_thread, release));
   atomic_store_explicit(&t->release, 0, memory_order_relaxed);
   tm__zero(t, offsetof(struct tm_thread, release) + sizeof t->release, sizeof *t);

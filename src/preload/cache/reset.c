@@ -318,6 +318,9 @@ int tm__reset_physical(struct tm_thread *t) {
   int deep = tm__shadow_verify_signals();
   int paranoid = tm__shadow_paranoid();
   struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
+  if (deep && (s->valid & TM_S_SIGMASK) && tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
+    tm__quiet_end();
   uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   if ((paranoid || seccomp_epoch != t->seccomp_epoch) &&
       prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
@@ -335,9 +338,11 @@ int tm__reset_physical(struct tm_thread *t) {
   }
   /* A parked thread takes no signal. While it spins for its next logical thread it may keep
    * the mask its logical thread started with (the mask any new thread of that creator gets);
-   * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals). */
-  if (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-      memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0)
+   * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals),
+   * except an empty one while the process may be quiet (quiet_signals.c decides at the sleep). */
+  if ((!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) &&
+      !tm__quiet_may_keep(s))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {

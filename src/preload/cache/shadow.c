@@ -31,6 +31,7 @@ void tm__shadow_init(void) {
   tm__real_sigmask(SIG_BLOCK, NULL, &current);
   tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
   tm__seccomp_at_start = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+  tm__quiet_init(&current);
 }
 
 int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {
@@ -117,14 +118,6 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
   if (items & TM_S_SLACK) s->timer_slack_ns = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
   s->valid |= items;
-}
-
-static uint64_t tm__coarse_now_ns(void) {
-  /* The coarse clock (no clock read at all, a few ms resolution) is enough for an interval of
-   * milliseconds, and is cheaper than tm__now_ns on every recycle. */
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }

@@ -87,6 +87,11 @@ TM_HIDDEN void tm__shadow_block_all(void);
 TM_HIDDEN int tm__shadow_all_blocked(void);
 /* glibc's pthread_sigmask, for the library's own mask changes (not through our wrapper). */
 TM_HIDDEN int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old);
+/* 1 when a finished thread with shadow S may keep its mask until it sleeps: it is empty and
+ * the process may be quiet (quiet_signals.c). */
+TM_HIDDEN int tm__quiet_may_keep(const struct tm_shadow *s);
+/* The next sigaction (glibc's), for reading dispositions without counting as a change. */
+TM_HIDDEN int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* glibc's sched_setaffinity, for the library's own calls (no epoch: the library records what
  * it set itself). */
 TM_HIDDEN int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set);

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -30,7 +31,8 @@
   X(setcontext) X(swapcontext) X(sigaltstack) X(sched_setaffinity) X(pthread_setaffinity_np)   \
   X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio)                       \
   X(sched_setscheduler) X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue)  \
-  X(tgkill) X(raise) X(timer_create) X(syscall)
+  X(tgkill) X(raise) X(timer_create) X(syscall) X(sigaction) X(signal) X(bsd_signal)          \
+  X(sysv_signal) X(__sysv_signal) X(ssignal)
 // clang-format on
 
 #define TM_NEXT_SLOT(name) static void *tm__next_##name;
@@ -91,6 +93,7 @@ static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) 
 static void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
 
 TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
+  if (tm__quiet_mask_counts(how, set)) tm__quiet_end();
   sigset_t before;
   int r = tm__real_sigmask(how, set, set ? &before : old);
   if (r == 0 && set) {
@@ -104,6 +107,7 @@ TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
 
 TM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   TM_NEXT(int (*)(int, const sigset_t *, sigset_t *), sigprocmask);
+  if (tm__quiet_mask_counts(how, set)) tm__quiet_end();
   sigset_t before;
   int r = next(how, set, set ? &before : old);
   if (r == 0 && set) {
@@ -116,6 +120,7 @@ TM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
 /* System V signal calls (deprecated, still in glibc) change the mask internally. */
 TM_EXPORT int sighold(int sig) {
   TM_NEXT(int (*)(int), sighold);
+  tm__quiet_end();
   int r = next(sig);
   tm__mask_unknown();
   return r;
@@ -130,6 +135,7 @@ TM_EXPORT int sigrelse(int sig) {
 
 TM_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
   TM_NEXT(sighandler_t(*)(int, sighandler_t), sigset);
+  if (disposition == SIG_HOLD || tm__quiet_handler_counts(sig, disposition)) tm__quiet_end();
   sighandler_t r = next(sig, disposition);
   tm__mask_unknown();
   return r;
@@ -161,12 +167,14 @@ TM_EXPORT void __longjmp_chk(sigjmp_buf env, int value) {
 
 TM_EXPORT int setcontext(const ucontext_t *context) {
   TM_NEXT(int (*)(const ucontext_t *), setcontext);
+  if (tm__quiet_mask_counts(SIG_SETMASK, &context->uc_sigmask)) tm__quiet_end();
   tm__mask_unknown();
   return next(context);
 }
 
 TM_EXPORT int swapcontext(ucontext_t *save, const ucontext_t *context) {
   TM_NEXT(int (*)(ucontext_t *, const ucontext_t *), swapcontext);
+  if (tm__quiet_mask_counts(SIG_SETMASK, &context->uc_sigmask)) tm__quiet_end();
   tm__mask_unknown();
   int r = next(save, context);
   tm__mask_unknown(); /* back here: the mask saved in SAVE, maybe changed meanwhile */
@@ -179,6 +187,37 @@ TM_EXPORT int sigaltstack(const stack_t *stack, stack_t *old) {
   if (stack) tm__shadow_raw()->altstack_changed = 1;
   return r;
 }
+
+/* ---- signal dispositions ---------------------------------------------------------------------
+ * Only quietness (quiet_signals.c) cares: the first handler ends it, before it is installed. */
+
+TM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
+  if (act && tm__quiet_handler_counts(sig, act->sa_handler)) tm__quiet_end();
+  return next(sig, act, old);
+}
+
+int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
+  return next(sig, act, old);
+}
+
+/* glibc's signal is bsd_signal; sysv_signal, __sysv_signal and ssignal call it internally,
+ * where no wrapper sees it: each is wrapped. */
+#define TM_SIGNAL_WRAPPER(name)                                  \
+  TM_EXPORT sighandler_t name(int sig, sighandler_t handler) {   \
+    TM_NEXT(sighandler_t (*)(int, sighandler_t), name);          \
+    if (tm__quiet_handler_counts(sig, handler)) tm__quiet_end(); \
+    return next(sig, handler);                                   \
+  }
+extern sighandler_t bsd_signal(int sig, sighandler_t handler);
+extern sighandler_t __sysv_signal(int sig, sighandler_t handler);
+TM_SIGNAL_WRAPPER(signal)
+TM_SIGNAL_WRAPPER(bsd_signal)
+TM_SIGNAL_WRAPPER(sysv_signal)
+TM_SIGNAL_WRAPPER(__sysv_signal)
+TM_SIGNAL_WRAPPER(ssignal)
+#undef TM_SIGNAL_WRAPPER
 
 /* ---- affinity, scheduling, name, timer slack ------------------------------------------------- */
 
@@ -358,6 +397,21 @@ static void tm__note_syscall(long number, long a1, long a2) {
   }
 }
 
+/* The kernel's sigset and sigaction begin with what glibc's do: a word of signal bits, and the
+ * handler. */
+static void tm__quiet_before_syscall(long number, long a1, long a2) {
+  if (number == SYS_rt_sigprocmask && a2 && (a1 == SIG_BLOCK || a1 == SIG_SETMASK)) {
+    sigset_t set;
+    sigemptyset(&set);
+    memcpy(&set, (const void *)a2, sizeof(unsigned long));
+    if (tm__quiet_mask_counts((int)a1, &set)) tm__quiet_end();
+  } else if (number == SYS_rt_sigaction && a2) {
+    sighandler_t handler;
+    memcpy(&handler, (const void *)a2, sizeof handler);
+    if (tm__quiet_handler_counts((int)a1, handler)) tm__quiet_end();
+  }
+}
+
 /* Six arguments are always read, as glibc's own syscall(2) does: the sixth comes from the
  * caller's stack even when the caller passed fewer, which ASan would report (harmless: the
  * value is passed on, and the kernel ignores arguments a call does not have). */
@@ -372,6 +426,7 @@ TM_EXPORT __attribute__((no_sanitize_address)) long syscall(long number, ...) {
    * after they happened. */
   if (number == SYS_tgkill || number == SYS_tkill || number == SYS_rt_tgsigqueueinfo)
     tm__bump(&tm__signal_epoch);
+  tm__quiet_before_syscall(number, a1, a2);
   long r = next(number, a1, a2, a3, a4, a5, a6);
   if (r != -1 && number != SYS_futex && number != SYS_gettid) {
     int saved_errno = errno;

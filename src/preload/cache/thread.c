@@ -99,7 +99,7 @@ struct tm_keeper_scan {
   uint64_t oldest_deadline;
 };
 
-static void tm__poke(struct tm_thread *t) {
+void tm__poke(struct tm_thread *t) {
   uint32_t old = atomic_fetch_or(&t->wake, TM_W_CHECK);
   if (old & TM_W_SLEEPING) tm__futex_wake(&t->wake, 1);
 }
@@ -145,7 +145,7 @@ static void tm__timekeeper_leave(struct tm_thread *t) {
   uint32_t holder = t->index;
   if (atomic_load_explicit(&tm__timekeeper, memory_order_relaxed) != holder) return;
   for (int attempt = 0; attempt < 8; ++attempt) {
-    struct tm_thread *next = tm__timekeeper_scan(t, tm__now_ns());
+    struct tm_thread *next = tm__timekeeper_scan(t, tm__coarse_now_ns());
     uint32_t to = next ? next->index : 0;
     if (!atomic_compare_exchange_strong(&tm__timekeeper, &holder, to)) return;
     if (next == NULL) return;
@@ -165,15 +165,22 @@ static void tm__timekeeper_leave(struct tm_thread *t) {
  * expires. */
 static uint32_t tm__wait_loop(struct tm_thread *t) {
   long long timeout_ms = tm__option(TM_OPT_IDLE_TIMEOUT_MS);
-  uint64_t deadline = timeout_ms ? tm__now_ns() + (uint64_t)timeout_ms * 1000000ULL : 0;
+  /* Idle deadlines are milliseconds away: the coarse clock, read once here and reused for the
+   * first pass below (a spin in between takes microseconds). */
+  uint64_t entered = tm__coarse_now_ns(), now_hint = entered;
+  uint64_t deadline = timeout_ms ? entered + (uint64_t)timeout_ms * 1000000ULL : 0;
   uint64_t period = (uint64_t)timeout_ms * 250000ULL; /* a quarter of the timeout, in ns */
   uint64_t next_tick = 0;
   if (period < 1000000ULL) period = 1000000ULL;
   atomic_store_explicit(&t->idle_deadline, deadline, memory_order_relaxed);
   if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE))
     return atomic_load_explicit(&t->wake, memory_order_acquire);
-  tm__park_block_signals(); /* a sleeping parked thread takes no signal (reset.c) */
+  /* A sleeping parked thread takes no signal: it blocks them all, unless no signal could tell
+   * which thread took it (quiet_signals.c); then it keeps its mask, saving that call and the
+   * one that gives the next logical thread its creator's mask. */
+  if (!tm__quiet_park(t, entered)) tm__park_block_signals();
   for (;;) {
+    tm__quiet_recheck(t); /* before the wake word is read: a poke after it is not lost */
     uint32_t w = atomic_load_explicit(&t->wake, memory_order_acquire);
     if (w & (TM_W_GO | TM_W_RETIRE)) return w;
     if (!(w & TM_W_SLEEPING)) {
@@ -187,7 +194,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t) {
       return TM_W_WITHDRAWN;
     struct timespec rel, *relp = NULL;
     if (deadline) {
-      uint64_t now = tm__now_ns();
+      uint64_t now = now_hint ? now_hint : tm__coarse_now_ns();
+      now_hint = 0;
       if (now >= deadline && !atomic_load_explicit(&t->parked, memory_order_acquire)) {
         /* Still waiting for its joiner (not parked) after a whole idle timeout: stop holding
          * a kernel task for a finished thread. */
@@ -225,6 +233,10 @@ static uint32_t tm__wait_loop(struct tm_thread *t) {
         until = deadline;
       }
       if (until) {
+        /* The coarse clock may not have reached a deadline the kernel's timer has: sleep at
+         * least one of its ticks, never a busy loop of zero-length waits. */
+        uint64_t tick = tm__coarse_resolution_ns();
+        if (until - now < tick) until = now + tick;
         rel.tv_sec = (time_t)((until - now) / 1000000000ULL);
         rel.tv_nsec = (long)((until - now) % 1000000000ULL);
         relp = &rel;
@@ -238,6 +250,7 @@ static uint32_t tm__wait_assignment(struct tm_thread *t) {
   uint32_t w = tm__wait_loop(t);
   /* No longer a sleeper the timekeeper may hand its role to (GO, RETIRE and DEAD say so). */
   if (w == TM_W_WITHDRAWN) atomic_fetch_and(&t->wake, ~(uint32_t)TM_W_SLEEPING);
+  tm__quiet_leave(t, w != TM_W_WITHDRAWN && (w & TM_W_GO) && !(w & TM_W_RETIRE));
   tm__timekeeper_leave(t);
   return w;
 }
@@ -369,7 +382,17 @@ static int tm__create_plain(pthread_t *thread, const pthread_attr_t *attr, void 
   return tm__real.create(thread, attr, start, arg);
 }
 
+/* A thread that starts with signals blocked ends quietness (quiet_signals.c), whoever makes
+ * it: before it exists. */
+static void tm__quiet_check_attr(const pthread_attr_t *attr) {
+  sigset_t mask;
+  if (attr && pthread_attr_getsigmask_np(attr, &mask) == 0 &&
+      tm__quiet_mask_counts(SIG_SETMASK, &mask))
+    tm__quiet_end();
+}
+
 int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+  tm__quiet_check_attr(attr);
   if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed) ||
       atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);

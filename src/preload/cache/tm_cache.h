@@ -111,6 +111,7 @@ struct tm_thread {
   _Alignas(64) _Atomic uint32_t wake;
   _Atomic int parked; /* on an idle stack (counted): only then may the idle timeout end it */
   _Atomic uint64_t idle_deadline; /* when its idle timeout ends (the timekeeper reads it) */
+  _Atomic int open_mask;          /* sleeps without blocking signals (quiet_signals.c) */
   void *(*start)(void *);
   void *arg;
   /* What the next logical thread must start with; for the first one (want_apply 0, glibc set
@@ -196,6 +197,9 @@ TM_HIDDEN int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const stru
 TM_HIDDEN void tm__futex_wake(_Atomic uint32_t *word, int count);
 TM_HIDDEN void tm__wait_init(void);
 TM_HIDDEN uint64_t tm__now_ns(void);
+/* CLOCK_MONOTONIC_COARSE (a few ms behind at most): idle deadlines and periodic checks. */
+TM_HIDDEN uint64_t tm__coarse_now_ns(void);
+TM_HIDDEN uint64_t tm__coarse_resolution_ns(void);
 
 /* ---- reset.c: make a parked thread look fresh ---------------------------------------------- */
 /* What a new thread of the caller's inherits (from the caller's shadow, or ATTR). Returns 1
@@ -235,6 +239,26 @@ TM_HIDDEN void tm__fresh_logical_state(void);
 /* Forgets spinners that do not exist in a fork child. */
 TM_HIDDEN void tm__wait_after_fork(void);
 
+/* ---- quiet_signals.c: parked threads that need not block signals ------------------------- */
+/* Reads TM_CACHE_VERIFY_MS; a process that starts with signals blocked is never quiet. */
+TM_HIDDEN void tm__quiet_init(const sigset_t *initial_mask);
+/* A parked worker about to sleep (NOW: tm__coarse_now_ns): 1 when it may keep its mask (it
+ * then counts as open). */
+TM_HIDDEN int tm__quiet_park(struct tm_thread *t, uint64_t now);
+/* An open sleeper that woke up: blocks its signals if the process stopped being quiet. */
+TM_HIDDEN void tm__quiet_recheck(struct tm_thread *t);
+/* A worker stops waiting: it no longer counts (NEXT_LOGICAL: it runs a logical thread next). */
+TM_HIDDEN void tm__quiet_leave(struct tm_thread *t, int next_logical);
+/* Stops counting T as open (blocking every signal first if BLOCK). */
+TM_HIDDEN void tm__quiet_close(struct tm_thread *t, int block);
+/* Before a call that ends quietness: returns when no parked thread sleeps with an open mask. */
+TM_HIDDEN void tm__quiet_end(void);
+/* 1 when installing HANDLER for SIG ends quietness; the same for a mask change HOW/SET. */
+TM_HIDDEN int tm__quiet_handler_counts(int sig, void (*handler)(int));
+TM_HIDDEN int tm__quiet_mask_counts(int how, const sigset_t *set);
+/* Fork child: no parked thread exists. */
+TM_HIDDEN void tm__quiet_after_fork(void);
+
 /* ---- thread.c: create/join/detach/cancel ---------------------------------------------------- */
 TM_HIDDEN int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                          void *arg);
@@ -244,6 +268,8 @@ enum { TM_JOIN_BLOCK, TM_JOIN_TRY, TM_JOIN_TIMED };
 TM_HIDDEN int tm__detach(pthread_t thread);
 TM_HIDDEN int tm__cancel(pthread_t thread);
 TM_HIDDEN void tm__main_exiting(void);
+/* Wakes worker T to re-read its wake word (TM_W_CHECK). */
+TM_HIDDEN void tm__poke(struct tm_thread *t);
 /* Resets the count of finished, unjoined workers (fork child: they do not exist there). */
 TM_HIDDEN void tm__thread_after_fork(void);
 /* 1 between fork's prepare and parent/child handlers: creates go to glibc. */

@@ -93,6 +93,28 @@ uint64_t tm__now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The coarse clock is one read of a kernel page (no TSC read, no VM clock correction): what
+ * the hand-off path reads several times per recycle for checks on a scale of milliseconds. */
+uint64_t tm__coarse_now_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) return tm__now_ns();
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tm__coarse_resolution_ns(void) {
+  static _Atomic uint64_t resolution;
+  uint64_t r = atomic_load_explicit(&resolution, memory_order_relaxed);
+  if (r == 0) {
+    struct timespec ts;
+    r = clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0
+            ? (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec
+            : 1;
+    if (r == 0) r = 1;
+    atomic_store_explicit(&resolution, r, memory_order_relaxed);
+  }
+  return r;
+}
+
 void tm__wait_init(void) {
   cpu_set_t set;
   int cpus = 1;
@@ -119,7 +141,7 @@ static inline void tm__cpu_relax(void) {
 static long long tm__spin_budget(struct tm_site *site) {
   if (tm__fixed_spin_ns >= 0) return tm__fixed_spin_ns;
   if (tm__max_spinners == 0) return 0;
-  if (tm__no_idle_cpu(tm__now_ns())) return 0;
+  if (tm__no_idle_cpu(tm__coarse_now_ns())) return 0;
   if (atomic_load_explicit(&site->score, memory_order_relaxed) < 0) {
     unsigned left = atomic_fetch_sub_explicit(&site->probe_countdown, 1, memory_order_relaxed);
     if (left > 1) return 0;
