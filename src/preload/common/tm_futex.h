@@ -92,8 +92,8 @@ static inline int tm__futex_wait_word(void *word, uint32_t expect, const struct 
   long private_flag = tm__futex_private_flag();
   long r;
   if (ts == NULL || absolute == 0) {
-    r = tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAIT | private_flag, (long)expect, (long)ts,
-                        0, 0);
+    r = tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAIT | private_flag, (long)expect, (long)ts, 0,
+                        0);
   } else {
     long op = FUTEX_WAIT_BITSET | private_flag | (absolute == 2 ? FUTEX_CLOCK_REALTIME : 0);
     r = tm__raw_syscall(SYS_futex, (long)word, op, (long)expect, (long)ts, 0,
@@ -104,8 +104,8 @@ static inline int tm__futex_wait_word(void *word, uint32_t expect, const struct 
 
 /* Wakes up to COUNT waiters of WORD; returns how many were woken (0 on error). */
 static inline int tm__futex_wake_word(void *word, int count) {
-  long r = tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | tm__futex_private_flag(), count,
-                           0, 0, 0);
+  long r =
+      tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | tm__futex_private_flag(), count, 0, 0, 0);
   return r > 0 ? (int)r : 0;
 }
 
