@@ -159,6 +159,23 @@ static void tm__timekeeper_leave(struct tm_thread *t) {
   atomic_compare_exchange_strong(&tm__timekeeper, &holder, 0);
 }
 
+/* tm__spin_until's STALLED for a worker waiting for its next logical thread: its last logical
+ * thread has a joiner that has not returned from the join yet (it was woken by our exit and
+ * waits for a CPU). A detached or already reaped one has nobody to wait for. */
+static int tm__joiner_stalled(const void *record) {
+  const struct tm_thread *t = record;
+  uint32_t s = atomic_load_explicit(&t->lstate, memory_order_relaxed);
+  return (s & TM_L_JOIN_CLAIMED) && !(s & (TM_L_REAPED | TM_L_DETACHED));
+}
+
+/* ... and for a joiner: the worker has not started the logical thread (a new physical thread
+ * is still being made, or a parked one has not woken up to take its assignment). */
+static int tm__worker_stalled(const void *record) {
+  const struct tm_thread *t = record;
+  return !atomic_load_explicit(&t->started, memory_order_relaxed) ||
+         (atomic_load_explicit(&t->wake, memory_order_relaxed) & TM_W_GO);
+}
+
 /* Waits until a creator hands this parked worker a logical thread (TM_W_GO) or tells it to
  * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). A worker still waiting
  * for its join (not parked) withdraws (TM_W_WITHDRAWN) when main has ended or the idle timeout
@@ -173,7 +190,7 @@ static uint32_t tm__wait_loop(struct tm_thread *t) {
   uint64_t next_tick = 0;
   if (period < 1000000ULL) period = 1000000ULL;
   atomic_store_explicit(&t->idle_deadline, deadline, memory_order_relaxed);
-  if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE))
+  if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE, tm__joiner_stalled, t))
     return atomic_load_explicit(&t->wake, memory_order_acquire);
   /* A sleeping parked thread takes no signal: it blocks them all, unless no signal could tell
    * which thread took it (quiet_signals.c); then it keeps its mask, saving that call and the
@@ -585,7 +602,7 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
       return EINVAL;
     }
     if (me) atomic_store(&me->joining, t);
-    if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN)) {
+    if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN, tm__worker_stalled, t)) {
       int r = tm__join_sleep(t, clock, mode == TM_JOIN_TIMED ? abstime : NULL);
       if (r == ETIMEDOUT) {
         s = atomic_load(&t->lstate);

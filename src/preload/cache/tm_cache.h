@@ -190,8 +190,12 @@ TM_HIDDEN void tm__set_record_of(pthread_t thread, struct tm_thread *t);
 
 /* ---- wait.c: adaptive spin-then-futex ------------------------------------------------------ */
 enum tm_wait_site { TM_SITE_JOIN, TM_SITE_IDLE, TM_SITE_COUNT };
-/* Waits while *WORD == EXPECT_MASKED under MASK... see wait.c for the exact contract. */
-TM_HIDDEN int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site site);
+/* Spins (when the site's policy allows) until *WORD has one of BITS: 1 if it did, 0 if the
+ * caller must sleep. STALLED, called only when a spin runs out, says whether the partner never
+ * ran during it (then the miss says nothing about the work's length and the score is kept;
+ * wait.c). */
+TM_HIDDEN int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site site,
+                             int (*stalled)(const void *), const void *partner);
 TM_HIDDEN int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespec *abs,
                              int clock_realtime, int relative);
 TM_HIDDEN void tm__futex_wake(_Atomic uint32_t *word, int count);

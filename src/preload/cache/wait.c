@@ -14,6 +14,17 @@
  *    lowers it by 2; below zero the site stops spinning and only probes now and then (the probe
  *    interval doubles while probes keep failing), so an oversubscribed machine pays almost
  *    nothing and a machine that becomes idle again gets its spinning back.
+ *  - but a spin that ran out while the partner never ran (the joined worker had not picked up
+ *    its start routine; the worker's joiner had not returned from its join) leaves the score
+ *    alone: it says nothing about how long the work takes, only that the partner waits for a
+ *    CPU, typically this very one. Counting those misses trapped one creator on 2 vCPUs in a
+ *    slow state in about half the runs (measured: 56-60k creates/s instead of 1.1-1.8 million):
+ *    the kernel had woken the worker onto the joiner's CPU, the joiner's spin then held off the
+ *    thread it waited for, both sites' scores went negative, everything went through the futex
+ *    on one CPU, and with nothing left waiting in a runqueue the kernel never moved a thread to
+ *    the idle CPU. Kept spinning, the waiting thread is moved within a few ticks and both
+ *    sides spin from then on. The busy-machine check above still stops all spinning when no CPU
+ *    is idle, where such a stall is the normal case.
  *  - and nobody spins while the machine has no idle CPU at all: the number of runnable tasks
  *    (/proc/loadavg, re-read at most every 10 ms by whichever waiter finds it stale) must
  *    leave a CPU free, or a spinner only delays the thread that would end its wait.
@@ -165,7 +176,8 @@ static void tm__spin_outcome(struct tm_site *site, int success) {
     atomic_store_explicit(&site->probe_interval, interval * 2, memory_order_relaxed);
 }
 
-int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site which) {
+int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site which,
+                   int (*stalled)(const void *), const void *partner) {
   if (atomic_load_explicit(word, memory_order_acquire) & bits) return 1;
   struct tm_site *site = &tm__sites[which];
   long long budget = tm__spin_budget(site);
@@ -190,7 +202,7 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
     if (met || tm__now_ns() > deadline) break;
   }
   if (tm__fixed_spin_ns < 0) atomic_fetch_sub_explicit(&tm__spinners, 1, memory_order_relaxed);
-  tm__spin_outcome(site, met);
+  if (met || stalled == NULL || !stalled(partner)) tm__spin_outcome(site, met);
   return met;
 }
 
