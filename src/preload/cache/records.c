@@ -274,6 +274,8 @@ int tm__idle_claim(struct tm_thread *t) {
       tm__record_free(t);
       return 0;
     }
+    /* Published by the GO store: the joiner spins on a worker that is on a CPU (wait.c). */
+    atomic_store_explicit(&t->claimed_awake, !(w & TM_W_SLEEPING), memory_order_relaxed);
     if (atomic_compare_exchange_weak_explicit(&t->wake, &w, TM_W_GO, memory_order_acq_rel,
                                               memory_order_acquire))
       break;

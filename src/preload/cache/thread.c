@@ -180,7 +180,7 @@ static int tm__worker_stalled(const void *record) {
  * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). A worker still waiting
  * for its join (not parked) withdraws (TM_W_WITHDRAWN) when main has ended or the idle timeout
  * expires. */
-static uint32_t tm__wait_loop(struct tm_thread *t) {
+static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
   long long timeout_ms = tm__option(TM_OPT_IDLE_TIMEOUT_MS);
   /* Idle deadlines are milliseconds away: the coarse clock, read once here and reused for the
    * first pass below (a spin in between takes microseconds). */
@@ -190,7 +190,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t) {
   uint64_t next_tick = 0;
   if (period < 1000000ULL) period = 1000000ULL;
   atomic_store_explicit(&t->idle_deadline, deadline, memory_order_relaxed);
-  if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE, tm__joiner_stalled, t))
+  if (tm__spin_until(&t->wake, TM_W_GO | TM_W_RETIRE, TM_SITE_IDLE, tm__joiner_stalled, t,
+                     joiner_running))
     return atomic_load_explicit(&t->wake, memory_order_acquire);
   /* A sleeping parked thread takes no signal: it blocks them all, unless no signal could tell
    * which thread took it (quiet_signals.c); then it keeps its mask, saving that call and the
@@ -263,8 +264,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t) {
   }
 }
 
-static uint32_t tm__wait_assignment(struct tm_thread *t) {
-  uint32_t w = tm__wait_loop(t);
+static uint32_t tm__wait_assignment(struct tm_thread *t, int joiner_running) {
+  uint32_t w = tm__wait_loop(t, joiner_running);
   /* No longer a sleeper the timekeeper may hand its role to (GO, RETIRE and DEAD say so). */
   if (w == TM_W_WITHDRAWN) atomic_fetch_and(&t->wake, ~(uint32_t)TM_W_SLEEPING);
   tm__quiet_leave(t, w != TM_W_WITHDRAWN && (w & TM_W_GO) && !(w & TM_W_RETIRE));
@@ -375,7 +376,10 @@ static void *tm__worker(void *arg) {
         &t->release, TM_R_READY | counted | (detached ? TM_R_JOINED : 0), memory_order_acq_rel);
     if (counted && (r & TM_R_JOINED)) atomic_fetch_sub(&tm__unjoined, 1); /* joiner was first */
     if (detached || (r & TM_R_JOINED)) tm__idle_push(t);
-    uint32_t w = tm__wait_assignment(t);
+    /* A joiner that claimed the join and does not sleep is spinning on a CPU: it creates
+     * again soon, so this worker may spin for it even on a busy machine (wait.c). */
+    int joiner_running = (s & TM_L_JOIN_CLAIMED) && !(s & (TM_L_WAITER | TM_L_DETACHED));
+    uint32_t w = tm__wait_assignment(t, joiner_running);
     if (w == TM_W_WITHDRAWN) return NULL; /* joinable: the late joiner calls glibc's join */
     if (w & TM_W_RETIRE) {
       tm__wait_creator(t);
@@ -602,7 +606,8 @@ int tm__join(pthread_t thread, void **ret, int mode, clockid_t clock,
       return EINVAL;
     }
     if (me) atomic_store(&me->joining, t);
-    if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN, tm__worker_stalled, t)) {
+    if (!tm__spin_until(&t->lstate, TM_L_EXITED, TM_SITE_JOIN, tm__worker_stalled, t,
+                        atomic_load_explicit(&t->claimed_awake, memory_order_relaxed))) {
       int r = tm__join_sleep(t, clock, mode == TM_JOIN_TIMED ? abstime : NULL);
       if (r == ETIMEDOUT) {
         s = atomic_load(&t->lstate);

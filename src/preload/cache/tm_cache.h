@@ -134,6 +134,7 @@ struct tm_thread {
   _Atomic uint32_t release;
   void *result;
   _Atomic(struct tm_thread *) joining; /* whom this thread is joining (EDEADLK detection) */
+  _Atomic int claimed_awake;           /* its creator took it while it was not asleep (on a CPU) */
   uint64_t start_ns;                   /* last logical start, for stats only */
 
   /* --- exit machinery (touched only by the thread itself) --- */
@@ -195,7 +196,8 @@ enum tm_wait_site { TM_SITE_JOIN, TM_SITE_IDLE, TM_SITE_COUNT };
  * ran during it (then the miss says nothing about the work's length and the score is kept;
  * wait.c). */
 TM_HIDDEN int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site site,
-                             int (*stalled)(const void *), const void *partner);
+                             int (*stalled)(const void *), const void *partner,
+                             int partner_running);
 TM_HIDDEN int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespec *abs,
                              int clock_realtime, int relative);
 TM_HIDDEN void tm__futex_wake(_Atomic uint32_t *word, int count);
