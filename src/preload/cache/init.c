@@ -185,6 +185,8 @@ static void tm__init_once(void) {
     tm__main_thread = pthread_self();
     tm__main_thread_known = 1;
   }
+  /* Before any thread of ours sleeps: the table is grown while nobody waits in it. */
+  tm__wait_choose_futex_keys(enable);
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
     tm__line line;

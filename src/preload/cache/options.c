@@ -20,6 +20,8 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
     [TM_OPT_VERIFY_MS] = {"TM_CACHE_VERIFY_MS", 10, 0, 3600000LL,
                           "ms between re-reads of what other processes may change (0: always)", 10,
                           0},
+    [TM_OPT_FUTEX_SLOTS] = {"TM_CACHE_FUTEX_SLOTS", -1, -1, 1 << 20,
+                            "-1 auto, 0 leave the process's futex table alone, N its slots", -1, 0},
 };
 
 void tm__options_load(char **env) {

@@ -15,6 +15,10 @@
  *  TM_CACHE_VERIFY_MS            10           shadow items another process can change are
  *                                             read again when their last check is older (see
  *                                             shadow.h; 0: every item on every use)
+ *  TM_CACHE_FUTEX_SLOTS          -1           slots of the process's own futex table (Linux
+ *                                             6.16+): -1 256 per CPU (at most 8192), N rounded
+ *                                             up to a power of two; 0 leaves the table alone and
+ * the cache uses shared futexes (src/preload/common/tm_futex.h)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -39,6 +43,7 @@ enum tm_option_id {
   TM_OPT_VERBOSE,
   TM_OPT_MAX_UNJOINED,
   TM_OPT_VERIFY_MS,
+  TM_OPT_FUTEX_SLOTS,
   TM_OPT_COUNT
 };
 

@@ -50,7 +50,7 @@ static _Atomic int tm__quiet = TM_QUIET_UNKNOWN;
 static _Atomic uint64_t tm__quiet_read_ns;
 static _Atomic int tm__quiet_reading;
 /* Sleepers with an open mask; the futex a caller ending quietness waits on. */
-static _Atomic uint32_t tm__open_sleepers;
+static struct { TM_OWN_LINES _Atomic uint32_t n; } tm__open_sleepers;
 static uint64_t tm__quiet_verify_ns;
 
 static int tm__fault_signal(int sig) {
@@ -102,8 +102,8 @@ void tm__quiet_close(struct tm_thread *t, int block) {
   atomic_store(&t->open_mask, 0);
   /* Only a caller ending quietness waits on the count (and it marked the process loud first):
    * a quiet process pays no wake when the count drops to 0. */
-  if (atomic_fetch_sub(&tm__open_sleepers, 1) == 1 && atomic_load(&tm__quiet) == TM_QUIET_NO)
-    tm__futex_wake(&tm__open_sleepers, INT_MAX);
+  if (atomic_fetch_sub(&tm__open_sleepers.n, 1) == 1 && atomic_load(&tm__quiet) == TM_QUIET_NO)
+    tm__futex_wake(&tm__open_sleepers.n, INT_MAX);
 }
 
 int tm__quiet_park(struct tm_thread *t, uint64_t now) {
@@ -127,7 +127,7 @@ int tm__quiet_park(struct tm_thread *t, uint64_t now) {
     if (atomic_load(&tm__quiet) != TM_QUIET_YES) return 0;
   }
   atomic_store(&t->open_mask, 1);
-  atomic_fetch_add(&tm__open_sleepers, 1);
+  atomic_fetch_add(&tm__open_sleepers.n, 1);
   if (atomic_load(&tm__quiet) == TM_QUIET_YES) return 1;
   tm__quiet_close(t, 0); /* loud meanwhile: the caller blocks everything, as without us */
   return 0;
@@ -153,7 +153,7 @@ static void tm__poke_open(struct tm_thread *r, void *unused) {
 
 void tm__quiet_end(void) {
   if (atomic_load(&tm__quiet) != TM_QUIET_NO) atomic_store(&tm__quiet, TM_QUIET_NO);
-  if (atomic_load(&tm__open_sleepers) == 0) return; /* also while a sanitizer starts up */
+  if (atomic_load(&tm__open_sleepers.n) == 0) return; /* also while a sanitizer starts up */
   int saved_errno = errno;
   /* Called from a handler that runs on an open sleeper (a handler installed unseen): that
    * sleeper is us, and cannot answer a poke until we return. */
@@ -161,15 +161,15 @@ void tm__quiet_end(void) {
   if (self && atomic_load_explicit(&self->open_mask, memory_order_relaxed))
     tm__quiet_close(self, 1);
   for (;;) {
-    uint32_t n = atomic_load(&tm__open_sleepers);
+    uint32_t n = atomic_load(&tm__open_sleepers.n);
     if (n == 0) break;
     tm__records_for_each(tm__poke_open, NULL);
     /* A poke is not lost (the sleeper re-reads its wake word), but a sleeper that counted
      * itself after our scan is found by the next one. */
     struct timespec one_ms = {0, 1000000};
-    tm__futex_wait(&tm__open_sleepers, n, &one_ms, 0, 1);
+    tm__futex_wait(&tm__open_sleepers.n, n, &one_ms, 0, 1);
   }
   errno = saved_errno;
 }
 
-void tm__quiet_after_fork(void) { atomic_store(&tm__open_sleepers, 0); }
+void tm__quiet_after_fork(void) { atomic_store(&tm__open_sleepers.n, 0); }

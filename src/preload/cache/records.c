@@ -27,7 +27,7 @@
 #define TM_CPU_SLOTS 16 /* CPUs beyond this share slots (cpu % slots) */
 
 struct tm_stack {
-  _Alignas(64) _Atomic uint64_t head; /* (tag << 32) | index, index 0 = empty */
+  TM_OWN_LINES _Atomic uint64_t head; /* (tag << 32) | index, index 0 = empty */
 };
 
 static _Atomic(struct tm_thread *) tm__chunks[TM_MAX_CHUNKS];
@@ -35,8 +35,11 @@ static _Atomic uint32_t tm__next_fresh = 1; /* index 0 is the "empty" marker */
 static struct tm_stack tm__free_stack;
 static struct tm_stack tm__idle[TM_BUCKETS][TM_CPU_SLOTS];
 static int tm__slots = 1; /* slots in use: min(CPUs of the machine, TM_CPU_SLOTS) */
-static _Alignas(64) _Atomic long long tm__idle_count;
-static _Atomic long long tm__idle_bytes;
+/* Parked threads and their stack bytes, against TM_CACHE_MAX_IDLE(_BYTES). */
+static struct {
+  TM_OWN_LINES _Atomic long long count;
+  _Atomic long long bytes;
+} tm__idle_total;
 
 /* The calling thread's record. initial-exec: the slot sits at a fixed offset from the thread
  * descriptor in every thread, which is what lets tm__lookup read another thread's slot. */
@@ -156,13 +159,14 @@ static void tm__retire_idle(struct tm_thread *t, uint32_t reason_word) {
 void tm__idle_push(struct tm_thread *t) {
   long long max_idle = tm__option(TM_OPT_MAX_IDLE);
   long long max_bytes = tm__option(TM_OPT_MAX_IDLE_BYTES);
-  long long n = atomic_fetch_add_explicit(&tm__idle_count, 1, memory_order_relaxed) + 1;
-  long long bytes =
-      atomic_fetch_add_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed) +
-      (long long)t->stack_size;
+  long long n = atomic_fetch_add_explicit(&tm__idle_total.count, 1, memory_order_relaxed) + 1;
+  long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
+                                              memory_order_relaxed) +
+                    (long long)t->stack_size;
   if (n > max_idle || bytes > max_bytes || tm__process_retiring()) {
-    atomic_fetch_sub_explicit(&tm__idle_count, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)t->stack_size, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
+                              memory_order_relaxed);
     tm__stats_retired(tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_IDLE_LIMIT);
     tm__retire_idle(t, TM_W_RETIRE);
     return;
@@ -179,8 +183,8 @@ void tm__idle_push(struct tm_thread *t) {
 /* Called by a parked worker whose idle timeout expired and who won the race to mark itself
  * dead: its record stays on the stack as a tombstone that the next pop frees. */
 void tm__idle_forget_size(size_t stack_size) {
-  atomic_fetch_sub_explicit(&tm__idle_count, 1, memory_order_relaxed);
-  atomic_fetch_sub_explicit(&tm__idle_bytes, (long long)stack_size, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)stack_size, memory_order_relaxed);
 }
 
 void tm__idle_forget(struct tm_thread *t) { tm__idle_forget_size(t->stack_size); }
@@ -315,8 +319,8 @@ void tm__records_after_fork(void) {
   /* The child has no idle threads: their records are simply abandoned (never reused). */
   for (int i = 0; i < TM_BUCKETS * TM_CPU_SLOTS; ++i)
     atomic_store(&tm__idle[i / TM_CPU_SLOTS][i % TM_CPU_SLOTS].head, 0);
-  atomic_store(&tm__idle_count, 0);
-  atomic_store(&tm__idle_bytes, 0);
+  atomic_store(&tm__idle_total.count, 0);
+  atomic_store(&tm__idle_total.bytes, 0);
 }
 
 static intptr_t tm__offset(void) {

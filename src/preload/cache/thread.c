@@ -29,7 +29,7 @@ static _Atomic int tm__main_exited;
 /* Workers that finished before anyone joined them and still hold their kernel task (counted
  * with TM_R_COUNTED); bounded by TM_CACHE_MAX_UNJOINED, so the cache never keeps many more
  * kernel tasks than glibc would. */
-static _Atomic long long tm__unjoined;
+static struct { TM_OWN_LINES _Atomic long long n; } tm__unjoined;
 /* tm__wait_assignment's answer when the worker gave up waiting for its join (never stored). */
 #define TM_W_WITHDRAWN 32u
 #define TM_MIN_CACHED_STACK (64u << 10)
@@ -74,7 +74,7 @@ static int tm__withdraw(struct tm_thread *t, enum tm_retire_reason why) {
                                               memory_order_acq_rel, memory_order_acquire))
       break;
   }
-  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined, 1);
+  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined.n, 1);
   tm__stats_retired(why);
   return 1;
 }
@@ -339,7 +339,7 @@ static void *tm__worker(void *arg) {
     if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
       why = TM_RETIRE_PROCESS + 1;
     else if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
-             atomic_load_explicit(&tm__unjoined, memory_order_relaxed) >=
+             atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >=
                  tm__option(TM_OPT_MAX_UNJOINED))
       why = TM_RETIRE_UNJOINED + 1; /* would not be kept (below): skip the reset's calls */
     else
@@ -353,9 +353,9 @@ static void *tm__worker(void *arg) {
     if (!why && !detached && !(s & TM_L_JOIN_CLAIMED)) {
       /* Nobody joins yet: keeping this physical thread keeps a kernel task that glibc would
        * have freed. Only a few may wait like this; past that, really exit. */
-      long long n = atomic_fetch_add(&tm__unjoined, 1) + 1;
+      long long n = atomic_fetch_add(&tm__unjoined.n, 1) + 1;
       if (n > tm__option(TM_OPT_MAX_UNJOINED) || tm__process_retiring()) {
-        atomic_fetch_sub(&tm__unjoined, 1);
+        atomic_fetch_sub(&tm__unjoined.n, 1);
         why = TM_RETIRE_UNJOINED + 1;
       } else {
         counted = TM_R_COUNTED;
@@ -374,7 +374,7 @@ static void *tm__worker(void *arg) {
     }
     uint32_t r = atomic_fetch_or_explicit(
         &t->release, TM_R_READY | counted | (detached ? TM_R_JOINED : 0), memory_order_acq_rel);
-    if (counted && (r & TM_R_JOINED)) atomic_fetch_sub(&tm__unjoined, 1); /* joiner was first */
+    if (counted && (r & TM_R_JOINED)) atomic_fetch_sub(&tm__unjoined.n, 1); /* joiner was first */
     if (detached || (r & TM_R_JOINED)) tm__idle_push(t);
     /* A joiner that claimed the join and does not sleep is spinning on a CPU: it creates
      * again soon, so this worker may spin for it even on a busy machine (wait.c). */
@@ -535,7 +535,7 @@ static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock
 /* Finishes a join or detach after EXITED: takes the "joined" role. */
 static void tm__release_joined(struct tm_thread *t, pthread_t thread, int joining) {
   uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_JOINED, memory_order_acq_rel);
-  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined, 1);
+  if (r & TM_R_COUNTED) atomic_fetch_sub(&tm__unjoined.n, 1);
   if (r & TM_R_DEAD) {               /* the worker could not be reset and exits joinable */
     tm__set_record_of(thread, NULL); /* before glibc may recycle the descriptor */
     if (joining)
@@ -694,7 +694,7 @@ static void tm__poke_unjoined(struct tm_thread *t, void *unused) {
 }
 
 void tm__thread_after_fork(void) {
-  atomic_store(&tm__unjoined, 0);
+  atomic_store(&tm__unjoined.n, 0);
   atomic_store(&tm__timekeeper, 0);
 }
 

@@ -19,6 +19,10 @@
 #include <unwind.h>
 
 #define TM_HIDDEN __attribute__((visibility("hidden")))
+/* For a global that every recycle writes (a counter, a stack head): it gets cache lines of its
+ * own (two: x86 prefetches lines in pairs). Next to read-mostly globals it made every read of
+ * theirs on the other CPUs a miss after each write (issue 14; docs/thread-cache.md). */
+#define TM_OWN_LINES _Alignas(128)
 
 /* glibc's cancellation-buffer ABI (GLIBC_2.3.3), declared by pthread.h only for C without
  * exceptions, and _pthread_cleanup_pop (GLIBC_2.2.5), which it does not declare at all. */
@@ -202,6 +206,9 @@ TM_HIDDEN int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const stru
                              int clock_realtime, int relative);
 TM_HIDDEN void tm__futex_wake(_Atomic uint32_t *word, int count);
 TM_HIDDEN void tm__wait_init(void);
+/* Which futex keys the cache uses, decided once at start-up: with the cache enabled, grows the
+ * process's own futex table per TM_CACHE_FUTEX_SLOTS (src/preload/common/tm_futex.h). */
+TM_HIDDEN void tm__wait_choose_futex_keys(int cache_enabled);
 TM_HIDDEN uint64_t tm__now_ns(void);
 /* CLOCK_MONOTONIC_COARSE (a few ms behind at most): idle deadlines and periodic checks. */
 TM_HIDDEN uint64_t tm__coarse_now_ns(void);

@@ -53,17 +53,20 @@
 #define TM_SCORE_MIN (-64)
 
 struct tm_site {
-  _Alignas(64) _Atomic int score;
+  TM_OWN_LINES _Atomic int score;
   _Atomic unsigned probe_countdown;
   _Atomic unsigned probe_interval;
 };
 
 static struct tm_site tm__sites[TM_SITE_COUNT];
-static _Alignas(64) _Atomic int tm__spinners;
+static struct { TM_OWN_LINES _Atomic int n; } tm__spinners;
 static int tm__max_spinners;
 static int tm__cpus;
-static _Alignas(64) _Atomic uint64_t tm__busy_checked_ns;
-static _Atomic int tm__machine_busy;
+/* The busy-machine check's last answer and when it was read (every 10 ms at most). */
+static struct {
+  TM_OWN_LINES _Atomic uint64_t checked_ns;
+  _Atomic int busy;
+} tm__busy;
 
 /* Reads the instantaneous count of runnable tasks (4th field of /proc/loadavg, "R/T") without
  * stdio or allocation. Returns -1 if unavailable. */
@@ -95,16 +98,17 @@ static int tm__runnable_tasks(void) {
 
 /* 1 when every CPU already has a runnable task besides the caller. */
 static int tm__no_idle_cpu(uint64_t now) {
-  uint64_t checked = atomic_load_explicit(&tm__busy_checked_ns, memory_order_relaxed);
+  uint64_t checked = atomic_load_explicit(&tm__busy.checked_ns, memory_order_relaxed);
   if (now - checked > 10000000ULL &&
-      atomic_compare_exchange_strong(&tm__busy_checked_ns, &checked, now)) {
+      atomic_compare_exchange_strong(&tm__busy.checked_ns, &checked, now)) {
     int running = tm__runnable_tasks();
-    int spinning = atomic_load_explicit(&tm__spinners, memory_order_relaxed);
+    int spinning = atomic_load_explicit(&tm__spinners.n, memory_order_relaxed);
     /* `running` includes this thread and any of our spinners (they would stop for work). */
-    atomic_store_explicit(&tm__machine_busy, running >= 0 && running - 1 - spinning >= tm__cpus,
-                          memory_order_relaxed);
+    int busy = running >= 0 && running - 1 - spinning >= tm__cpus;
+    if (atomic_load_explicit(&tm__busy.busy, memory_order_relaxed) != busy)
+      atomic_store_explicit(&tm__busy.busy, busy, memory_order_relaxed);
   }
-  return atomic_load_explicit(&tm__machine_busy, memory_order_relaxed);
+  return atomic_load_explicit(&tm__busy.busy, memory_order_relaxed);
 }
 static long long tm__fixed_spin_ns;
 
@@ -150,6 +154,21 @@ void tm__wait_init(void) {
   }
 }
 
+void tm__wait_choose_futex_keys(int cache_enabled) {
+  /* A disabled cache leaves the program's table alone. */
+  long long slots = cache_enabled ? tm__option(TM_OPT_FUTEX_SLOTS) : 0;
+  if (slots < 0) {
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    slots = 256;
+    while (slots < 256LL * conf && slots < 8192) slots *= 2;
+  } else if (slots > 0) {
+    long long power = 1; /* the kernel takes powers of two only */
+    while (power < slots) power *= 2;
+    slots = power;
+  }
+  tm__futex_decide((long)slots);
+}
+
 static inline void tm__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -178,11 +197,13 @@ static void tm__spin_outcome(struct tm_site *site, int success) {
   int s = atomic_load_explicit(&site->score, memory_order_relaxed);
   int next =
       success ? (s < TM_SCORE_MAX ? s + 1 : s) : (s - 2 > TM_SCORE_MIN ? s - 2 : TM_SCORE_MIN);
-  atomic_store_explicit(&site->score, next, memory_order_relaxed);
+  /* Stores only what changes: the site's line is read by every waiter, and a store, even of
+   * the same value, takes it away from the other CPUs. */
+  if (next != s) atomic_store_explicit(&site->score, next, memory_order_relaxed);
   unsigned interval = atomic_load_explicit(&site->probe_interval, memory_order_relaxed);
-  if (success)
+  if (success && interval != 16)
     atomic_store_explicit(&site->probe_interval, 16, memory_order_relaxed);
-  else if (next < 0 && interval < 4096)
+  else if (!success && next < 0 && interval < 4096)
     atomic_store_explicit(&site->probe_interval, interval * 2, memory_order_relaxed);
 }
 
@@ -193,9 +214,9 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
   long long budget = tm__spin_budget(site, partner_running);
   if (budget <= 0) return 0;
   if (tm__fixed_spin_ns < 0) {
-    int n = atomic_fetch_add_explicit(&tm__spinners, 1, memory_order_relaxed);
+    int n = atomic_fetch_add_explicit(&tm__spinners.n, 1, memory_order_relaxed);
     if (n >= tm__max_spinners) {
-      atomic_fetch_sub_explicit(&tm__spinners, 1, memory_order_relaxed);
+      atomic_fetch_sub_explicit(&tm__spinners.n, 1, memory_order_relaxed);
       return 0;
     }
   }
@@ -211,7 +232,7 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
     }
     if (met || tm__now_ns() > deadline) break;
   }
-  if (tm__fixed_spin_ns < 0) atomic_fetch_sub_explicit(&tm__spinners, 1, memory_order_relaxed);
+  if (tm__fixed_spin_ns < 0) atomic_fetch_sub_explicit(&tm__spinners.n, 1, memory_order_relaxed);
   if (met || stalled == NULL || !stalled(partner)) tm__spin_outcome(site, met);
   return met;
 }
@@ -226,4 +247,4 @@ int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespe
 
 void tm__futex_wake(_Atomic uint32_t *word, int count) { tm__futex_wake_word((void *)word, count); }
 
-void tm__wait_after_fork(void) { atomic_store(&tm__spinners, 0); }
+void tm__wait_after_fork(void) { atomic_store(&tm__spinners.n, 0); }

@@ -1,7 +1,8 @@
 /* The futex calls of both preload libraries, on 32-bit words of this process.
- * Header-only (static inline) so each library keeps its own hidden copy. Pre-conditions: WORD is
- * a 4-byte-aligned 32-bit word in writable memory that stays mapped. Neither call changes
- * errno.
+ * Header-only (static inline) so each library keeps its own hidden copy; each library makes
+ * every futex call from one translation unit, so one decision (below) covers all its calls.
+ * Pre-conditions: WORD is a 4-byte-aligned 32-bit word in writable memory that stays mapped.
+ * Neither call changes errno.
  *
  * Which hash table the kernel files our sleepers in: since Linux 6.16 a process's private
  * futexes (FUTEX_PRIVATE_FLAG) go to a hash table of its own, sized by min(threads, CPUs): 16
@@ -9,12 +10,24 @@
  * (Inncabs fib: every task waits for its children's futures) then has chains of hundreds, and
  * every wake walks one under the bucket lock; the cache's parked and joining threads made
  * those chains longer and paid that walk on every hand-off (fib: 21% of all CPU time in the
- * kernel's futex_wake under our own wakes, 0.86x glibc). glibc's joins wait on the thread id
- * with a shared futex, in the global table (256 buckets per CPU). So where the kernel has
- * private tables, our futexes are shared too (the key is then this mm and the address, found
- * with a lockless page lookup): fib 3.4-3.6 s against glibc's 4.7-7.0 s, and the 32-creator
- * spawn loop unchanged. On older kernels every futex is in the global table anyway, and
- * private keys save the page lookup. */
+ * kernel's futex_wake under our own wakes, 0.86x glibc). Two ways out:
+ *  - GROW the process's table (prctl PR_FUTEX_HASH_SET_SLOTS) to the global table's size per
+ *    CPU (256 per CPU, at most 8192 slots of 64 bytes) and keep private keys: the cache does
+ *    this once at start-up (tm__futex_decide with a slot count; TM_CACHE_FUTEX_SLOTS). Private
+ *    keys save the page lookup of a shared key on every call (get_user_pages_fast: ~5% of all
+ *    CPU time in the 32-creator spawn loop on a 2-vCPU VM), and the program's own futexes get
+ *    the same short chains. The kernel then sizes the table no more (ours is larger than its
+ *    own choice ever is); the program may still resize it.
+ *  - SHARED keys, filed in the global table (256 buckets per CPU), where glibc's joins wait
+ *    (on the thread id): the key is this mm and the address, found with a lockless page
+ *    lookup. The pin library's only futex (a start hand-shake) and the cache when growing is
+ *    refused or turned off do this: fib 3.4-3.6 s against glibc's 4.7-7.0 s.
+ * Never switch the process to the global table for private keys (SET_SLOTS 0): that choice is
+ * final (a private size asked for later is refused with EBUSY), so the program could no longer
+ * size its own table. The kernel moves sleepers when the program resizes or switches the
+ * table (tests/integration/cache/futex_table.c).
+ * On older kernels every futex is in the global table anyway, and private keys save the page
+ * lookup. */
 #ifndef THREADMAP_PRELOAD_COMMON_TM_FUTEX_H
 #define THREADMAP_PRELOAD_COMMON_TM_FUTEX_H
 
@@ -70,17 +83,39 @@ static inline long tm__raw_syscall(long number, long a1, long a2, long a3, long 
 #endif
 }
 
-/* FUTEX_PRIVATE_FLAG where the kernel has no per-process futex table, else 0 (the file
- * comment). Asked once per translation unit; every answer is the same. */
-static inline long tm__futex_private_flag(void) {
-  static _Atomic long flag = -1;
-  long f = atomic_load_explicit(&flag, memory_order_relaxed);
-  if (f < 0) {
-    long slots = tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0, 0);
-    f = slots >= 0 ? 0 : FUTEX_PRIVATE_FLAG; /* EINVAL: an older kernel */
-    atomic_store_explicit(&flag, f, memory_order_relaxed);
+#ifndef PR_FUTEX_HASH_SET_SLOTS
+#define PR_FUTEX_HASH_SET_SLOTS 1
+#endif
+
+/* This library's key flag (FUTEX_PRIVATE_FLAG or 0); -1 until decided. */
+static _Atomic long tm__futex_flag __attribute__((unused)) = -1;
+
+/* Decides the key flag once (the first decision stands) and returns it. GROW_TO > 0: where the
+ * kernel has per-process tables, make this process's table at least GROW_TO slots (a power of
+ * two) and use private keys if it has them; else shared keys there (the file comment). */
+static inline long tm__futex_decide(long grow_to) {
+  long f = atomic_load_explicit(&tm__futex_flag, memory_order_acquire);
+  if (f >= 0) return f;
+  long slots = tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0, 0);
+  if (slots < 0) {
+    f = FUTEX_PRIVATE_FLAG; /* EINVAL: an older kernel, one global table */
+  } else if (grow_to > 0) {
+    /* 0 is also "no table yet"; a process switched to the global table answers EBUSY. */
+    if (slots < grow_to &&
+        tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, grow_to, 0, 0, 0) == 0)
+      slots = grow_to;
+    f = slots >= grow_to ? FUTEX_PRIVATE_FLAG : 0;
+  } else {
+    f = 0;
   }
+  long undecided = -1;
+  if (!atomic_compare_exchange_strong(&tm__futex_flag, &undecided, f)) f = undecided;
   return f;
+}
+
+static inline long tm__futex_private_flag(void) {
+  long f = atomic_load_explicit(&tm__futex_flag, memory_order_relaxed);
+  return f >= 0 ? f : tm__futex_decide(0);
 }
 
 /* Sleeps while *WORD == EXPECT. TS: NULL (no limit), a relative timeout (ABSOLUTE 0), or an
