@@ -13,7 +13,10 @@
  *  - nobody spins while the machine has no idle CPU at all: the number of runnable tasks
  *    (/proc/loadavg, re-read at most every 10 ms by whichever waiter finds it stale) must
  *    leave a CPU free, or a spinner only delays the thread that would end its wait (but see
- *    the last point);
+ *    the last point), unless the CPUs this process may use were idle for at least one CPU's
+ *    worth of time over the last 50 ms (/proc/stat): an instant's count stays near the CPU
+ *    count when every hand-off sleeps, idle CPUs or not (16 creators on 16 cores: 1.2 -> 2.1
+ *    million creates/s with this; no change on 2 vCPUs, where 32 creators leave no idle time);
  *  - a score tracks recent outcomes: success raises it by 1, a spin that ran out of budget
  *    lowers it by 2; below zero the site stops spinning and only probes now and then (the probe
  *    interval doubles while probes keep failing), so an oversubscribed machine pays almost
@@ -41,6 +44,7 @@
  * TM_CACHE_SPIN_NS=0 disables spinning, N > 0 forces an N ns spin (for experiments). */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -62,11 +66,18 @@ static struct tm_site tm__sites[TM_SITE_COUNT];
 static struct { TM_OWN_LINES _Atomic int n; } tm__spinners;
 static int tm__max_spinners;
 static int tm__cpus;
-/* The busy-machine check's last answer and when it was read (every 10 ms at most). */
+/* The busy-machine check's last answer and when it was read (every 10 ms at most); the idle
+ * time of the allowed CPUs at the start of the current window (written by the check's winner). */
 static struct {
   TM_OWN_LINES _Atomic uint64_t checked_ns;
   _Atomic int busy;
+  _Atomic int idle_cpu_seen; /* the last window had >= one allowed CPU's worth of idle time */
+  _Atomic long long idle_ticks;
+  _Atomic uint64_t idle_at_ns; /* 0: no window started */
 } tm__busy;
+static cpu_set_t tm__allowed;
+static long long tm__tick_ns;
+#define TM_IDLE_WINDOW_NS 50000000ULL /* 5 ticks of 10 ms: fewer makes one tick decide */
 
 /* Reads the instantaneous count of runnable tasks (4th field of /proc/loadavg, "R/T") without
  * stdio or allocation. Returns -1 if unavailable. */
@@ -96,7 +107,81 @@ static int tm__runnable_tasks(void) {
   return -1;
 }
 
-/* 1 when every CPU already has a runnable task besides the caller. */
+/* Adds the numbers of one /proc/stat CPU line ("cpuN user nice system idle iowait ...") that
+ * are idle time (idle, iowait) to *SUM when CPU N is one this process may run on. */
+static void tm__add_idle_of_line(const char *line, long long *sum) {
+  const char *p = line + 3;
+  if (*p < '0' || *p > '9') return; /* the "cpu" line sums every CPU */
+  int cpu = 0;
+  for (; *p >= '0' && *p <= '9'; ++p) cpu = cpu * 10 + (*p - '0');
+  if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &tm__allowed)) return;
+  for (int field = 1; field <= 5; ++field) {
+    while (*p == ' ') ++p;
+    long long value = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) value = value * 10 + (*p - '0');
+    if (field >= 4) *sum += value;
+  }
+}
+
+/* Idle time, in clock ticks, of the CPUs this process may run on: the per-CPU lines of
+ * /proc/stat, read without stdio or allocation. -1 if unavailable. */
+static long long tm__idle_ticks(void) {
+  int saved_errno = errno;
+  int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    errno = saved_errno;
+    return -1;
+  }
+  char text[4096];
+  size_t have = 0;
+  long long sum = 0;
+  int cpu_lines = 0, done = 0;
+  while (!done) {
+    ssize_t n = read(fd, text + have, sizeof text - 1 - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    have += (size_t)n;
+    text[have] = 0;
+    char *line = text;
+    char *end;
+    while ((end = memchr(line, '\n', (size_t)(text + have - line))) != NULL) {
+      *end = 0;
+      if (strncmp(line, "cpu", 3) != 0) { /* the CPU lines come first */
+        done = 1;
+        break;
+      }
+      tm__add_idle_of_line(line, &sum);
+      ++cpu_lines;
+      line = end + 1;
+    }
+    have = (size_t)(text + have - line);
+    memmove(text, line, have);
+    if (have >= sizeof text - 1) break; /* a line longer than the buffer: not /proc/stat's */
+  }
+  close(fd);
+  errno = saved_errno;
+  return cpu_lines > 1 ? sum : -1;
+}
+
+/* Whether the allowed CPUs were idle for at least one CPU's worth of time on average over the
+ * last window of TM_IDLE_WINDOW_NS or more (the answer stays until the next window ends). */
+static int tm__idle_cpu_seen(uint64_t now) {
+  uint64_t at = atomic_load_explicit(&tm__busy.idle_at_ns, memory_order_relaxed);
+  if (at != 0 && now - at < TM_IDLE_WINDOW_NS)
+    return atomic_load_explicit(&tm__busy.idle_cpu_seen, memory_order_relaxed);
+  long long ticks = tm__idle_ticks();
+  long long before = atomic_load_explicit(&tm__busy.idle_ticks, memory_order_relaxed);
+  int seen = 0;
+  if (ticks >= 0 && at != 0 && ticks >= before)
+    seen = (uint64_t)(ticks - before) * (uint64_t)tm__tick_ns >= now - at;
+  atomic_store_explicit(&tm__busy.idle_ticks, ticks, memory_order_relaxed);
+  atomic_store_explicit(&tm__busy.idle_at_ns, ticks >= 0 ? now : 0, memory_order_relaxed);
+  atomic_store_explicit(&tm__busy.idle_cpu_seen, seen, memory_order_relaxed);
+  return seen;
+}
+
+/* 1 when every CPU already has a runnable task besides the caller, and the CPUs this process
+ * may use were not idle for one CPU's worth of time over the last window. */
 static int tm__no_idle_cpu(uint64_t now) {
   uint64_t checked = atomic_load_explicit(&tm__busy.checked_ns, memory_order_relaxed);
   if (now - checked > 10000000ULL &&
@@ -105,6 +190,11 @@ static int tm__no_idle_cpu(uint64_t now) {
     int spinning = atomic_load_explicit(&tm__spinners.n, memory_order_relaxed);
     /* `running` includes this thread and any of our spinners (they would stop for work). */
     int busy = running >= 0 && running - 1 - spinning >= tm__cpus;
+    /* The count is one instant, and hand-offs that sleep keep it near the CPU count (each wake
+     * makes two threads of a pair runnable for a moment) while CPUs sit idle: measured on 16
+     * cores with 16 creators, 26-28% idle and nobody spinning (1.1-1.3 million creates/s;
+     * 2.0 million with spinning). Idle time says what the instant cannot. */
+    if (tm__idle_cpu_seen(now)) busy = 0;
     if (atomic_load_explicit(&tm__busy.busy, memory_order_relaxed) != busy)
       atomic_store_explicit(&tm__busy.busy, busy, memory_order_relaxed);
   }
@@ -143,7 +233,13 @@ uint64_t tm__coarse_resolution_ns(void) {
 void tm__wait_init(void) {
   cpu_set_t set;
   int cpus = 1;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    cpus = CPU_COUNT(&set);
+  else
+    CPU_ZERO(&set);
+  tm__allowed = set;
+  long hz = sysconf(_SC_CLK_TCK);
+  tm__tick_ns = hz > 0 ? 1000000000LL / hz : 10000000LL;
   tm__max_spinners = cpus > 1 ? cpus : 0;
   tm__cpus = cpus;
   tm__fixed_spin_ns = tm__option(TM_OPT_SPIN_NS);

@@ -6,10 +6,10 @@
  *    the table is replaced are moved by the kernel, not lost (a lost wake-up hangs here);
  *  - with --report-slots: prints the table's size after one create+join, for the option test
  *    (futex_table_slots.sh). Exit 77 when the kernel has no per-process table. */
-#include "semantics.h"
-
 #include <errno.h>
 #include <sys/prctl.h>
+
+#include "semantics.h"
 
 #ifndef PR_FUTEX_HASH
 #define PR_FUTEX_HASH 78
