@@ -79,15 +79,20 @@ static cpu_set_t tm__allowed;
 static long long tm__tick_ns;
 #define TM_IDLE_WINDOW_NS 50000000ULL /* 5 ticks of 10 ms: fewer makes one tick decide */
 
+/* Opens a /proc file for reading; errno is left as it was, whatever happens. */
+static int tm__open_proc(const char *path) {
+  int saved_errno = errno;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  errno = saved_errno;
+  return fd;
+}
+
 /* Reads the instantaneous count of runnable tasks (4th field of /proc/loadavg, "R/T") without
  * stdio or allocation. Returns -1 if unavailable. */
 static int tm__runnable_tasks(void) {
+  int fd = tm__open_proc("/proc/loadavg");
+  if (fd < 0) return -1;
   int saved_errno = errno;
-  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    errno = saved_errno;
-    return -1;
-  }
   char text[128];
   ssize_t n = read(fd, text, sizeof text - 1);
   close(fd);
@@ -126,12 +131,9 @@ static void tm__add_idle_of_line(const char *line, long long *sum) {
 /* Idle time, in clock ticks, of the CPUs this process may run on: the per-CPU lines of
  * /proc/stat, read without stdio or allocation. -1 if unavailable. */
 static long long tm__idle_ticks(void) {
+  int fd = tm__open_proc("/proc/stat");
+  if (fd < 0) return -1;
   int saved_errno = errno;
-  int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    errno = saved_errno;
-    return -1;
-  }
   char text[4096];
   size_t have = 0;
   long long sum = 0;
