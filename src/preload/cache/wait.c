@@ -252,6 +252,10 @@ void tm__wait_init(void) {
   }
 }
 
+/* The futex table size set at start-up (0: none): a forked child starts with a table of its
+ * own, sized by the kernel again, and gets it too. */
+static long long tm__grown_slots;
+
 void tm__wait_choose_futex_keys(int cache_enabled) {
   /* A disabled cache leaves the program's table alone. */
   long long slots = cache_enabled ? tm__option(TM_OPT_FUTEX_SLOTS) : 0;
@@ -264,7 +268,7 @@ void tm__wait_choose_futex_keys(int cache_enabled) {
     while (power < slots) power *= 2;
     slots = power;
   }
-  tm__futex_decide((long)slots);
+  if (tm__futex_decide((long)slots) == FUTEX_PRIVATE_FLAG && slots > 0) tm__grown_slots = slots;
 }
 
 static inline void tm__cpu_relax(void) {
@@ -345,4 +349,9 @@ int tm__futex_wait(_Atomic uint32_t *word, uint32_t expect, const struct timespe
 
 void tm__futex_wake(_Atomic uint32_t *word, int count) { tm__futex_wake_word((void *)word, count); }
 
-void tm__wait_after_fork(void) { atomic_store(&tm__spinners.n, 0); }
+void tm__wait_after_fork(void) {
+  atomic_store(&tm__spinners.n, 0);
+  /* The child is single-threaded here: nobody sleeps in the table being replaced. */
+  if (tm__grown_slots > 0)
+    tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, tm__grown_slots, 0, 0, 0);
+}

@@ -4,10 +4,13 @@
  *    table, then EBUSY for a private size again: that switch is final), as without the cache;
  *  - hand-offs keep working across each change: parked threads and joiners that sleep while
  *    the table is replaced are moved by the kernel, not lost (a lost wake-up hangs here);
- *  - with --report-slots: prints the table's size after one create+join, for the option test
- *    (futex_table_slots.sh). Exit 77 when the kernel has no per-process table. */
+ *  - with --report-slots: prints the table's size after a few create+joins, for the option
+ *    test (futex_table_slots.sh); --report-child-slots: the same in a forked child.
+ * Exit 77 when the kernel has no per-process table. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include "semantics.h"
 
@@ -68,6 +71,22 @@ int main(int argc, char **argv) {
     warm_cache();
     printf("%d\n", prctl(PR_FUTEX_HASH, GET_SLOTS, 0, 0, 0));
     return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--report-child-slots") == 0) {
+    warm_cache(); /* threads parked in the parent: the child has none */
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      warm_cache();
+      printf("%d\n", prctl(PR_FUTEX_HASH, GET_SLOTS, 0, 0, 0));
+      fflush(stdout);
+      _exit(0);
+    }
+    int status = 0;
+    return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0
+               ? 0
+               : 1;
   }
   if (prctl(PR_FUTEX_HASH, GET_SLOTS, 0, 0, 0) < 0) {
     printf("skipped: this kernel has no per-process futex table\n");

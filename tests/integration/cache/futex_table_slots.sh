@@ -1,7 +1,8 @@
 #!/bin/sh
 # TM_CACHE_FUTEX_SLOTS: the cache grows the process's own futex table at start-up (256 slots
 # per configured CPU, a power of two, at most 8192), takes an explicit size rounded up to a
-# power of two, and leaves the table alone with 0 or with the cache off.
+# power of two, and leaves the table alone with 0 or with the cache off; a forked child gets
+# the table too (the kernel gives it a new one).
 # usage: futex_table_slots.sh LIB PROGRAM   (PROGRAM: cache_sem_futex_table)
 lib=$1
 prog=$2
@@ -30,4 +31,10 @@ check "TM_CACHE_FUTEX_SLOTS=100 rounds up" 128 TM_CACHE_FUTEX_SLOTS=100
 check "TM_CACHE_FUTEX_SLOTS=2048" 2048 TM_CACHE_FUTEX_SLOTS=2048
 check "TM_CACHE_FUTEX_SLOTS=0 leaves the table alone" "$plain" TM_CACHE_FUTEX_SLOTS=0
 check "TM_CACHE=0 leaves the table alone" "$plain" TM_CACHE=0
+plain_child=$("$prog" --report-child-slots) || exit 1
+got=$(LD_PRELOAD="$lib" "$prog" --report-child-slots)
+if [ "$got" = "$auto" ]; then echo "ok a forked child gets the table too ($got slots)"; else
+  echo "FAIL a forked child: $got slots, expected $auto (without the cache: $plain_child)"
+  status=1
+fi
 exit $status
