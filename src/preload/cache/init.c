@@ -72,6 +72,7 @@ static void tm__after_fork_child(void) {
   tm__records_after_fork();
   tm__wait_after_fork();
   tm__quiet_after_fork();
+  tm__once_after_fork();
   struct tm_thread *t = tm__self();
   if (t) {
     t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
@@ -187,6 +188,7 @@ static void tm__init_once(void) {
   }
   /* Before any thread of ours sleeps: the table is grown while nobody waits in it. */
   tm__wait_choose_futex_keys(enable);
+  tm__once_init(enable);
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
     tm__line line;

@@ -246,6 +246,11 @@ TM_EXPORT void __pthread_unwind_next(__pthread_unwind_buf_t *buf) {
   tm__real.unwind_next(buf);
 }
 
+/* Decides by itself (once.c): under a sanitizer every call goes to the runtime's interceptor. */
+TM_EXPORT int pthread_once(pthread_once_t *control, void (*routine)(void)) {
+  return tm__once(control, routine);
+}
+
 /* Namespace changes of the calling thread cannot be undone: such a thread is not reused. */
 TM_EXPORT int unshare(int flags) {
   TM_EARLY(unshare, flags);

@@ -22,6 +22,8 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
                           0},
     [TM_OPT_FUTEX_SLOTS] = {"TM_CACHE_FUTEX_SLOTS", -1, -1, 1 << 20,
                             "-1 auto, 0 leave the process's futex table alone, N its slots", -1, 0},
+    [TM_OPT_ONCE] = {"TM_CACHE_ONCE", 1, 0, 1, "1: pthread_once wakes only sleepers, 0: glibc's", 1,
+                     0},
 };
 
 void tm__options_load(char **env) {

@@ -18,7 +18,10 @@
  *  TM_CACHE_FUTEX_SLOTS          -1           slots of the process's own futex table (Linux
  *                                             6.16+): -1 256 per CPU (at most 8192), N rounded
  *                                             up to a power of two; 0 leaves the table alone and
- * the cache uses shared futexes (src/preload/common/tm_futex.h)
+ *                                             the cache uses shared futexes
+ *                                             (src/preload/common/tm_futex.h)
+ *  TM_CACHE_ONCE                 1            1: pthread_once wakes only when a thread sleeps
+ *                                             on the word (once.c); 0: glibc's pthread_once
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -44,6 +47,7 @@ enum tm_option_id {
   TM_OPT_MAX_UNJOINED,
   TM_OPT_VERIFY_MS,
   TM_OPT_FUTEX_SLOTS,
+  TM_OPT_ONCE,
   TM_OPT_COUNT
 };
 

@@ -285,6 +285,12 @@ TM_HIDDEN void tm__main_exiting(void);
 TM_HIDDEN void tm__poke(struct tm_thread *t);
 /* Resets the count of finished, unjoined workers (fork child: they do not exist there). */
 TM_HIDDEN void tm__thread_after_fork(void);
+/* pthread_once without a wake when nobody sleeps (once.c): chooses ours or the next definition
+ * (tm__init; ENABLED: the cache is on), runs a call, and re-reads glibc's fork generation in a
+ * fork child. */
+TM_HIDDEN void tm__once_init(int enabled);
+TM_HIDDEN int tm__once(pthread_once_t *control, void (*routine)(void));
+TM_HIDDEN void tm__once_after_fork(void);
 /* 1 between fork's prepare and parent/child handlers: creates go to glibc. */
 TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
