@@ -16,8 +16,12 @@
  * another word's sleeper in its counter wakes for nothing, which is harmless.
  *
  * A routine left by cancellation, pthread_exit or a C++ exception (std::call_once lets them
- * through) resets the word to 0 and wakes sleepers, as glibc does: the reset is a cleanup
- * that runs as a landing pad of every unwind (this file is compiled with -fexceptions).
+ * through) resets the word to 0 and wakes sleepers, as glibc does, and registered twice as
+ * glibc does: as a cleanup that runs as a landing pad of every unwind (this file is compiled
+ * with -fexceptions), which is the only way a C++ exception runs it, and in the thread's
+ * chain of old-style cleanup buffers (_pthread_cleanup_push), which cancellation and
+ * pthread_exit run even when the routine's frames have no unwind tables and the unwind jumps
+ * past ours (glibc's tst-oncey3/4). Whichever runs first does it.
  *
  * Fork: a word left running by a thread the child does not have is told apart by its
  * generation, glibc's __fork_generation, which glibc changes in every child. It is hidden in
@@ -113,9 +117,16 @@ struct tm_once_run {
 /* Cleanup of the routine's scope: on any unwind out of the routine, give the word back. */
 static void tm__once_abandoned(struct tm_once_run *run) {
   if (run->finished) return;
+  run->finished = 1;
   atomic_store(run->word, 0);
   tm__once_wake(run->word);
 }
+
+static void tm__once_abandoned_buffer(void *run) { tm__once_abandoned(run); }
+
+/* glibc's old-style cleanup chain (GLIBC_2.2.5; pthread.h declares neither). */
+extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buffer, void (*routine)(void *),
+                                  void *arg);
 
 static __attribute__((noinline)) int tm__once_slow(_Atomic int *word, void (*routine)(void)) {
   for (;;) {
@@ -134,7 +145,10 @@ static __attribute__((noinline)) int tm__once_slow(_Atomic int *word, void (*rou
       continue;
     }
     struct tm_once_run run __attribute__((cleanup(tm__once_abandoned))) = {word, 0};
+    struct _pthread_cleanup_buffer buffer;
+    _pthread_cleanup_push(&buffer, tm__once_abandoned_buffer, &run);
     routine();
+    _pthread_cleanup_pop(&buffer, 0);
     run.finished = 1;
     atomic_store(word, TM_ONCE_DONE);
     tm__once_wake(word);

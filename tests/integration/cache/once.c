@@ -4,7 +4,8 @@
  *    (callers that came while it ran slept on the word and were woken);
  *  - many words at once: each routine once;
  *  - a routine left by cancellation or pthread_exit: the word is free again, and a caller that
- *    slept while it ran is woken and runs its own routine;
+ *    slept while it ran is woken and runs its own routine; also when the routine has no unwind
+ *    tables (once_no_unwind.c, as glibc's tst-oncey3);
  *  - fork while a routine runs in another thread: the child (which does not have that thread)
  *    runs the routine itself, and so does a grandchild (the generation changes at every fork);
  *  - callers on recycled threads.
@@ -23,6 +24,7 @@
 #include <sys/wait.h>
 #include <ucontext.h>
 
+#include "once_no_unwind.h"
 #include "semantics.h"
 
 static void pause_ms(int ms) {
@@ -71,8 +73,12 @@ static void exiting_routine(void) {
   pthread_exit((void *)42);
 }
 static void second_routine(void) { left_second_ran = 1; }
-static void *left_runner(void *arg) {
-  pthread_once(&left_word, (void (*)(void))arg);
+static void *cancelled_runner(void *word) {
+  pthread_once(word, cancelled_routine);
+  return NULL; /* not reached */
+}
+static void *exiting_runner(void *word) {
+  pthread_once(word, exiting_routine);
   return NULL; /* not reached */
 }
 static void *left_waiter(void *arg) {
@@ -81,13 +87,15 @@ static void *left_waiter(void *arg) {
   return (void *)(intptr_t)left_second_ran;
 }
 
-static void check_left(const char *how, void (*routine)(void), int cancel) {
+/* RUNNER calls pthread_once(&left_word, a routine that sets *STARTED and never returns). */
+static void check_left(const char *how, void *(*runner_function)(void *), _Atomic int *started,
+                       int cancel) {
   char name[128];
   left_word = (pthread_once_t)PTHREAD_ONCE_INIT;
-  left_started = left_second_ran = 0;
+  *started = left_second_ran = 0;
   pthread_t runner, waiter;
-  pthread_create(&runner, NULL, left_runner, (void *)routine);
-  while (!left_started) pause_ms(1);
+  pthread_create(&runner, NULL, runner_function, &left_word);
+  while (!*started) pause_ms(1);
   void *runner_result = NULL, *waiter_result = NULL;
   if (cancel) {
     pthread_create(&waiter, NULL, left_waiter, NULL);
@@ -229,8 +237,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < MANY; ++i) pthread_join(many[i], NULL);
   EXPECT(word_runs == WORDS, "many words, many callers: each routine ran once");
 
-  check_left("cancelled in the routine", cancelled_routine, 1);
-  check_left("pthread_exit in the routine", exiting_routine, 0);
+  check_left("cancelled in the routine", cancelled_runner, &left_started, 1);
+  check_left("pthread_exit in the routine", exiting_runner, &left_started, 0);
+  check_left("cancelled in a routine without unwind tables", no_unwind_runner, &no_unwind_started,
+             1);
+  EXPECT(no_unwind_cleanup_ran, "cancelled without unwind tables: the caller's cleanup ran");
 
   int child = fork_while_running(1);
   EXPECT(child == 0, "fork while a routine runs: the child and a grandchild run it themselves");
