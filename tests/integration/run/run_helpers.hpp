@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -72,8 +73,23 @@ inline bool have_cpus_0_and_1() {
   return CPU_ISSET(0, &set) && CPU_ISSET(1, &set);
 }
 
+// Removes every /tmp/tm_test_<pid>_* file when the test program ends: what write_temp made and
+// what the tool wrote there. A machine that runs the suite many times must not collect them.
+struct TempFileSweeper {
+  pid_t owner = getpid();
+  std::string prefix = "tm_test_" + std::to_string(owner) + "_";
+  ~TempFileSweeper() {
+    if (getpid() != owner) return;  // a forked child leaves its parent's files alone
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/tmp", ec))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0)
+        std::filesystem::remove(entry.path(), ec);
+  }
+};
+
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  std::string path = "/tmp/tm_test_" + std::to_string(getpid()) + "_" + name;
+  static TempFileSweeper sweeper;
+  std::string path = "/tmp/" + sweeper.prefix + name;
   std::ofstream(path) << text;
   return path;
 }
