@@ -18,14 +18,8 @@ fi
 cpus=$(getconf _NPROCESSORS_CONF)
 auto=256
 while [ "$auto" -lt $((256 * cpus)) ] && [ "$auto" -lt 8192 ]; do auto=$((auto * 2)); done
-status=0
-check() { # NAME EXPECTED ENV...
-  name=$1 want=$2
-  shift 2
-  got=$(env "$@" LD_PRELOAD="$lib" "$prog" --report-slots)
-  if [ "$got" = "$want" ]; then echo "ok $name ($got slots)"; else
-    echo "FAIL $name: $got slots, expected $want"; status=1; fi
-}
+probe=--report-slots
+. "$(dirname "$0")/preload_check.sh"
 check "default: 256 per CPU for $cpus CPUs" "$auto"
 check "TM_CACHE_FUTEX_SLOTS=100 rounds up" 128 TM_CACHE_FUTEX_SLOTS=100
 check "TM_CACHE_FUTEX_SLOTS=2048" 2048 TM_CACHE_FUTEX_SLOTS=2048

@@ -14,14 +14,8 @@ rc=$?
 if [ $rc -eq 77 ]; then echo "$plain"; exit 77; fi
 [ $rc -eq 0 ] || { echo "FAIL the program without the cache: exit status $rc"; exit 1; }
 echo "glibc's pthread_once: $plain wake(s)"
-status=0
-check() { # NAME EXPECTED ENV...
-  name=$1 want=$2
-  shift 2
-  got=$(env "$@" LD_PRELOAD="$lib" "$prog" --count-wakes)
-  if [ "$got" = "$want" ]; then echo "ok $name ($got wakes)"; else
-    echo "FAIL $name: $got wakes, expected $want"; status=1; fi
-}
+probe=--count-wakes
+. "$(dirname "$0")/preload_check.sh"
 check "the cache's pthread_once wakes nobody when nobody sleeps" 0
 check "TM_CACHE_ONCE=0 is glibc's pthread_once" "$plain" TM_CACHE_ONCE=0
 check "TM_CACHE=0 is glibc's pthread_once" "$plain" TM_CACHE=0
