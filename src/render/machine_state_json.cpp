@@ -1,0 +1,34 @@
+#include "src/render/machine_state_json.hpp"
+
+namespace threadmap::render {
+namespace {
+
+nlohmann::json known(double value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); }
+nlohmann::json known(int value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); }
+
+}  // namespace
+
+nlohmann::json machine_state_json(const MachineState& s) {
+  nlohmann::json j;
+  j["verdict"] = s.verdict;
+  j["summary"] = s.summary;
+  j["evidence"] = s.evidence;
+  j["guest"] = s.guest;
+  j["hypervisor"] = s.hypervisor.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.hypervisor);
+  j["hypervisor_evidence"] = s.hypervisor_evidence;
+  j["cpufreq_policy"] =
+      s.cpufreq_policy.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.cpufreq_policy);
+  j["cpus"] = s.cpus;
+  j["cpu_count"] = s.cpu_count;
+  j["others_busy_pct_before"] = known(s.others_busy_pct_before);
+  j["idle_window_s"] = s.idle_window_s;
+  j["runnable_before"] = known(s.runnable_before);
+  j["runnable_after"] = known(s.runnable_after);
+  j["load1_before"] = known(s.load1_before);
+  j["load1_after"] = known(s.load1_after);
+  j["steal_pct"] = known(s.steal_pct);
+  j["duration_s"] = s.duration_s;
+  return j;
+}
+
+}  // namespace threadmap::render
