@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cstdarg>
-#include <vector>
 #include <cstdio>
+#include <vector>
 
 #include "src/os/monotonic_clock.hpp"
 
@@ -94,8 +94,8 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
     s.summary = "quiet machine";
     std::vector<std::string> notes;
     if (s.others_busy_pct_before >= 0)
-      notes.push_back(format("others used %.0f%% of the CPUs just before",
-                             s.others_busy_pct_before));
+      notes.push_back(
+          format("others used %.0f%% of the CPUs just before", s.others_busy_pct_before));
     if (s.steal_pct >= 0) notes.push_back(format("steal %.1f%%", s.steal_pct));
     if (!guest.empty()) notes.insert(notes.begin(), guest);
     if (!notes.empty()) {
@@ -110,8 +110,7 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
   for (std::size_t i = 0; i < busy_because.size(); ++i)
     s.summary += (i ? ", " : "") + busy_because[i];
   const int runnable = std::max(s.runnable_before, s.runnable_after);
-  if (runnable >= 0)
-    s.summary += format(", %d runnable tasks on %d CPUs", runnable, s.cpu_count);
+  if (runnable >= 0) s.summary += format(", %d runnable tasks on %d CPUs", runnable, s.cpu_count);
   if (!guest.empty()) s.summary += " (" + guest + ")";
   return s;
 }
@@ -156,13 +155,12 @@ MachineState MachineWatch::finish(const MachineStateLimits& limits) const {
   }
   auto end = os::read_machine_snapshot();
   if (!end) {
-    MachineState s = judge_machine_state(window_start_, start_, start_, virtualization_,
-                                         cpufreq_, cpus_, limits);
+    MachineState s = judge_machine_state(window_start_, start_, start_, virtualization_, cpufreq_,
+                                         cpus_, limits);
     s.summary += " (end counters unreadable: " + end.error().message + ")";
     return s;
   }
-  return judge_machine_state(window_start_, start_, *end, virtualization_, cpufreq_, cpus_,
-                             limits);
+  return judge_machine_state(window_start_, start_, *end, virtualization_, cpufreq_, cpus_, limits);
 }
 
 }  // namespace threadmap

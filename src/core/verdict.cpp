@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <cstdarg>
 #include <cstdio>
 
@@ -22,8 +21,8 @@ double median_of_sorted(const std::vector<double>& sorted) {
 // the recurrence count(n1, n2, u) = count(n1 - 1, n2, u - n2) + count(n1, n2 - 1, u).
 std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
   // table[i][j] = distribution for (i, j), built row by row.
-  std::vector<std::vector<std::vector<double>>> table(
-      n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+  std::vector<std::vector<std::vector<double>>> table(n1 + 1,
+                                                      std::vector<std::vector<double>>(n2 + 1));
   for (std::size_t i = 0; i <= n1; ++i) {
     for (std::size_t j = 0; j <= n2; ++j) {
       std::vector<double>& d = table[i][j];
@@ -174,8 +173,8 @@ Verdict compare_samples(const std::vector<double>& candidate, const std::vector<
     failed.push_back(format("rank test p=%.3g > %g", v.p_value, options.alpha));
   if (v.intervals_overlap) failed.push_back("the 95% median intervals overlap");
   if (effect < options.min_effect)
-    failed.push_back(format("effect %s < %s", percent(effect).c_str(),
-                            percent(options.min_effect).c_str()));
+    failed.push_back(
+        format("effect %s < %s", percent(effect).c_str(), percent(options.min_effect).c_str()));
   v.basis = format(
       "Mann-Whitney U two-sided p=%.3g (%zu vs %zu runs), 95%% median intervals %s, effect %s "
       "(clear needs p <= %g, intervals apart, effect >= %s)",

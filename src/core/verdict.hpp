@@ -30,8 +30,8 @@ struct Verdict {
   /// > 1 = the candidate is better whatever the direction: baseline/candidate medians for
   /// times, candidate/baseline for rates. 0 when either median is 0 or a side has no samples.
   double ratio = 0;
-  double p_value = 1;              ///< two-sided rank-test p; 1 when not computed
-  bool intervals_overlap = true;   ///< criterion 2 failed
+  double p_value = 1;             ///< two-sided rank-test p; 1 when not computed
+  bool intervals_overlap = true;  ///< criterion 2 failed
   std::size_t n_candidate = 0;
   std::size_t n_baseline = 0;
   /// The test, N and thresholds, e.g. "Mann-Whitney U two-sided exact p=0.008 (5 vs 5 runs),

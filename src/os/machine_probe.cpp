@@ -108,14 +108,22 @@ std::string hypervisor_from_signature(const std::string& signature) {
   };
   // CPUID signatures first, then the DMI strings clouds and hypervisors put in their firmware.
   static const Known known[] = {
-      {"KVMKVMKVM", "KVM"},          {"Microsoft Hv", "Microsoft Hyper-V"},
-      {"VMwareVMware", "VMware"},    {"XenVMMXenVMM", "Xen"},
-      {"TCGTCGTCGTCG", "QEMU (TCG)"}, {"bhyve bhyve", "bhyve"},
-      {"ACRNACRNACRN", "ACRN"},      {"VBoxVBoxVBox", "VirtualBox"},
-      {"Amazon EC2", "KVM (Amazon EC2)"}, {"Google Compute Engine", "KVM (Google Compute Engine)"},
-      {"Microsoft Corporation", "Microsoft Hyper-V"}, {"VMware", "VMware"},
-      {"innotek GmbH", "VirtualBox"}, {"QEMU", "QEMU/KVM"},
-      {"KVM", "KVM"},                {"Xen", "Xen"},
+      {"KVMKVMKVM", "KVM"},
+      {"Microsoft Hv", "Microsoft Hyper-V"},
+      {"VMwareVMware", "VMware"},
+      {"XenVMMXenVMM", "Xen"},
+      {"TCGTCGTCGTCG", "QEMU (TCG)"},
+      {"bhyve bhyve", "bhyve"},
+      {"ACRNACRNACRN", "ACRN"},
+      {"VBoxVBoxVBox", "VirtualBox"},
+      {"Amazon EC2", "KVM (Amazon EC2)"},
+      {"Google Compute Engine", "KVM (Google Compute Engine)"},
+      {"Microsoft Corporation", "Microsoft Hyper-V"},
+      {"VMware", "VMware"},
+      {"innotek GmbH", "VirtualBox"},
+      {"QEMU", "QEMU/KVM"},
+      {"KVM", "KVM"},
+      {"Xen", "Xen"},
   };
   for (const Known& k : known) {
     if (signature.find(k.needle) != std::string::npos) return k.name;
@@ -159,8 +167,7 @@ Virtualization read_virtualization(const std::string& root, bool use_cpuid) {
 }
 
 std::string read_cpufreq_policy(int cpu, const std::string& root) {
-  const std::string dir =
-      root + "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/";
+  const std::string dir = root + "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/";
   const std::string governor = first_line(dir + "scaling_governor");
   if (governor.empty()) return "";
   const std::string driver = first_line(dir + "scaling_driver");

@@ -14,17 +14,18 @@ namespace threadmap::os {
 
 /// One CPU's time since boot, in clock ticks, folded into what matters for noise.
 struct CpuTicks {
-  std::uint64_t busy = 0;   ///< user + nice + system + irq + softirq (guest time is in user)
-  std::uint64_t idle = 0;   ///< idle + iowait
-  std::uint64_t steal = 0;  ///< time the hypervisor ran something else while this vCPU wanted to run
+  std::uint64_t busy = 0;  ///< user + nice + system + irq + softirq (guest time is in user)
+  std::uint64_t idle = 0;  ///< idle + iowait
+  std::uint64_t steal =
+      0;  ///< time the hypervisor ran something else while this vCPU wanted to run
 };
 
 /// The kernel's counters at one instant.
 struct MachineSnapshot {
-  std::int64_t taken_ns = 0;       ///< CLOCK_MONOTONIC when read
-  std::map<int, CpuTicks> cpus;    ///< per OS CPU number ("cpuN" lines of /proc/stat)
-  int procs_running = -1;          ///< runnable tasks now, machine-wide, the reader included
-  double load1 = -1;               ///< /proc/loadavg, machine-wide
+  std::int64_t taken_ns = 0;     ///< CLOCK_MONOTONIC when read
+  std::map<int, CpuTicks> cpus;  ///< per OS CPU number ("cpuN" lines of /proc/stat)
+  int procs_running = -1;        ///< runnable tasks now, machine-wide, the reader included
+  double load1 = -1;             ///< /proc/loadavg, machine-wide
   double load5 = -1;
 };
 

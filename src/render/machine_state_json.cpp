@@ -3,8 +3,12 @@
 namespace threadmap::render {
 namespace {
 
-nlohmann::json known(double value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); }
-nlohmann::json known(int value) { return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value); }
+nlohmann::json known(double value) {
+  return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value);
+}
+nlohmann::json known(int value) {
+  return value < 0 ? nlohmann::json(nullptr) : nlohmann::json(value);
+}
 
 }  // namespace
 
