@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/preload/common/tm_pin_limits.h"
 #include "threadmap/result.hpp"
 #include "threadmap/topology.hpp"
 
@@ -27,7 +28,7 @@ struct MemoryPolicy {
 };
 
 /// Highest node number accepted (the kernel's MAX_NUMNODES is at most 1024).
-inline constexpr int kMaxMemoryNode = 1023;
+inline constexpr int kMaxMemoryNode = TM_PIN_MAX_NODE;  // the pin library's limit
 
 /// Parses the syntax only: "local", "interleave", "interleave:NODES", "bind:NODES",
 /// "preferred:NODE"; NODES = "all" or N / A-B items joined by ',' (numactl's node lists).

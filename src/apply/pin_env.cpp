@@ -1,12 +1,15 @@
 // TM_PIN_CONFIG encoder (format: src/preload/pin/pin_config.h).
 #include "src/apply/pin_env.hpp"
 
+#include "src/preload/common/tm_pin_limits.h"
+
 namespace threadmap::apply {
 namespace {
 
-constexpr long kMaxIndex = 1000000;  // TM_PIN_MAX_INDEX on the C side
-constexpr int kMaxCpu = 65535;       // TM_PIN_MAX_CPU on the C side
-constexpr int kMaxNode = 1023;       // TM_PIN_MAX_NODE on the C side
+// The C parser's limits, from the header both sides include.
+constexpr long kMaxIndex = TM_PIN_MAX_INDEX;
+constexpr int kMaxCpu = TM_PIN_MAX_CPU;
+constexpr int kMaxNode = TM_PIN_MAX_NODE;
 
 Status check_cpus(const CpuSet& cpus, const CpuSet& allowed, const std::string& what) {
   if (cpus.empty()) return Error::invalid(what + ": empty CPU set");
@@ -31,7 +34,7 @@ Status check_pattern(const std::string& pattern, const std::string& what) {
 }  // namespace
 
 Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allowed) {
-  std::string out = "tm-pin/1";
+  std::string out = TM_PIN_CONFIG_HEADER;
   if (rules.main_cpus) {
     if (auto st = check_cpus(*rules.main_cpus, allowed, "main thread"); !st) return st.error();
     out += ";main=" + rules.main_cpus->to_list();

@@ -10,6 +10,7 @@
 
 #include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
+#include "src/preload/common/tm_pin_limits.h"
 
 namespace threadmap::apply {
 
@@ -45,14 +46,15 @@ Result<PlanFile> parse_plan(const std::string& text, const std::string& source) 
     PlannedThread planned;
     planned.thread = name->get<std::string>();
     for (const nlohmann::json& cpu : *cpus) {
-      if (!cpu.is_number_integer() || cpu.get<long>() < 0 || cpu.get<long>() > 65535)
+      if (!cpu.is_number_integer() || cpu.get<long>() < 0 || cpu.get<long>() > TM_PIN_MAX_CPU)
         return bad(where + " (" + planned.thread + "): CPU " + cpu.dump() + " is not a CPU number");
       planned.cpus.add(cpu.get<int>());
     }
     if (auto node = item.find("memory_node"); node != item.end() && !node->is_null()) {
-      if (!node->is_number_integer() || node->get<long>() < 0 || node->get<long>() > 1023)
+      if (!node->is_number_integer() || node->get<long>() < 0 ||
+          node->get<long>() > TM_PIN_MAX_NODE)
         return bad(where + " (" + planned.thread + "): memory_node " + node->dump() +
-                   " is not a NUMA node number (0-1023)");
+                   " is not a NUMA node number (0-" + std::to_string(TM_PIN_MAX_NODE) + ")");
       planned.memory_node = node->get<int>();
     }
     if (!seen.insert(planned.thread).second)

@@ -37,14 +37,9 @@
 extern "C" {
 #endif
 
-/** Version prefix every configuration starts with. */
-#define TM_PIN_CONFIG_HEADER "tm-pin/1"
-/** Highest CPU number a configuration may name (keeps masks small and typos caught). */
-#define TM_PIN_MAX_CPU 65535
-/** Highest slot or skip index a configuration may name. */
-#define TM_PIN_MAX_INDEX 1000000
-/** Highest NUMA node a configuration may name (the kernel's MAX_NUMNODES is at most 1024). */
-#define TM_PIN_MAX_NODE 1023
+/* TM_PIN_CONFIG_HEADER, TM_PIN_MAX_CPU, TM_PIN_MAX_INDEX, TM_PIN_MAX_NODE: shared with the C++
+ * encoder. */
+#include "../common/tm_pin_limits.h"
 /** Words of a node mask that holds every node up to TM_PIN_MAX_NODE. */
 #define TM_PIN_NODE_WORDS ((TM_PIN_MAX_NODE + 1) / (sizeof(unsigned long) * 8))
 
