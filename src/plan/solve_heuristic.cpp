@@ -148,136 +148,176 @@ Result<Solution> solve_greedy(const Problem& p) {
   return s;
 }
 
-Solution improve_local(const Problem& p, Solution start, const SolveOptions& options) {
-  const auto clock_start = Clock::now();
-  const MachineModel& m = *p.machine;
-  const int cpus = static_cast<int>(m.size());
-  const int units = static_cast<int>(p.units.size());
-  PlacementState state(p);
-  for (int u = 0; u < units; ++u) {
-    const Unit& unit = p.units[u];
-    if (unit.group()) {
-      state.place_unit(u, m.cpus[start.cpu_of[unit.threads[0]]].core);
-    } else {
-      state.place_unit(u, start.cpu_of[unit.threads[0]]);
-    }
-  }
-  std::vector<std::vector<int>> on_cpu(cpus);  // single-thread units by CPU, for swaps
-  for (int u = 0; u < units; ++u)
-    if (!p.units[u].group()) on_cpu[state.cpu_of(p.units[u].threads[0])].push_back(u);
-  std::vector<std::vector<int>> domain_cpus(m.domain_count);
-  for (int c = 0; c < cpus; ++c) domain_cpus[m.cpus[c].domain].push_back(c);
-  auto drop = [&](int cpu, int u) {
-    auto& v = on_cpu[cpu];
-    v.erase(std::find(v.begin(), v.end(), u));
-  };
+namespace {
 
-  std::mt19937_64 rng(options.seed);
-  std::vector<int> visit(units);
-  for (int u = 0; u < units; ++u) visit[u] = u;
-  std::vector<int> candidates;
-  std::vector<char> seen(cpus, 0);
-  Solution out = std::move(start);
-  out.solver += " + local search";
-  const double eps = 1e-9 * (1 + std::abs(state.total()));
-  for (int pass = 0; pass < options.local_max_passes; ++pass) {
-    std::shuffle(visit.begin(), visit.end(), rng);
+// One local search: the placement being improved, the single-thread units on each CPU (for
+// swaps) and each cache domain's CPUs (for candidates). Each step lifts one unit and puts it
+// back where the cost drops most: a move for a share-core group, a move or a swap with a
+// thread already there for a single thread.
+class LocalSearch {
+ public:
+  LocalSearch(const Problem& p, const Solution& start, const SolveOptions& options)
+      : p_(p),
+        m_(*p.machine),
+        cpus_(static_cast<int>(m_.size())),
+        state_(p),
+        rng_(options.seed),
+        on_cpu_(cpus_),
+        domain_cpus_(m_.domain_count),
+        visit_(p.units.size()),
+        seen_(cpus_, 0) {
+    for (int u = 0; u < static_cast<int>(p.units.size()); ++u) {
+      const Unit& unit = p.units[u];
+      const int cpu = start.cpu_of[unit.threads[0]];
+      state_.place_unit(u, unit.group() ? m_.cpus[cpu].core : cpu);
+      if (!unit.group()) on_cpu_[cpu].push_back(u);
+      visit_[u] = u;
+    }
+    for (int c = 0; c < cpus_; ++c) domain_cpus_[m_.cpus[c].domain].push_back(c);
+    eps_ = 1e-9 * (1 + std::abs(state_.total()));
+  }
+
+  /// One pass over every unit in random order; true when something moved. Stops early (and
+  /// sets out.stopped_by_time) once the time limit is reached.
+  bool pass(Solution& out, Clock::time_point clock_start, double time_limit_s) {
+    std::shuffle(visit_.begin(), visit_.end(), rng_);
     bool improved = false;
-    for (int u : visit) {
-      if (seconds_since(clock_start) > options.local_time_limit_s) {
+    for (int u : visit_) {
+      if (seconds_since(clock_start) > time_limit_s) {
         out.stopped_by_time = true;
         break;
       }
-      const Unit& unit = p.units[u];
-      // Candidate CPUs: all of them on small machines, else the cache domains of the heaviest
-      // partners and of the thread itself, plus a few random CPUs to escape local minima.
-      candidates.clear();
-      auto take = [&](int c) {
-        if (!seen[c]) seen[c] = 1, candidates.push_back(c);
-      };
-      const int lead = unit.threads[0];
-      if (cpus <= 96) {
-        for (int c = 0; c < cpus; ++c) take(c);
-      } else {
-        std::vector<std::pair<double, int>> heavy;
-        for (int t : unit.threads)
-          for (const auto& [v, w] : p.threads[t].neighbours) heavy.emplace_back(w, v);
-        const std::size_t keep = std::min<std::size_t>(heavy.size(), 4);
-        std::partial_sort(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(keep),
-                          heavy.end(),
-                          [](const auto& a, const auto& b) { return a.first > b.first; });
-        for (std::size_t k = 0; k < keep; ++k)
-          for (int c : domain_cpus[m.cpus[state.cpu_of(heavy[k].second)].domain]) take(c);
-        for (int c : domain_cpus[m.cpus[state.cpu_of(lead)].domain]) take(c);
-        std::uniform_int_distribution<int> any(0, cpus - 1);
-        for (int k = 0; k < 16; ++k) take(any(rng));
-      }
-      for (int c : candidates) seen[c] = 0;
-
-      if (unit.group()) {
-        const int from = state.anchor_of(u);
-        const double lifted = state.lift_unit(u);
-        double best = -eps;
-        int best_core = -1;
-        for (int c : candidates) {
-          const int core = m.cpus[c].core;
-          if (core == from || !state.unit_fits(u, core)) continue;
-          const double delta = state.place_unit(u, core) - lifted;
-          state.lift_unit(u);
-          ++out.nodes;
-          if (delta < best) best = delta, best_core = core;
-        }
-        state.place_unit(u, best_core >= 0 ? best_core : from);
-        improved = improved || best_core >= 0;
-        continue;
-      }
-
-      const int t = lead;
-      const int from = state.cpu_of(t);
-      const double removed = state.lift_unit(u);
-      double best = -eps;
-      int best_cpu = -1, best_swap = -1;
-      for (int c : candidates) {
-        if (c == from) continue;
-        ++out.nodes;
-        if (state.can_take(t, c)) {
-          const double delta = state.add_cost(t, c) - removed;
-          if (delta < best) best = delta, best_cpu = c, best_swap = -1;
-        }
-        // Swap with a single thread sitting there (the common case on a full machine).
-        int tried = 0;
-        for (int other_unit : on_cpu[c]) {
-          if (++tried > 4) break;
-          const int other = p.units[other_unit].threads[0];
-          if (!p.allowed(t, c) || !p.allowed(other, from)) continue;
-          const double other_removed = state.lift_unit(other_unit);
-          const double add_t = state.place_unit(u, c);
-          const double add_other = state.add_cost(other, from);
-          state.lift_unit(u);
-          state.place_unit(other_unit, c);
-          const double delta = add_t + add_other - removed - other_removed;
-          if (delta < best) best = delta, best_cpu = c, best_swap = other_unit;
-        }
-      }
-      if (best_cpu < 0) {
-        state.place_unit(u, from);
-        continue;
-      }
-      improved = true;
-      drop(from, u);
-      if (best_swap >= 0) {
-        drop(best_cpu, best_swap);
-        state.lift_unit(best_swap);
-        state.place_unit(best_swap, from);
-        on_cpu[from].push_back(best_swap);
-      }
-      state.place_unit(u, best_cpu);
-      on_cpu[best_cpu].push_back(u);
+      collect_candidates(u);
+      const bool moved = p_.units[u].group() ? move_group(u, out) : move_single(u, out);
+      improved = improved || moved;
     }
+    return improved;
+  }
+
+  std::vector<int> assignment() const { return state_.assignment(); }
+
+ private:
+  // Candidate CPUs: all of them on small machines, else the cache domains of the heaviest
+  // partners and of the unit itself, plus a few random CPUs to escape local minima.
+  void collect_candidates(int u) {
+    candidates_.clear();
+    auto take = [&](int c) {
+      if (!seen_[c]) seen_[c] = 1, candidates_.push_back(c);
+    };
+    const Unit& unit = p_.units[u];
+    if (cpus_ <= 96) {
+      for (int c = 0; c < cpus_; ++c) take(c);
+    } else {
+      std::vector<std::pair<double, int>> heavy;
+      for (int t : unit.threads)
+        for (const auto& [v, w] : p_.threads[t].neighbours) heavy.emplace_back(w, v);
+      const std::size_t keep = std::min<std::size_t>(heavy.size(), 4);
+      std::partial_sort(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(keep),
+                        heavy.end(),
+                        [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (std::size_t k = 0; k < keep; ++k)
+        for (int c : domain_cpus_[m_.cpus[state_.cpu_of(heavy[k].second)].domain]) take(c);
+      for (int c : domain_cpus_[m_.cpus[state_.cpu_of(unit.threads[0])].domain]) take(c);
+      std::uniform_int_distribution<int> any(0, cpus_ - 1);
+      for (int k = 0; k < 16; ++k) take(any(rng_));
+    }
+    for (int c : candidates_) seen_[c] = 0;
+  }
+
+  // A share-core group moves whole to the candidate core that lowers the cost most.
+  bool move_group(int u, Solution& out) {
+    const int from = state_.anchor_of(u);
+    const double lifted = state_.lift_unit(u);
+    double best = -eps_;
+    int best_core = -1;
+    for (int c : candidates_) {
+      const int core = m_.cpus[c].core;
+      if (core == from || !state_.unit_fits(u, core)) continue;
+      const double delta = state_.place_unit(u, core) - lifted;
+      state_.lift_unit(u);
+      ++out.nodes;
+      if (delta < best) best = delta, best_core = core;
+    }
+    state_.place_unit(u, best_core >= 0 ? best_core : from);
+    return best_core >= 0;
+  }
+
+  // A single thread moves to a free candidate CPU or swaps with a thread sitting there (the
+  // common case on a full machine), whichever lowers the cost most.
+  bool move_single(int u, Solution& out) {
+    const int t = p_.units[u].threads[0];
+    const int from = state_.cpu_of(t);
+    const double removed = state_.lift_unit(u);
+    double best = -eps_;
+    int best_cpu = -1, best_swap = -1;
+    for (int c : candidates_) {
+      if (c == from) continue;
+      ++out.nodes;
+      if (state_.can_take(t, c)) {
+        const double delta = state_.add_cost(t, c) - removed;
+        if (delta < best) best = delta, best_cpu = c, best_swap = -1;
+      }
+      int tried = 0;
+      for (int other_unit : on_cpu_[c]) {
+        if (++tried > 4) break;
+        const int other = p_.units[other_unit].threads[0];
+        if (!p_.allowed(t, c) || !p_.allowed(other, from)) continue;
+        const double other_removed = state_.lift_unit(other_unit);
+        const double add_t = state_.place_unit(u, c);
+        const double add_other = state_.add_cost(other, from);
+        state_.lift_unit(u);
+        state_.place_unit(other_unit, c);
+        const double delta = add_t + add_other - removed - other_removed;
+        if (delta < best) best = delta, best_cpu = c, best_swap = other_unit;
+      }
+    }
+    if (best_cpu < 0) {
+      state_.place_unit(u, from);
+      return false;
+    }
+    drop(from, u);
+    if (best_swap >= 0) {
+      drop(best_cpu, best_swap);
+      state_.lift_unit(best_swap);
+      state_.place_unit(best_swap, from);
+      on_cpu_[from].push_back(best_swap);
+    }
+    state_.place_unit(u, best_cpu);
+    on_cpu_[best_cpu].push_back(u);
+    return true;
+  }
+
+  void drop(int cpu, int u) {
+    auto& v = on_cpu_[cpu];
+    v.erase(std::find(v.begin(), v.end(), u));
+  }
+
+  const Problem& p_;
+  const MachineModel& m_;
+  const int cpus_;
+  PlacementState state_;
+  std::mt19937_64 rng_;
+  std::vector<std::vector<int>> on_cpu_;       // single-thread units by CPU
+  std::vector<std::vector<int>> domain_cpus_;  // CPUs of each cache domain
+  std::vector<int> visit_;  // units in this pass's order (each pass reshuffles the last)
+  std::vector<int> candidates_;
+  std::vector<char> seen_;
+  double eps_ = 0;
+};
+
+}  // namespace
+
+Solution improve_local(const Problem& p, Solution start, const SolveOptions& options) {
+  const auto clock_start = Clock::now();
+  LocalSearch search(p, start, options);
+  Solution out = std::move(start);
+  out.solver += " + local search";
+  for (int pass = 0; pass < options.local_max_passes; ++pass) {
+    const bool improved = search.pass(out, clock_start, options.local_time_limit_s);
     out.passes = pass + 1;
     if (!improved || out.stopped_by_time) break;
   }
-  std::vector<int> improved_cpus = state.assignment();
+  std::vector<int> improved_cpus = search.assignment();
   const double cost = evaluate(p, improved_cpus).objective();
   if (cost < out.cost) {
     out.cpu_of = std::move(improved_cpus);
