@@ -9,7 +9,8 @@
 # 2. Kernel calls: only src/os (and the C preload libraries) talk to the kernel. No other C++
 #    file under src/ or include/ calls syscall(2), perf_event_open, sched_{set,get}affinity,
 #    sched_getattr, move_pages, prctl, open, read, ioctl, mmap, kill, waitpid, posix_spawn*,
-#    getenv, or uses std::ifstream/std::ofstream/std::fstream/std::filesystem, or holds a string
+#    getenv (and the other process, file, clock and memory-policy calls in `names` below), or
+#    uses std::ifstream/std::ofstream/std::fstream/std::filesystem, or holds a string
 #    literal that is a /proc or /sys path. A call is a name not preceded by `.`, `->` or `Type::`
 #    (ThreadCounters::open and file.read() are our own functions); `::open(` and `std::getenv(`
 #    are calls. Text after `//` and comment lines are ignored: they name a source, they do not
@@ -114,7 +115,10 @@ done < <(grep -E '^\| `src/[a-z_]+/` \|' docs/architecture.md)
 # 2. Kernel calls outside src/os and the preload libraries.
 names='syscall|sched_setaffinity|sched_getaffinity|sched_getattr|move_pages|prctl|perf_event_open'
 names+='|pthread_setaffinity_np|pthread_getaffinity_np|open|openat|read|ioctl|mmap|munmap|kill'
-names+='|waitpid|posix_spawnp?|getenv|secure_getenv'
+names+='|waitpid|posix_spawnp?|getenv|secure_getenv|setenv|unsetenv|putenv|fopen|fdopen|popen'
+names+='|opendir|readlink|stat|lstat|fstat|access|unlink|rename|write|close|pipe2?|dup2?|fork|vfork'
+names+='|execl|execlp|execle|execv|execvp|execvpe|execve|sched_getcpu|sched_yield|clock_gettime'
+names+='|nanosleep|getrusage|sysconf|getpid|gettid|tgkill|set_mempolicy|get_mempolicy|mbind'
 call="(^|[^.>:[:alnum:]_])((std)?::)?($names)[[:space:]]*\\("
 # A declaration (a type, then the name: `static Result<X> open(`) declares our own function.
 decl="[[:alnum:]_>&*][[:space:]]+($names)[[:space:]]*\\("
