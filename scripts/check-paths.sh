@@ -36,6 +36,7 @@ slugs() {  # the anchors GitHub makes for the headings of Markdown file $1
 }
 while IFS= read -r -d '' md; do
   case "$md" in *.md) ;; *) continue ;; esac
+  [ -f "$md" ] || continue  # tracked but deleted in the work tree
   dir=$(dirname "$md")
   while IFS=: read -r line link; do
     case "$link" in http://* | https://* | mailto:* | "#"*) continue ;; esac
