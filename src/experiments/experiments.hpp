@@ -1,4 +1,4 @@
-// The seed experiments behind `threadmap bench` (see DESIGN.md, "The experiments it must
+// The seed experiments behind `threadmap bench` (see docs/design.md, "The experiments we
 // reproduce"). Each runs its variants side by side on this machine, interleaved run by run so
 // drift (frequency, other load) hits every variant alike, and returns a BenchResult. None of
 // them prints; progress goes through the optional callback.
