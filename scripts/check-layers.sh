@@ -29,7 +29,7 @@ layers=(
   "latency:core os"
   "plan:core latency os"
   "monitor:core os"
-  "apply:core plan monitor os"
+  "apply:core plan monitor os preload"
   "cluster:core plan apply monitor os"
   "fleet:core os"
   "experiments:core latency plan monitor os"
