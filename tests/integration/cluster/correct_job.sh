@@ -12,7 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ "$(nproc)" -ge 2 ] || { echo "FAIL: needs 2 CPUs (one per rank); nproc says $(nproc)"; exit 1; }
 command -v mpirun >/dev/null || { echo "FAIL: mpirun not found (scripts/setup.sh installs openmpi-bin)"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMP_NUM_THREADS=3 OMP_WAIT_POLICY=passive
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# Only the ranks get the OpenMP settings: GNU nproc honours OMP_NUM_THREADS, and the private
+# Slurm sizes its node with nproc.
+omp=(env OMP_NUM_THREADS=3 OMP_WAIT_POLICY=passive)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # job NAME [PREFIX...] -- runs 2 ranks under `threadmap run --ranks auto --record $work/NAME`;
@@ -20,9 +23,9 @@ trap 'rm -rf "$work"' EXIT
 job() {
   local name=$1; shift
   mkdir -p "$work/$name"
-  local start=(mpirun -np 2 --bind-to none -x OMP_NUM_THREADS -x OMP_WAIT_POLICY)
+  local start=(mpirun -np 2 --bind-to none)
   [ "$launcher" = srun ] && start=("$here/private_slurm.sh" srun -n 2 --cpu-bind=none --mpi=pmix)
-  timeout 150 "${start[@]}" "$@" \
+  timeout 150 "${start[@]}" "$@" "${omp[@]}" \
     "$threadmap" run --ranks auto --record "$work/$name" -- ${wrap:-} "$program" 0.8 \
     >"$work/$name.out" 2>&1 || { echo "FAIL: job $name failed:"; cat "$work/$name.out"; exit 1; }
 }
