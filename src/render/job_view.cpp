@@ -203,6 +203,14 @@ std::string job_html(const JobReport& job) {
              (f.host.empty() ? "" : escape(f.host) + ": ") + escape(f.text) + "</li>\n";
     out += "</ul>\n";
   }
+  std::string startup;
+  for (const JobHost& h : job.hosts)
+    if (std::string t = startup_text(h); !t.empty()) startup += escape(h.host) + ":\n" + escape(t);
+  if (!startup.empty())
+    out +=
+        "<h2>Start-up</h2>\n<p>The launcher's and the MPI library's binding while the ranks "
+        "started: shown apart, not findings.</p>\n<pre>" +
+        startup + "</pre>\n";
   for (const JobHost& h : job.hosts) {
     std::vector<int> ranks = ranks_of(h);
     double most = 0;
