@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
+#include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::cluster {
@@ -21,6 +23,61 @@ double overlap(const Placed& a, const Placed& b) {
 }
 
 std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
+
+bool runnable(const RecordSpan& s, const JobRules& rules) {
+  const double len = s.end_s - s.start_s;
+  return s.cpu_s < 0 || (len > 0 && s.cpu_s >= rules.runnable_share * len);
+}
+
+// The start-up window of one rank (see StartupWindow): ends at the first of (a) the start of
+// the first runnable span of a thread that appeared after the watch's first sample (the
+// program's own thread: MPI's service threads come up inside MPI_Init and sleep), (b) the
+// main thread's first span inside the share after one outside it (the library restored the
+// binding). Neither: no window.
+std::optional<StartupWindow> startup_window(const LoadedRecord& loaded, const JobRules& rules) {
+  double first = 1e300;
+  for (const RecordThread& t : loaded.threads)
+    if (!t.spans.empty()) first = std::min(first, t.spans.front().start_s);
+  if (first == 1e300) return std::nullopt;
+  const RankRecord& r = loaded.record;
+  double end = 1e300;
+  std::string until;
+  for (const RecordThread& t : loaded.threads) {
+    if (t.spans.empty() || t.spans.front().start_s <= first || t.tid == loaded.pid) continue;
+    for (const RecordSpan& s : t.spans)
+      if (runnable(s, rules)) {
+        if (s.start_s < end) {
+          end = s.start_s;
+          until = "the program's first own thread ran";
+        }
+        break;
+      }
+  }
+  const RecordThread* main = nullptr;
+  for (const RecordThread& t : loaded.threads)
+    if (t.tid == loaded.pid) main = &t;
+  if (!main && !loaded.threads.empty() && loaded.pid == 0) main = &loaded.threads.front();
+  if (main) {
+    bool was_outside = false;
+    for (const RecordSpan& s : main->spans) {
+      if (!r.share.contains(s.cpu)) {
+        was_outside = true;
+      } else if (was_outside) {
+        if (s.start_s < end) {
+          end = s.start_s;
+          until = "the main thread came back into its share";
+        }
+        break;
+      }
+    }
+  }
+  if (end == 1e300 || end <= first) return std::nullopt;
+  StartupWindow w;
+  w.start_s = first;
+  w.end_s = end;
+  w.until = until;
+  return w;
+}
 
 const LoadedRecord* find_rank(const std::vector<const LoadedRecord*>& records, int rank) {
   for (const LoadedRecord* r : records)
@@ -56,6 +113,10 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
       continue;
     }
     view.threads[r.rank] = static_cast<int>(loaded->threads.size());
+    const std::optional<StartupWindow> window = startup_window(*loaded, rules);
+    const double startup_end = window ? window->end_s : -1e300;
+    StartupWindow shown = window.value_or(StartupWindow{});
+    bool activity_known = true;
     int migrations = 0;
     double outside = 0, off_node = 0;
     CpuSet outside_cpus;
@@ -69,16 +130,27 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
       for (const RecordSpan& s : t.spans) {
         const double len = std::max(0.0, s.end_s - s.start_s);
         view.seconds[{s.cpu, r.rank}] += len;
-        placed.push_back({r.rank, s.start_s, s.end_s, s.cpu});
+        if (s.cpu_s < 0) activity_known = false;
+        // The part inside the start-up window is the launcher's: shown apart.
+        const double begin = std::max(s.start_s, std::min(s.end_s, startup_end));
+        if (window && !r.share.contains(s.cpu) && begin > s.start_s) {
+          shown.outside_s += begin - s.start_s;
+          shown.outside_cpus.add(s.cpu);
+        }
+        const double after = std::max(0.0, s.end_s - begin);
+        if (after <= 0) continue;
+        if (runnable(s, rules)) placed.push_back({r.rank, begin, s.end_s, s.cpu});
         if (!r.share.contains(s.cpu)) {
-          outside += len;
+          outside += after;
           outside_cpus.add(s.cpu);
         }
         if (r.numa_nodes.size() > 1 && !local_cpus.empty() && !local_cpus.contains(s.cpu))
-          off_node += len;
+          off_node += after;
       }
     }
     view.migrations[r.rank] = migrations;
+    if (window) view.startup[r.rank] = shown;
+    if (!activity_known) view.activity_unknown.push_back(r.rank);
     if (outside > rules.min_seconds)
       add("left_share", r.rank, outside,
           fmt::format("rank {}'s threads were on CPUs {} outside its share {} for {} "
@@ -114,8 +186,8 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
             fmt::format("ranks {} and {} were both given CPUs {}", a->first, b->first,
                         both.to_list()));
     }
-  // Per core: time two ranks' threads sat on it together, and time it held more threads than
-  // it has PUs.
+  // Per core: time two ranks' runnable threads sat on it together, and time it held more
+  // runnable threads than it has PUs (sleeping threads compete for nothing).
   for (const CpuSet& core : cores) {
     std::vector<const Placed*> on;
     for (const Placed& p : placed)
@@ -144,9 +216,14 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
     for (const auto& e : events) most = std::max(most, now += e.second);
     if (most > static_cast<int>(core.count()))
       add("oversubscribed_core", -1, 0,
-          fmt::format("core {} ({} PU) held up to {} of the job's threads at once (placed by "
-                      "their last CPU: threads that were waiting count too)",
-                      core.to_list(), core.count(), most));
+          fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once "
+                      "(placed by their last CPU; {})",
+                      core.to_list(), core.count(), most,
+                      view.activity_unknown.empty()
+                          ? fmt::format("runnable: at least {:.0f}% of the time on a CPU",
+                                        rules.runnable_share * 100)
+                          : "CPU time not recorded by some ranks: their waiting threads count "
+                            "too"));
   }
   // CPUs the ranks could use that no thread of the job was ever seen on.
   CpuSet used;
@@ -158,6 +235,14 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
         fmt::format("CPUs {} were allowed but no thread of the job was seen there",
                     unused.to_list()));
   report.hosts.push_back(std::move(view));
+}
+
+// What `job --json` writes: recognised by its schema, not its name, so `job DIR --json
+// DIR/any.json` followed by `job DIR` reads the records alone.
+bool is_job_document(const std::string& text) {
+  auto parsed = parse_json_text(text);
+  return parsed && parsed->is_object() && parsed->contains("schema") &&
+         (*parsed)["schema"] == "threadmap.job/1";
 }
 
 }  // namespace
@@ -187,6 +272,7 @@ Result<JobReport> load_job(const std::string& dir, const JobRules& rules) {
   if (!names) return names.error();
   std::vector<LoadedRecord> records;
   std::vector<JobFinding> unreadable;
+  std::vector<std::string> report_ignored;
   for (const std::string& name : *names) {
     if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
     const std::string path = dir + "/" + name;
@@ -196,6 +282,10 @@ Result<JobReport> load_job(const std::string& dir, const JobRules& rules) {
       continue;
     }
     auto record = parse_rank_record(*text, path);
+    if (!record && is_job_document(*text)) {
+      report_ignored.push_back(path);
+      continue;
+    }
     if (!record) {
       unreadable.push_back({"unreadable", "", -1, 0, record.error().message});
       continue;
@@ -207,6 +297,7 @@ Result<JobReport> load_job(const std::string& dir, const JobRules& rules) {
                           (unreadable.empty() ? "" : ": " + unreadable.front().text));
   JobReport report = merge_job(records, std::move(unreadable), rules);
   report.dir = dir;
+  report.ignored = std::move(report_ignored);
   return report;
 }
 

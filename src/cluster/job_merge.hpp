@@ -23,15 +23,31 @@ struct JobFinding {
   std::string text;    ///< one sentence with the evidence
 };
 
+/// A rank's launcher start-up window: from the watch's first sample until the program's first
+/// own thread started running, or until the main thread came back into its share after the
+/// MPI library bound it elsewhere during MPI_Init (whichever is first). What happens there is
+/// the launcher's and the library's doing: shown apart, never a finding.
+struct StartupWindow {
+  double start_s = 0;
+  double end_s = 0;
+  double outside_s = 0;  ///< thread-seconds on CPUs outside the share within the window
+  CpuSet outside_cpus;
+  std::string until;  ///< what ended it ("the program's first own thread", ...)
+};
+
 /// One host of the job.
 struct JobHost {
   std::string host;
-  int ranks = 0;                  ///< ranks on this node (from the records)
-  std::vector<int> ranks_seen;    ///< local ranks with a record, ascending
-  CpuSet cpus;                    ///< every CPU the ranks could use
-  std::map<int, CpuSet> shares;   ///< rank -> share
-  std::map<int, int> threads;     ///< rank -> threads its watch saw
-  std::map<int, int> migrations;  ///< rank -> migrations counted by its watch
+  int ranks = 0;                         ///< ranks on this node (from the records)
+  std::vector<int> ranks_seen;           ///< local ranks with a record, ascending
+  CpuSet cpus;                           ///< every CPU the ranks could use
+  std::map<int, CpuSet> shares;          ///< rank -> share
+  std::map<int, int> threads;            ///< rank -> threads its watch saw
+  std::map<int, int> migrations;         ///< rank -> migrations counted by its watch
+  std::map<int, StartupWindow> startup;  ///< rank -> its start-up window (when it has one)
+  /// Ranks whose watch recorded no CPU time per span (older records): every placed thread
+  /// counts as runnable for shared_core and oversubscribed_core.
+  std::vector<int> activity_unknown;
   /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
   /// sample holds a thread's CPU until the next).
   std::map<std::pair<int, int>, double> seconds;
@@ -42,21 +58,27 @@ struct JobReport {
   std::vector<JobHost> hosts;  ///< by host name
   std::vector<JobFinding> findings;
   int records = 0;
+  std::vector<std::string> ignored;  ///< files `job` wrote itself (threadmap.job/1), skipped
 };
 
 /// Thresholds that turn counts into findings (documented in docs/cluster.md).
 struct JobRules {
   double min_seconds = 0.0;           ///< shorter excursions are not reported
   double migrations_per_thread = 10;  ///< more per thread (on average) is a finding
+  /// A thread that used at least this share of a span's time on a CPU was runnable there;
+  /// sleeping threads (usleep, an OpenMP team at a passive barrier, MPI's progress threads)
+  /// neither oversubscribe nor share a core.
+  double runnable_share = 0.10;
 };
 
 /// Merges records already read. Records that failed to parse are passed as findings.
 JobReport merge_job(const std::vector<LoadedRecord>& records,
                     std::vector<JobFinding> unreadable = {}, const JobRules& rules = {});
 
-/// Reads every *.json in `dir` (bounded reads) and merges them. A file that is not a record is
-/// an "unreadable" finding naming it; the others are still merged. Fails (ENOENT, ENOTDIR) when
-/// `dir` cannot be listed, and with EINVAL when it holds no record at all.
+/// Reads every *.json in `dir` (bounded reads) and merges them. A job document `job --json`
+/// wrote there (schema threadmap.job/1) is skipped and listed in `ignored`; any other file that
+/// is not a record is an "unreadable" finding naming it; the others are still merged. Fails
+/// (ENOENT, ENOTDIR) when `dir` cannot be listed, and with EINVAL when it holds no record at all.
 Result<JobReport> load_job(const std::string& dir, const JobRules& rules = {});
 
 }  // namespace threadmap::cluster

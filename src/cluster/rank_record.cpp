@@ -141,6 +141,7 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
   if (doc.contains("watch") && doc["watch"].is_object()) {
     const json& w = doc["watch"];
     r.watch_json = w.dump();
+    out.pid = w.value("pid", 0);
     if (w.contains("threads") && w["threads"].is_array())
       for (const json& t : w["threads"]) {
         if (!t.is_object()) continue;
@@ -151,8 +152,8 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
         if (t.contains("spans") && t["spans"].is_array())
           for (const json& sp : t["spans"]) {
             if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
-            thread.spans.push_back(
-                {sp.value("start_s", 0.0), sp.value("end_s", 0.0), sp["cpu"].get<int>()});
+            thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
+                                    sp["cpu"].get<int>(), sp.value("cpu_s", -1.0)});
           }
         out.threads.push_back(std::move(thread));
       }

@@ -60,6 +60,7 @@ struct RecordSpan {
   double start_s = 0;
   double end_s = 0;
   int cpu = -1;
+  double cpu_s = -1;  ///< CPU time used during the span; -1: not recorded (older watches)
 };
 struct RecordThread {
   int tid = 0;
@@ -71,6 +72,7 @@ struct RecordThread {
 /// A record read back, with the threads of its watch document.
 struct LoadedRecord {
   std::string file;
+  int pid = 0;  ///< the watched program (its main thread's tid), 0 when not recorded
   RankRecord record;
   std::vector<RecordThread> threads;
 };

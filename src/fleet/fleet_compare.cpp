@@ -46,9 +46,54 @@ const std::vector<Item>& items() {
   return list;
 }
 
+struct Sample {
+  const HostRecord* host;
+  double value;
+  double ci;  ///< the host's own interval on it (0: none)
+};
+
+// One measured metric over a group's fair hosts: its noise (MetricNoise) and `off` for each
+// host beyond the floor. Ratios to the median, in logs: 2x slower and 2x faster are as far.
+void compare_metric(const std::string& metric, std::vector<Sample>& samples, double min_ratio,
+                    double default_ratio, const FleetRules& rules, FleetGroup& group,
+                    const std::function<void(const Sample&, double, double)>& off) {
+  samples.erase(std::remove_if(samples.begin(), samples.end(),
+                               [](const Sample& x) { return !(x.value > 0); }),
+                samples.end());
+  const size_t n = samples.size();
+  if (n < static_cast<size_t>(rules.min_hosts_for_median)) return;
+  std::vector<double> logs;
+  for (const Sample& x : samples) logs.push_back(std::log(x.value));
+  const double med = median_of(logs);
+  std::vector<double> dev;
+  for (double l : logs) dev.push_back(std::fabs(l - med));
+  const double sigma = 1.4826 * median_of(dev);
+  MetricNoise noise;
+  noise.metric = metric;
+  noise.hosts = static_cast<int>(n);
+  noise.spread = std::exp(sigma);
+  if (n >= static_cast<size_t>(rules.min_hosts_for_noise)) {
+    noise.floor = std::max(std::exp(rules.noise_sigmas * sigma), min_ratio);
+    noise.basis = fmt::format("measured: {:.0f} robust sigmas of {} hosts", rules.noise_sigmas, n);
+  } else {
+    noise.floor = std::max(std::exp(rules.noise_sigmas * sigma), default_ratio);
+    noise.basis = fmt::format("default for groups under {} hosts", rules.min_hosts_for_noise);
+  }
+  noise.limit = rules.too_noisy_ratio;
+  noise.too_noisy = noise.spread > rules.too_noisy_ratio;
+  group.noise.push_back(noise);
+  if (noise.too_noisy) return;
+  const double median = std::exp(med);
+  for (size_t i = 0; i < n; ++i)
+    if (std::exp(dev[i]) > noise.floor &&
+        std::fabs(samples[i].value - median) > rules.latency_ci_factor * samples[i].ci)
+      off(samples[i], median, noise.floor);
+}
+
 void compare_group(const std::vector<const HostRecord*>& members, const std::string& key,
                    const FleetRules& rules, FleetGroup& group,
-                   std::map<const HostRecord*, std::vector<Difference>>& found) {
+                   std::map<const HostRecord*, std::vector<Difference>>& found,
+                   std::vector<SetAside>& aside) {
   const size_t n = members.size();
   // Categorical items: the value more than half the hosts share is the reference.
   for (const Item& item : items()) {
@@ -75,69 +120,73 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
                                     v.empty() ? "unknown" : v, best->second, n, best->first)});
     }
   }
-  if (n < static_cast<size_t>(rules.min_hosts_for_median)) return;
-  // Latency per CPU: off the group's median by more than its intervals and a floor.
-  std::map<int, std::vector<double>> rows;
-  for (const HostRecord* h : members)
-    for (const auto& [cpu, ns] : h->latency_row_ns) rows[cpu].push_back(ns);
-  std::map<int, double> row_median;
-  for (auto& [cpu, values] : rows)
-    if (values.size() >= static_cast<size_t>(rules.min_hosts_for_median))
-      row_median[cpu] = median_of(std::move(values));
+  // Measurements: only of hosts that measured under fair conditions.
+  std::vector<const HostRecord*> fair;
   for (const HostRecord* h : members) {
-    std::vector<std::string> off;
-    double worst = 0;
+    if (h->stability == "unknown" && h->machine_verdict == "unknown") ++group.conditions_unknown;
+    if (h->stability == "unstable") {
+      aside.push_back({h->host, h->file, key, "unstable",
+                       fmt::format("measurement unstable on {}{}", h->host,
+                                   h->stability_reason.empty() ? "" : ": " + h->stability_reason)});
+    } else if (h->machine_verdict == "busy") {
+      aside.push_back({h->host, h->file, key, "busy",
+                       fmt::format("busy while measured on {}{}", h->host,
+                                   h->machine_summary.empty() ? "" : ": " + h->machine_summary)});
+    } else {
+      fair.push_back(h);
+    }
+  }
+  if (fair.size() < static_cast<size_t>(rules.min_hosts_for_median)) return;
+  // Latency per CPU: off the group's median beyond its noise floor and the CPU's intervals.
+  std::map<int, std::vector<Sample>> rows;
+  for (const HostRecord* h : fair)
     for (const auto& [cpu, ns] : h->latency_row_ns) {
-      auto m = row_median.find(cpu);
-      if (m == row_median.end()) continue;
       auto ci = h->latency_row_ci_ns.find(cpu);
-      const double tolerance =
-          std::max(rules.latency_ci_factor * (ci == h->latency_row_ci_ns.end() ? 0.0 : ci->second),
-                   rules.latency_rel_floor * m->second);
-      const double delta = ns - m->second;
-      if (std::fabs(delta) > tolerance) {
-        worst = std::max(worst, std::fabs(delta) / m->second);
-        if (off.size() < 4)
-          off.push_back(fmt::format("CPU {} {:.0f} ns vs {:.0f}", cpu, ns, m->second));
-        else if (off.size() == 4)
-          off.push_back("...");
-      }
+      rows[cpu].push_back({h, ns, ci == h->latency_row_ci_ns.end() ? 0.0 : ci->second});
     }
-    if (!off.empty()) {
-      std::string list;
-      for (const std::string& s : off) list += (list.empty() ? "" : ", ") + s;
-      found[h].push_back({"latency", fmt::format("latency off the group's median (up to {:.0f}%, "
-                                                 "beyond {:.0f}x its interval and {:.0f}%): {}",
-                                                 worst * 100, rules.latency_ci_factor,
-                                                 rules.latency_rel_floor * 100, list)});
-    }
+  std::map<const HostRecord*, std::vector<std::string>> slow;
+  std::map<const HostRecord*, double> worst, floor_of;
+  for (auto& [cpu, samples] : rows)
+    compare_metric(
+        fmt::format("latency CPU {}", cpu), samples, rules.latency_min_ratio,
+        rules.latency_default_ratio, rules, group,
+        [&](const Sample& x, double median, double floor) {
+          std::vector<std::string>& off = slow[x.host];
+          worst[x.host] = std::max(worst[x.host], x.value / median);
+          floor_of[x.host] = std::max(floor_of[x.host], floor);
+          if (off.size() < 4)
+            off.push_back(fmt::format("CPU {} {:.0f} ns vs {:.0f}", cpu, x.value, median));
+          else if (off.size() == 4)
+            off.push_back("...");
+        });
+  for (const auto& [h, off] : slow) {
+    std::string list;
+    for (const std::string& t : off) list += (list.empty() ? "" : ", ") + t;
+    found[h].push_back(
+        {"latency", fmt::format("latency off the group's median (up to {:.2f}x, "
+                                "beyond the group's noise floor {:.2f}x and {:.0f}x "
+                                "its interval): {}",
+                                worst[h], floor_of[h], rules.latency_ci_factor, list)});
   }
-  // Benchmarks: median +- max(k robust sigmas, a relative floor).
-  std::map<std::string, std::vector<double>> values;
-  for (const HostRecord* h : members)
-    for (const auto& [bench, v] : h->bench_median) values[bench].push_back(v);
-  for (auto& [bench, list] : values) {
-    if (list.size() < static_cast<size_t>(rules.min_hosts_for_median)) continue;
-    const double med = median_of(list);
-    std::vector<double> dev;
-    for (double v : list) dev.push_back(std::fabs(v - med));
-    const double sigma = 1.4826 * median_of(dev);
-    const double tolerance =
-        std::max(rules.bench_mad_factor * sigma, rules.bench_rel_floor * std::fabs(med));
-    for (const HostRecord* h : members) {
-      auto it = h->bench_median.find(bench);
-      if (it == h->bench_median.end() || std::fabs(it->second - med) <= tolerance) continue;
-      const bool higher_better =
-          h->bench_higher_is_better.count(bench) && h->bench_higher_is_better.at(bench);
-      const bool worse = higher_better ? it->second < med : it->second > med;
-      const std::string unit = h->bench_unit.count(bench) ? h->bench_unit.at(bench) : "";
-      found[h].push_back(
-          {"bench", fmt::format("{} {:.3g} {} vs the group's median {:.3g} ({}, {:+.0f}%)", bench,
-                                it->second, unit, med, worse ? "worse" : "better",
-                                med != 0 ? 100 * (it->second - med) / std::fabs(med) : 0.0)});
-    }
-  }
-  (void)key;
+  // Benchmarks.
+  std::map<std::string, std::vector<Sample>> values;
+  for (const HostRecord* h : fair)
+    for (const auto& [bench, v] : h->bench_median) values[bench].push_back({h, v, 0.0});
+  for (auto& [bench, samples] : values)
+    compare_metric(
+        "bench " + bench, samples, rules.bench_min_ratio, rules.bench_default_ratio, rules, group,
+        [&](const Sample& x, double med, double floor) {
+          const HostRecord* h = x.host;
+          const bool higher_better =
+              h->bench_higher_is_better.count(bench) && h->bench_higher_is_better.at(bench);
+          const bool worse = higher_better ? x.value < med : x.value > med;
+          const std::string unit = h->bench_unit.count(bench) ? h->bench_unit.at(bench) : "";
+          found[h].push_back(
+              {"bench", fmt::format("{} {:.3g} {} vs the group's median {:.3g} ({}, "
+                                    "{:.2f}x; the group's noise floor {:.2f}x)",
+                                    bench, x.value, unit, med, worse ? "worse" : "better",
+                                    std::max(x.value / med, med / x.value), floor)});
+        });
 }
 
 }  // namespace
@@ -158,7 +207,7 @@ FleetReport compare_fleet(const std::vector<HostRecord>& hosts, const FleetRules
     group.key = key;
     for (const HostRecord* h : members) group.hosts.push_back(h->host);
     std::map<const HostRecord*, std::vector<Difference>> found;
-    compare_group(members, key, rules, group, found);
+    compare_group(members, key, rules, group, found, report.set_aside);
     std::vector<Outlier> outliers;
     for (const HostRecord* h : members)
       if (auto it = found.find(h); it != found.end())

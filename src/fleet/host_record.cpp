@@ -89,6 +89,30 @@ void read_benches(const json& doc, HostRecord& r) {
   }
 }
 
+// How the measurements were taken: the latency matrix's stability and the machine's state
+// (issue 24). Either may sit at the top of the report or inside its latency part.
+void read_conditions(const json& doc, HostRecord& r) {
+  for (const json* st :
+       {at(doc, {"latency", "stability"}), at(doc, {"latency", "matrix", "stability"})})
+    if (st && st->is_object() && !str(*st, {"state"}).empty()) {
+      r.stability = str(*st, {"state"});
+      r.stability_reason = str(*st, {"reason"});
+      const json* moved = at(*st, {"pairs_moved"});
+      const json* checked = at(*st, {"pairs_checked"});
+      if (r.stability_reason.empty() && moved && checked && moved->is_number_integer() &&
+          checked->is_number_integer())
+        r.stability_reason = std::to_string(moved->get<int>()) + " of " +
+                             std::to_string(checked->get<int>()) + " pairs moved";
+      break;
+    }
+  for (const json* ms : {at(doc, {"machine_state"}), at(doc, {"latency", "machine_state"})})
+    if (ms && ms->is_object() && !str(*ms, {"verdict"}).empty()) {
+      r.machine_verdict = str(*ms, {"verdict"});
+      r.machine_summary = str(*ms, {"summary"});
+      break;
+    }
+}
+
 Result<HostRecord> parse_checked(const std::string& text, const std::string& file) {
   auto parsed = parse_json_text(text);
   if (!parsed) return Error::invalid(file + ": " + parsed.error().message);
@@ -111,6 +135,7 @@ Result<HostRecord> parse_checked(const std::string& text, const std::string& fil
   r.kernel = str(doc, {"topology", "topology", "machine_infos", "OSRelease"});
   read_latency(doc, r);
   read_benches(doc, r);
+  read_conditions(doc, r);
   return r;
 }
 

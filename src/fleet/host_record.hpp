@@ -28,6 +28,13 @@ struct HostRecord {
   std::map<std::string, double> bench_median;
   std::map<std::string, bool> bench_higher_is_better;
   std::map<std::string, std::string> bench_unit;
+  /// The latency matrix's stability ("stable", "unstable"; "unknown" for reports that carry
+  /// none) and the machine's state while measured ("quiet", "busy", "unknown"), with the
+  /// report's own one-line reasons.
+  std::string stability = "unknown";
+  std::string stability_reason;
+  std::string machine_verdict = "unknown";
+  std::string machine_summary;
 };
 
 /// Parses a report's JSON text; `file` names it in errors (EINVAL: not a threadmap.report/1).

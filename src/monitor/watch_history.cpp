@@ -23,10 +23,27 @@ void WatchHistory::add(const ProcessSample& sample) {
     }
     ThreadTrack& t = threads_[it->second];
     if (!s.name.empty()) t.name = s.name;
-    if (!t.spans.empty()) t.spans.back().end_s = sample.time_s;
+    // The CPU time used since the previous sample goes to the span that held the thread; where
+    // it turns from waiting to running (or back) a new span starts at the previous sample.
+    if (!t.spans.empty() && sample.time_s > t.spans.back().end_s) {
+      CpuSpan& last = t.spans.back();
+      const double dt = sample.time_s - last.end_s;
+      const double used =
+          s.counts.task_clock_ns > t.counts.task_clock_ns
+              ? static_cast<double>(s.counts.task_clock_ns - t.counts.task_clock_ns) / 1e9
+              : 0.0;
+      const bool active = used >= kActiveShare * dt;
+      if (last.end_s > last.start_s && last.active != active) {
+        t.spans.push_back(CpuSpan{last.end_s, sample.time_s, last.cpu, used, active});
+      } else {
+        last.end_s = sample.time_s;
+        last.cpu_s += used;
+        last.active = active;
+      }
+    }
     if (s.cpu >= 0) {
       if (t.spans.empty() || t.spans.back().cpu != s.cpu)
-        t.spans.push_back(CpuSpan{sample.time_s, sample.time_s, s.cpu});
+        t.spans.push_back(CpuSpan{sample.time_s, sample.time_s, s.cpu, 0.0, false});
       ++t.samples_on_cpu[s.cpu];
     }
     t.previous = t.counts;

@@ -19,11 +19,20 @@ namespace threadmap::monitor {
 
 /// A stretch of time a thread was seen on one CPU: from the sample that saw it there to the
 /// next sample (so spans are as precise as the sampling interval).
+/// A span is also split where the thread turns from waiting to running or back (at least
+/// kActiveShare of an interval's time on a CPU), so a reader can tell runnable threads from
+/// sleeping ones over time (`threadmap job` counts only runnable ones as oversubscribing).
 struct CpuSpan {
   double start_s = 0;
   double end_s = 0;
   int cpu = -1;
+  double cpu_s = 0;     ///< CPU time the thread used during the span (task clock)
+  bool active = false;  ///< used at least kActiveShare of the span's intervals
 };
+
+/// A thread that used this share of an interval on a CPU was runnable in it; a thread asleep
+/// (usleep, a barrier, a blocked read) uses well under 1%.
+inline constexpr double kActiveShare = 0.10;
 
 /// Everything recorded about one thread.
 struct ThreadTrack {

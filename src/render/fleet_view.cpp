@@ -19,6 +19,23 @@ std::string majority_line(const fleet::FleetGroup& g) {
   return out;
 }
 
+// Per group: the measured metrics too noisy to compare, and how many hosts had no conditions.
+std::string noise_lines(const fleet::FleetGroup& g) {
+  std::string out;
+  for (const fleet::MetricNoise& m : g.noise)
+    if (m.too_noisy)
+      out += fmt::format(
+          "  {}: {} too noisy on this group to compare (its {} hosts vary {:.2f}x "
+          "typically, more than {:.2f}x)\n",
+          terminal_safe(g.key), m.metric, m.hosts, m.spread, m.limit);
+  if (g.conditions_unknown > 0)
+    out += fmt::format(
+        "  {}: {} host(s) carry no stability or machine state (older reports): "
+        "their measurements are compared as they are\n",
+        terminal_safe(g.key), g.conditions_unknown);
+  return out;
+}
+
 }  // namespace
 
 std::string fleet_text(const fleet::FleetReport& f) {
@@ -37,15 +54,44 @@ std::string fleet_text(const fleet::FleetReport& f) {
     for (const fleet::Difference& d : o.differences)
       out += fmt::format("    [{}] {}\n", d.kind, terminal_safe(d.text));
   }
+  if (!f.set_aside.empty())
+    out += "\nnot compared (measured under unfair conditions; their configuration still is):\n";
+  for (const fleet::SetAside& a : f.set_aside)
+    out += fmt::format("  [{}] {}\n", a.reason, terminal_safe(a.text));
+  std::string noise;
+  for (const fleet::FleetGroup& g : f.groups) noise += noise_lines(g);
+  if (!noise.empty())
+    out +=
+        "\nnoise (measured metrics are off only beyond what the group's own hosts vary):\n" + noise;
   for (const std::string& u : f.unreadable) out += "  [unreadable] " + terminal_safe(u) + "\n";
   return out;
 }
 
 nlohmann::json fleet_json(const fleet::FleetReport& f) {
   nlohmann::json groups = nlohmann::json::array();
-  for (const fleet::FleetGroup& g : f.groups)
-    groups.push_back(
-        {{"group", g.key}, {"hosts", g.hosts}, {"outliers", g.outliers}, {"majority", g.majority}});
+  for (const fleet::FleetGroup& g : f.groups) {
+    nlohmann::json noise = nlohmann::json::array();
+    for (const fleet::MetricNoise& m : g.noise)
+      noise.push_back({{"metric", m.metric},
+                       {"hosts", m.hosts},
+                       {"spread_ratio", m.spread},
+                       {"floor_ratio", m.floor},
+                       {"too_noisy", m.too_noisy},
+                       {"basis", m.basis}});
+    groups.push_back({{"group", g.key},
+                      {"hosts", g.hosts},
+                      {"outliers", g.outliers},
+                      {"majority", g.majority},
+                      {"noise", noise},
+                      {"conditions_unknown", g.conditions_unknown}});
+  }
+  nlohmann::json aside = nlohmann::json::array();
+  for (const fleet::SetAside& a : f.set_aside)
+    aside.push_back({{"host", a.host},
+                     {"file", a.file},
+                     {"group", a.group},
+                     {"reason", a.reason},
+                     {"text", a.text}});
   nlohmann::json outliers = nlohmann::json::array();
   for (const fleet::Outlier& o : f.outliers) {
     nlohmann::json diffs = nlohmann::json::array();
@@ -59,6 +105,7 @@ nlohmann::json fleet_json(const fleet::FleetReport& f) {
           {"hosts", f.hosts},
           {"groups", groups},
           {"outliers", outliers},
+          {"set_aside", aside},
           {"unreadable", f.unreadable}};
 }
 
@@ -99,6 +146,16 @@ std::string fleet_html(const fleet::FleetReport& f) {
     }
     out += "</table></div>\n";
   }
+  if (!f.set_aside.empty()) {
+    out +=
+        "<h2>Not compared</h2>\n<p>Measured under unfair conditions (latency that did not hold "
+        "still, a busy machine); their configuration is still compared.</p>\n<ul>\n";
+    for (const fleet::SetAside& a : f.set_aside) out += "<li>" + escape(a.text) + "</li>\n";
+    out += "</ul>\n";
+  }
+  std::string noise;
+  for (const fleet::FleetGroup& g : f.groups) noise += noise_lines(g);
+  if (!noise.empty()) out += "<h2>Noise</h2>\n<pre>" + escape(noise) + "</pre>\n";
   if (!f.unreadable.empty()) {
     out += "<h2>Unreadable</h2>\n<ul>\n";
     for (const std::string& u : f.unreadable) out += "<li>" + escape(u) + "</li>\n";

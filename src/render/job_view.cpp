@@ -42,6 +42,26 @@ std::vector<const JobFinding*> findings_for(const JobReport& job, const std::str
   return out;
 }
 
+// Start-up windows: the launcher's and the MPI library's doing, shown apart from findings.
+std::string startup_text(const JobHost& h) {
+  std::string out;
+  for (const auto& [rank, w] : h.startup) {
+    if (out.empty())
+      out += "start-up (launcher and MPI_Init binding; not findings, --strict ignores them):\n";
+    out += fmt::format("  rank {}: {:.2f}-{:.2f} s until {}", rank, w.start_s, w.end_s, w.until);
+    out += w.outside_s > 0 ? fmt::format(
+                                 "; threads on CPUs {} outside its share for {:.2f} s "
+                                 "(thread-seconds, sampled)\n",
+                                 w.outside_cpus.to_list(), w.outside_s)
+                           : std::string("\n");
+  }
+  if (!h.activity_unknown.empty())
+    out += fmt::format(
+        "(rank(s) {} recorded no CPU time per span: all their threads count as runnable)\n",
+        fmt::join(h.activity_unknown, ","));
+  return out;
+}
+
 }  // namespace
 
 std::string job_text(const JobReport& job) {
@@ -49,6 +69,8 @@ std::string job_text(const JobReport& job) {
                                 job.records, job.hosts.size());
   for (const JobFinding* f : findings_for(job, ""))
     out += fmt::format("  [{}] {}\n", f->id, terminal_safe(f->text));
+  for (const std::string& f : job.ignored)
+    out += fmt::format("  (skipped {}: a job document, not a rank record)\n", terminal_safe(f));
   for (const JobHost& h : job.hosts) {
     std::vector<int> ranks = ranks_of(h);
     out += fmt::format(
@@ -70,6 +92,7 @@ std::string job_text(const JobReport& job) {
       table.add_row(std::move(row));
     }
     out += table.str();
+    out += startup_text(h);
     std::vector<const JobFinding*> found = findings_for(job, h.host);
     if (found.empty()) {
       out += "findings: none (every rank's threads stayed in its own share)\n";
@@ -106,6 +129,16 @@ nlohmann::json job_json(const JobReport& job) {
                           {"seconds_on_cpu", cpus}});
     }
     host["rank_details"] = per_rank;
+    nlohmann::json startup = nlohmann::json::array();
+    for (const auto& [rank, w] : h.startup)
+      startup.push_back({{"rank", rank},
+                         {"start_s", w.start_s},
+                         {"end_s", w.end_s},
+                         {"until", w.until},
+                         {"outside_share_s", w.outside_s},
+                         {"outside_cpus", w.outside_cpus.to_list()}});
+    host["startup"] = startup;
+    host["activity_unknown_ranks"] = h.activity_unknown;
     hosts.push_back(host);
   }
   doc["hosts"] = hosts;
@@ -117,6 +150,7 @@ nlohmann::json job_json(const JobReport& job) {
                         {"seconds", f.seconds},
                         {"text", f.text}});
   doc["findings"] = findings;
+  doc["ignored_files"] = job.ignored;
   return doc;
 }
 
@@ -169,6 +203,14 @@ std::string job_html(const JobReport& job) {
              (f.host.empty() ? "" : escape(f.host) + ": ") + escape(f.text) + "</li>\n";
     out += "</ul>\n";
   }
+  std::string startup;
+  for (const JobHost& h : job.hosts)
+    if (std::string t = startup_text(h); !t.empty()) startup += escape(h.host) + ":\n" + escape(t);
+  if (!startup.empty())
+    out +=
+        "<h2>Start-up</h2>\n<p>The launcher's and the MPI library's binding while the ranks "
+        "started: shown apart, not findings.</p>\n<pre>" +
+        startup + "</pre>\n";
   for (const JobHost& h : job.hosts) {
     std::vector<int> ranks = ranks_of(h);
     double most = 0;

@@ -179,8 +179,12 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
     const auto& t = s.threads[i];
     nlohmann::json spans = nlohmann::json::array();
     if (i < tracks.size())
-      for (const auto& span : tracks[i].spans)
-        spans.push_back({{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}});
+      for (const auto& span : tracks[i].spans) {
+        nlohmann::json j = {{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}};
+        // CPU time per span only where a counter measured it (not when merely observed).
+        if (s.source != monitor::CounterSource::observed) j["cpu_s"] = span.cpu_s;
+        spans.push_back(std::move(j));
+      }
     nlohmann::json j = {{"tid", t.tid},
                         {"name", valid_utf8(t.name)},
                         {"seconds_seen", t.seconds_seen},

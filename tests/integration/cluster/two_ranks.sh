@@ -49,7 +49,8 @@ common=$(comm -12 <(tr , '\n' <<<"$share_0" | sort) <(tr , '\n' <<<"$share_1" | 
 echo "ok: rank 0 on CPUs $share_0, rank 1 on CPUs $share_1"
 # threadmap job merges what each rank's watch saw: two records, shares apart, and most of each
 # rank's thread-seconds on its own share (the MPI library's start-up may briefly bind the main
-# thread elsewhere while hwloc probes the machine: a real, short left_share the job reports).
+# thread elsewhere while hwloc probes the machine: `job` shows that start-up window apart, and
+# the seconds below still count it; correct_job.sh checks the findings themselves).
 "$threadmap" job "$records" --json "$records/job.json"
 python3 - "$records/job.json" <<'PY'
 import json, sys

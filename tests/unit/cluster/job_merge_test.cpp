@@ -3,8 +3,11 @@
 #include "src/cluster/job_merge.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 using namespace threadmap;
 using namespace threadmap::cluster;
@@ -119,4 +122,73 @@ TEST(JobMerge, BadRecordsAreRefusedWithTheFileName) {
     ASSERT_FALSE(r) << text;
     EXPECT_NE(r.error().message.find("bad.json"), std::string::npos) << r.error().message;
   }
+}
+
+// Issue 24: what a correct MPI job does must not be a finding.
+
+TEST(JobMerge, StartUpWindowIsShownApartAndIsNoFinding) {
+  std::vector<LoadedRecord> records = clean_job();
+  // Rank 1's main thread (tid 20) sits on CPU 0 (rank 0's share) while MPI_Init binds it, then
+  // comes back; its worker starts after that.
+  records[1].pid = 20;
+  records[1].threads[0].spans = {{0, 0.3, 0}, {0.3, 1.0, 2}};
+  records[1].threads[1].spans = {{0.3, 1.0, 3}};
+  JobReport job = merge_job(records);
+  EXPECT_TRUE(job.findings.empty()) << job.findings.front().text;
+  ASSERT_EQ(job.hosts[0].startup.count(1), 1u);
+  EXPECT_DOUBLE_EQ(job.hosts[0].startup.at(1).outside_s, 0.3);
+  EXPECT_DOUBLE_EQ(job.hosts[0].startup.at(1).end_s, 0.3);
+}
+
+TEST(JobMerge, LeavingTheShareAfterTheProgramRanIsStillAFinding) {
+  std::vector<LoadedRecord> records = clean_job();
+  // The worker starts at 0.1; the main thread leaves for CPU 0 at 0.3 and comes back at 0.6.
+  records[1].pid = 20;
+  records[1].threads[0].spans = {{0, 0.3, 2}, {0.3, 0.6, 0}, {0.6, 1.0, 2}};
+  records[1].threads[1].spans = {{0.1, 1.0, 3}};
+  JobReport job = merge_job(records);
+  ASSERT_FALSE(job.findings.empty());
+  bool left = false;
+  for (const JobFinding& f : job.findings)
+    if (f.id == "left_share") {
+      left = true;
+      EXPECT_NEAR(f.seconds, 0.3, 1e-9);
+    }
+  EXPECT_TRUE(left);
+}
+
+TEST(JobMerge, OnlyRunnableThreadsOversubscribe) {
+  std::vector<LoadedRecord> records = clean_job();
+  // Rank 0 (core 0-1, 2 PUs) has two threads running and three asleep on its CPUs.
+  for (RecordThread& t : records[0].threads) t.spans[0].cpu_s = 0.9;
+  for (int tid : {12, 13, 14}) thread_on(records[0], tid, {{0, 1, 0, 0.001}});
+  JobReport job = merge_job(records);
+  EXPECT_TRUE(job.findings.empty()) << job.findings.front().text;
+  // One of the sleepers wakes up and runs: three runnable threads on two PUs.
+  records[0].threads[2].spans[0].cpu_s = 0.5;
+  job = merge_job(records);
+  EXPECT_EQ(ids(job), (std::vector<std::string>{"oversubscribed_core"}));
+}
+
+TEST(JobMerge, ItsOwnJsonInTheDirectoryIsSkipped) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tm-job-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const LoadedRecord& l : clean_job())
+    std::ofstream(dir / record_file_name(l.record.host, l.record.rank))
+        << rank_record_to_json(l.record);
+  std::ofstream(dir / "job.json") << R"({"schema": "threadmap.job/1", "hosts": []})";
+  auto job = load_job(dir.string());
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->records, 2);
+  EXPECT_EQ(job->ignored.size(), 1u);
+  for (const JobFinding& f : job->findings) EXPECT_NE(f.id, "unreadable") << f.text;
+  // Any other file that is not a record still is one.
+  std::ofstream(dir / "notes.json") << R"({"hello": 1})";
+  job = load_job(dir.string());
+  ASSERT_TRUE(job);
+  EXPECT_EQ(std::count_if(job->findings.begin(), job->findings.end(),
+                          [](const JobFinding& f) { return f.id == "unreadable"; }),
+            1);
+  std::filesystem::remove_all(dir);
 }

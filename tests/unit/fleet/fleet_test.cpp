@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -210,4 +211,74 @@ TEST(Fleet, HostPatternExpansion) {
   EXPECT_FALSE(fleet::expand_host_pattern("out/%q", "n01"));
   EXPECT_FALSE(fleet::expand_host_pattern("out/%", "n01"));
   EXPECT_FALSE(fleet::expand_host_pattern("out/%h", ""));
+}
+
+namespace {
+
+fleet::HostRecord vm(const std::string& name, double latency_ns, double spawn_us) {
+  fleet::HostRecord h;
+  h.host = h.file = name;
+  h.cpu_model = "AMD EPYC";
+  h.packages = h.numa_nodes = h.l3_domains = 1;
+  h.cores = h.pus = 2;
+  h.complete_cpus = h.allowed_cpus = "0-1";
+  h.kernel = "6.1.0-18";
+  h.latency_row_ns = {{0, latency_ns}, {1, latency_ns}};
+  h.bench_median["spawn/no-cache"] = spawn_us;
+  h.bench_higher_is_better["spawn/no-cache"] = false;
+  h.stability = "stable";
+  h.machine_verdict = "quiet";
+  return h;
+}
+
+}  // namespace
+
+// Issue 24: unstable and busy measurements are set aside, not outliers; a metric whose repeats
+// vary more than the rules accept is not compared; configuration still is.
+TEST(FleetNoise, UnstableAndBusyAreSetAsideNotOutliers) {
+  std::vector<fleet::HostRecord> hosts;
+  for (int i = 0; i < 12; ++i)
+    hosts.push_back(
+        vm("h" + std::to_string(i), 100 * (1 + 0.02 * (i % 3)), 40 * (1 + 0.03 * (i % 4))));
+  hosts.push_back(vm("unstable", 400, 40));
+  hosts.back().stability = "unstable";
+  hosts.back().stability_reason = "9 of 10 pairs moved";
+  hosts.push_back(vm("busy", 400, 200));
+  hosts.back().machine_verdict = "busy";
+  hosts.back().kernel = "5.10.0-28";  // a fact: still a finding
+  hosts.push_back(vm("slow", 400, 40));
+  fleet::FleetReport r = fleet::compare_fleet(hosts);
+  std::set<std::pair<std::string, std::string>> expect = {{"busy", "kernel"}, {"slow", "latency"}};
+  EXPECT_EQ(found(r), expect);
+  std::map<std::string, std::string> aside;
+  for (const fleet::SetAside& a : r.set_aside) aside[a.host] = a.text;
+  EXPECT_EQ(aside, (std::map<std::string, std::string>{
+                       {"busy", "busy while measured on busy"},
+                       {"unstable", "measurement unstable on unstable: 9 of 10 pairs moved"}}));
+}
+
+TEST(FleetNoise, AMetricTooNoisyOnItsGroupIsNotCompared) {
+  std::vector<fleet::HostRecord> hosts;
+  const double spawn[] = {20, 45, 90, 30, 160, 60};  // repeats of one VM: 8x apart
+  for (int i = 0; i < 6; ++i) hosts.push_back(vm("h" + std::to_string(i), 100, spawn[i]));
+  hosts.push_back(vm("odd", 100, 400));
+  fleet::FleetReport r = fleet::compare_fleet(hosts);
+  EXPECT_TRUE(r.outliers.empty());
+  ASSERT_EQ(r.groups.size(), 1u);
+  bool noisy = false;
+  for (const fleet::MetricNoise& m : r.groups[0].noise)
+    if (m.metric == "bench spawn/no-cache") noisy = m.too_noisy;
+  EXPECT_TRUE(noisy);
+}
+
+TEST(FleetNoise, SmallGroupsUseTheDocumentedDefaultFloor) {
+  // Six quiet repeats within 10%: a host 1.6x off is within the default 2x for small groups,
+  // one 4x off is not.
+  std::vector<fleet::HostRecord> hosts;
+  for (int i = 0; i < 6; ++i) hosts.push_back(vm("h" + std::to_string(i), 100 + 2 * i, 40));
+  hosts.push_back(vm("noise", 160, 40));
+  EXPECT_TRUE(fleet::compare_fleet(hosts).outliers.empty());
+  hosts.push_back(vm("slow", 420, 40));
+  std::set<std::pair<std::string, std::string>> expect = {{"slow", "latency"}};
+  EXPECT_EQ(found(fleet::compare_fleet(hosts)), expect);
 }
