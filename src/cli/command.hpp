@@ -72,4 +72,9 @@ bool stdout_is_tty();
 /// True when stderr is a terminal.
 bool stderr_is_tty();
 
+/// `threadmap --help-man [SUB|--list]` and `--help-completion bash|zsh` (manual.cpp): the man
+/// pages and shell completion written from `app`, the same tables `--help` prints. Returns the
+/// exit status.
+int hidden_manual_mode(const CLI::App& app, int argc, char** argv);
+
 }  // namespace threadmap::cli
