@@ -37,7 +37,15 @@ file(WRITE ${CMAKE_BINARY_DIR}/packaging/copyright
      "Upstream-Name: threadmap\n"
      "Comment: built from the threadmap sources with CPack (cmake/packaging.cmake)\n\n"
      "Files: *\nCopyright: the threadmap authors\nLicense: ${THREADMAP_LICENSE}\n")
-install(FILES ${CMAKE_BINARY_DIR}/packaging/copyright
+# A native Debian package carries its changelog as changelog.gz (lintian: no-changelog).
+string(TIMESTAMP changelog_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
+file(WRITE ${CMAKE_BINARY_DIR}/packaging/changelog
+     "threadmap (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
+     "  * Built with CPack from the threadmap sources (see CHANGELOG.md upstream).\n\n"
+     " -- ${THREADMAP_PACKAGE_CONTACT}  ${changelog_date}\n")
+file(ARCHIVE_CREATE OUTPUT ${CMAKE_BINARY_DIR}/packaging/changelog.gz
+     PATHS ${CMAKE_BINARY_DIR}/packaging/changelog FORMAT raw COMPRESSION GZip COMPRESSION_LEVEL 9)
+install(FILES ${CMAKE_BINARY_DIR}/packaging/copyright ${CMAKE_BINARY_DIR}/packaging/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # --- CPack --------------------------------------------------------------------------------------
@@ -45,12 +53,14 @@ set(CPACK_PACKAGE_NAME threadmap)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${THREADMAP_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_VENDOR "threadmap")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "thread placement: ${PROJECT_DESCRIPTION}")
-set(CPACK_PACKAGE_DESCRIPTION
-    "threadmap measures core-to-core latency and the topology, plans where threads should run, "
-    "applies the plan (LD_PRELOAD pinning, an optional thread cache) and checks that it held. "
-    "The package holds the threadmap command, libthreadmap (C and C++ API), the preload "
-    "libraries, headers, CMake and pkg-config files, man pages and bash/zsh completion.")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "measure the machine, plan thread placement, apply and verify it")
+# Lines under 80 columns (lintian: extended-description-line-too-long).
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+  "threadmap measures core-to-core latency and the topology, plans where threads\n"
+  "should run, applies the plan (LD_PRELOAD pinning, an optional thread cache)\n"
+  "and checks that it held. This package holds the threadmap command,\n"
+  "libthreadmap (C and C++ API), the preload libraries, headers, CMake and\n"
+  "pkg-config files, man pages and bash/zsh completion.")
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_SOURCE_GENERATOR "")
@@ -67,6 +77,18 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # The shared library's SONAME goes into a shlibs file (and the ldconfig trigger) for packages
 # linking it.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# ldconfig through a dpkg trigger, not from maintainer scripts (lintian: lacks-ldconfig-trigger,
+# maintscript-calls-ldconfig); our own postinst/postrm keep CPack from writing ldconfig ones.
+file(WRITE ${CMAKE_BINARY_DIR}/packaging/deb/triggers "activate-noawait ldconfig\n")
+foreach(script postinst postrm)
+  file(WRITE ${CMAKE_BINARY_DIR}/packaging/deb/${script}
+       "#!/bin/sh\n# ldconfig runs from the package's trigger.\nset -e\nexit 0\n")
+  file(CHMOD ${CMAKE_BINARY_DIR}/packaging/deb/${script} PERMISSIONS OWNER_READ OWNER_WRITE
+       OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+endforeach()
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/packaging/deb/triggers
+    ${CMAKE_BINARY_DIR}/packaging/deb/postinst ${CMAKE_BINARY_DIR}/packaging/deb/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 find_program(THREADMAP_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(THREADMAP_DPKG_SHLIBDEPS)
   # libhwloc15, libcairo2, libfmt9, libstdc++6 ... with the versions this build linked.

@@ -125,7 +125,7 @@ echo "  completion scripts parse"
 echo "== lintian"
 if command -v lintian >/dev/null; then
   # Findings are reported, not fatal: E: lines are the ones to fix.
-  lintian --no-tag-display-limit "$deb" | tee "$root.lintian" || true
+  lintian --tag-display-limit 0 "$deb" | tee "$root.lintian" || true
   echo "  lintian: $(grep -c '^E:' "$root.lintian" || true) error(s), $(grep -c '^W:' "$root.lintian" || true) warning(s)"
   rm -f "$root.lintian"
 else
