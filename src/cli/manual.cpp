@@ -136,23 +136,26 @@ std::string main_page(const CLI::App& app) {
   out += ".SH SYNOPSIS\n.B threadmap\n\\fISUBCOMMAND\\fR [\\fIOPTIONS\\fR]\n";
   out += ".br\n.B threadmap\n\\-\\-help | \\-\\-version\n";
   out += ".SH DESCRIPTION\n" + roff(app.get_description()) + "\n";
-  out += ".PP\nEach subcommand has its own page, threadmap\\-\\fISUBCOMMAND\\fR(1), and prints "
-         "the same options with \\fBthreadmap \\fISUBCOMMAND\\fB \\-\\-help\\fR.\n";
+  out +=
+      ".PP\nEach subcommand has its own page, threadmap\\-\\fISUBCOMMAND\\fR(1), and prints "
+      "the same options with \\fBthreadmap \\fISUBCOMMAND\\fB \\-\\-help\\fR.\n";
   out += ".SH SUBCOMMANDS\n";
   for (const CLI::App* s : subcommands_of(app))
     out += ".TP\n.B " + roff(s->get_name()) + "\n" + roff(s->get_description()) + "\n";
   out += options_section(app);
-  out += ".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nThe command line was fine but the "
-         "work failed (a file unreadable, a CPU not allowed, a process gone).\n.TP\n.B 2\nThe "
-         "command line is wrong (a bad or conflicting option, a missing argument); nothing was "
-         "read, measured or run.\n";
+  out +=
+      ".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nThe command line was fine but the "
+      "work failed (a file unreadable, a CPU not allowed, a process gone).\n.TP\n.B 2\nThe "
+      "command line is wrong (a bad or conflicting option, a missing argument); nothing was "
+      "read, measured or run.\n";
   out += ".SH SEE ALSO\n";
   std::string refs;
   for (const CLI::App* s : subcommands_of(app))
     refs += (refs.empty() ? "" : ",\n") + std::string(".BR threadmap\\-") + roff(s->get_name()) +
             " (1)";
-  out += refs + ",\n.BR hwloc\\-ls (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
-                ".BR taskset (1)\n";
+  out += refs +
+         ",\n.BR hwloc\\-ls (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
+         ".BR taskset (1)\n";
   return out;
 }
 
@@ -166,8 +169,9 @@ std::string sub_page(const CLI::App& app, const CLI::App& sub) {
   if (std::string footer = sub.get_footer(); !footer.empty() && footer != "\n")
     out += ".PP\n" + roff(footer) + "\n";
   out += options_section(sub);
-  out += ".SH EXIT STATUS\n0 on success, 1 when the work failed, 2 when the command line is "
-         "wrong (see\n.BR threadmap (1)).\n";
+  out +=
+      ".SH EXIT STATUS\n0 on success, 1 when the work failed, 2 when the command line is "
+      "wrong (see\n.BR threadmap (1)).\n";
   out += ".SH SEE ALSO\n.BR threadmap (1)\n";
   (void)app;
   return out;
@@ -223,8 +227,8 @@ std::string bash_completion(const CLI::App& app) {
       std::string pattern;
       for (const auto& n : names) pattern += (pattern.empty() ? "" : "|") + n;
       if (!c.empty())
-        value_cases += "        " + pattern + ") COMPREPLY=($(compgen -W " + shell_quoted(words(c)) +
-                       " -- \"$cur\")); return 0 ;;\n";
+        value_cases += "        " + pattern + ") COMPREPLY=($(compgen -W " +
+                       shell_quoted(words(c)) + " -- \"$cur\")); return 0 ;;\n";
       else
         file_opts.push_back(pattern);
     }
@@ -236,7 +240,8 @@ std::string bash_completion(const CLI::App& app) {
       out += "        " + pattern + ") return 0 ;;\n";
     }
     out += "      esac\n      COMPREPLY=($(compgen -W " +
-           shell_quoted(words(opts) + (positional_values.empty() ? "" : " " + words(positional_values))) +
+           shell_quoted(words(opts) +
+                        (positional_values.empty() ? "" : " " + words(positional_values))) +
            " -- \"$cur\"))\n      ;;\n";
   }
   out += "  esac\n}\ncomplete -o default -F _threadmap threadmap\n";
@@ -283,7 +288,7 @@ std::string zsh_completion(const CLI::App& app) {
         } else {
           out += "            " +
                  shell_quoted(":" + zsh_text(o->get_name()) + ":" +
-                        (c.empty() ? std::string("_files") : "(" + words(c) + ")")) +
+                              (c.empty() ? std::string("_files") : "(" + words(c) + ")")) +
                  " \\\n";
         }
         continue;
