@@ -107,6 +107,15 @@ echo "  run --thread-cache: LD_PRELOAD=$preload"
 "$tm" run --cpus 0 -- true
 echo "  run --thread-cache -- true: ok"
 
+echo "== a program built against the unpacked package (CMake package and pkg-config)"
+# Both files locate the prefix from their own place, so the scratch root works as a prefix.
+cmake -S tests/consumer -B "$root/consumer" "${generator[@]}" -DCMAKE_PREFIX_PATH="$root/usr" \
+  -DCMAKE_LIBRARY_ARCHITECTURE="$(basename "$libdir")" >/dev/null
+cmake --build "$root/consumer" >/dev/null
+"$root/consumer/consumer_cpp" >/dev/null
+"$root/consumer/consumer_c" >/dev/null
+echo "  consumer_cpp and consumer_c built and ran"
+
 echo "== man pages and completion"
 if command -v man >/dev/null; then
   for page in "$root"/usr/share/man/man1/*; do
