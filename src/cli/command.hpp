@@ -67,6 +67,9 @@ CLI::Validator process_id_validator();
 /// Validates a duration in seconds: finite, more than 0, at most ~115 days.
 CLI::Validator positive_seconds_validator();
 
+/// Refuses an empty CPU expression (`--cpus ''` must not quietly mean every CPU).
+CLI::Validator non_empty_cpus_validator();
+
 /// True when stdout is a terminal (progress bars and colors only then).
 bool stdout_is_tty();
 /// True when stderr is a terminal.

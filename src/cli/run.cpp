@@ -134,7 +134,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Plan JSON (threadmap.plan/1): assignment k pins the k-th created thread; "
                   "\"main\" pins the main thread");
   sub->add_option("--cpus", r.cpus,
-                  "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)");
+                  "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
+      ->check(non_empty_cpus_validator());
   auto* policy = sub->add_option("--policy", r.policy,
                                  "With --cpus: compact (default), scatter or round-robin");
   sub->add_flag("--by-name", r.by_name,
