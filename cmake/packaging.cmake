@@ -5,11 +5,13 @@
 # (multiarch libdir on Debian, the right fallback path compiled into `threadmap run`).
 
 # --- man pages and completion, from the same CLI11 tables as --help ---------------------------
-# Running the built binary needs a native build; cross builds install no generated manuals.
+# Running the built binary needs a native build; cross builds install no generated manuals, and
+# sanitizer builds (CI's unit-test jobs, never installed) skip the step.
 option(THREADMAP_BUILD_MANUALS "Generate man pages and shell completion from the CLI" ON)
 set(THREADMAP_ZSH_COMPLETION_DIR "${CMAKE_INSTALL_DATAROOTDIR}/zsh/vendor-completions" CACHE STRING
     "Where the zsh completion goes (Debian: vendor-completions; Fedora: site-functions)")
-if(TARGET threadmap_cli AND THREADMAP_BUILD_MANUALS AND NOT CMAKE_CROSSCOMPILING)
+if(TARGET threadmap_cli AND THREADMAP_BUILD_MANUALS AND NOT CMAKE_CROSSCOMPILING
+   AND NOT THREADMAP_SANITIZE)
   find_program(THREADMAP_GZIP gzip)
   set(manuals ${CMAKE_BINARY_DIR}/manuals)
   add_custom_command(

@@ -85,7 +85,8 @@ subs=$("$tm" --help-man --list)
 for sub in $subs; do expect "man page threadmap-$sub(1)" "usr/share/man/man1/threadmap-$sub.1*"; done
 stray=$(grep -vE '^/usr/(bin|lib|include|share/(man|doc|bash-completion|zsh))/' "$root.files" || true)
 [ -z "$stray" ] || { echo "  files outside the expected places:"; echo "$stray" | sed 's/^/    /'; missing=$((missing + 1)); }
-echo "  $(wc -l <"$root.files") files"
+echo "  $(wc -l <"$root.files") files:"
+sed 's/^/    /' "$root.files"
 [ "$missing" = 0 ] || fail "$missing expected file(s) missing or misplaced"
 
 echo "== control"

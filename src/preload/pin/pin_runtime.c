@@ -121,7 +121,12 @@ static void print_config(void) {
   tm__line_long(&line, (long)tm__rt.config.pattern_count);
   tm__line_str(&line, " name/lib rules, main ");
   tm__line_str(&line, tm__rt.config.main_set >= 0 ? "pinned" : "not pinned");
-  tm__line_str(&line, tm__rt.config.inherit ? ", children inherit" : ", children do not inherit");
+  /* What really happens without --inherit (issue 27): the rules are dropped at exec, but the
+   * kernel hands the exec'd program the CPU mask of the thread that forked it. */
+  tm__line_str(&line, tm__rt.config.inherit
+                          ? ", exec'd programs keep these rules"
+                          : ", exec'd programs get no rules but start on the CPUs of the "
+                            "thread that forked them (--inherit: the rules too)");
   tm__line_emit(&line);
 }
 
