@@ -110,6 +110,41 @@ static int read_config(const char* text) {
   return 1;
 }
 
+/* Which name rules a thread took (issue 27): `run --plan P --by-name` whose names no thread
+ * ever sets pins nothing, and says so when the program ends. Rules past the first 1024 are not
+ * tracked (never reported). */
+#define TM__NAME_TRACKED 1024
+static atomic_uchar tm__name_matched[TM__NAME_TRACKED];
+static pid_t tm__init_pid;
+
+static void note_name_match(const char* name) {
+  for (size_t i = 0; i < tm__rt.config.pattern_count && i < TM__NAME_TRACKED; ++i) {
+    const tm__pattern_rule* rule = &tm__rt.config.patterns[i];
+    if (rule->kind != TM__PATTERN_NAME && rule->kind != TM__PATTERN_SKIPNAME) continue;
+    if (!tm__glob_match(rule->pattern, name)) continue;
+    atomic_store_explicit(&tm__name_matched[i], 1, memory_order_relaxed);
+    return;
+  }
+}
+
+/* At exit of the process we started in (not a fork of it): the name rules no thread took. */
+__attribute__((destructor)) static void report_unmatched_names(void) {
+  if (!tm__rt.active || !tm__rt.config.has_name_rules || getpid() != tm__init_pid) return;
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line,
+               "pin: no thread took these names (a thread is pinned by name when it names "
+               "itself so with pthread_setname_np):");
+  int unmatched = 0;
+  for (size_t i = 0; i < tm__rt.config.pattern_count && i < TM__NAME_TRACKED; ++i) {
+    if (tm__rt.config.patterns[i].kind != TM__PATTERN_NAME) continue;
+    if (atomic_load_explicit(&tm__name_matched[i], memory_order_relaxed)) continue;
+    tm__line_str(&line, unmatched++ ? ", " : " ");
+    tm__line_str(&line, tm__rt.config.patterns[i].pattern);
+  }
+  if (unmatched) tm__line_emit(&line);
+}
+
 static void print_config(void) {
   tm__line line;
   tm__line_start(&line);
@@ -150,6 +185,7 @@ static void init_once(void) {
   if (active && tm__rt.verbose) print_config();
   if (!(active && tm__rt.config.inherit)) forget_environment();
   if (!active) return;
+  tm__init_pid = getpid();
   tm__rt.active = 1;
   if (tm__rt.config.main_set >= 0) {
     tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
@@ -264,6 +300,7 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
 }
 
 void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name) {
+  note_name_match(name);
   size_t bytes = 0;
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (!mask) return;

@@ -45,5 +45,11 @@ verbose=$("$tm" run --verbose --cpus 0 -- true 2>&1)
 grep -q "exec'd programs get no rules but start on" <<<"$verbose" ||
   problem "run --verbose does not say what exec'd programs get"
 
+# run --plan P --by-name pins nothing when no thread names itself as the plan says: it says so.
+"$tm" plan --threads 2 --topology "$topo" -o "$tmp/byname.json" >/dev/null 2>&1
+byname=$("$tm" run --plan "$tmp/byname.json" --by-name -- true 2>&1)
+grep -q "no thread took these names" <<<"$byname" ||
+  problem "run --by-name is silent when no plan name matched"
+
 echo "cli traps: $failed problem(s)"
 [ "$failed" = 0 ]
