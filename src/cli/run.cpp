@@ -63,6 +63,10 @@ int run_run(const RunOptions& given) {
       return e.code == std::errc::invalid_argument ? usage_error(e) : fail(e);
     }
     rank = std::move(*placed);
+    // Every pin line of this rank says where it comes from, as --report-bindings does.
+    opt.request.line_tag =
+        rank->host + "/" +
+        std::to_string(rank->id.global_rank >= 0 ? rank->id.global_rank : rank->id.local_rank);
     if (opt.request.verbose) os::write_stderr("threadmap: " + describe_placement(*rank) + "\n");
   }
   if (!opt.record_dir.empty() && !rank)

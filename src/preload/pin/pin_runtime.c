@@ -167,6 +167,9 @@ static void print_config(void) {
 
 static void init_once(void) {
   extern char** environ;
+  /* Under `run --ranks` every line says which host/rank it comes from (read before the
+   * environment is cleaned for exec'd programs). */
+  tm__line_set_tag(getenv("TM_LINE_TAG"));
   tm__options_read(tm__pin_options, TM_PIN_OPT_COUNT, environ, "pin");
   tm__rt.verbose = (int)tm__pin_options[TM_PIN_OPT_VERBOSE].value;
   if (tm__rt.verbose) tm__options_show(tm__pin_options, TM_PIN_OPT_COUNT, "pin");
@@ -312,7 +315,7 @@ void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* 
   tm__line_str(&line, name);
   tm__line_str(&line, "'");
   line.text[line.length] = '\0';
-  const char* label = line.text + sizeof "threadmap: " - 1;
+  const char* label = line.text + tm__line_prefix_length();
   if (error != 0) {
     report_failure(decision, mask, bytes, error, label, -1, NULL);
     return;

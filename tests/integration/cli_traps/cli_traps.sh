@@ -51,5 +51,13 @@ byname=$("$tm" run --plan "$tmp/byname.json" --by-name -- true 2>&1)
 grep -q "no thread took these names" <<<"$byname" ||
   problem "run --by-name is silent when no plan name matched"
 
+# Under mpirun, every pin line of run --verbose says host/rank (as --report-bindings does).
+ranked=$(OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=1 \
+  OMPI_COMM_WORLD_LOCAL_SIZE=2 "$tm" run --ranks auto --verbose -- true 2>&1)
+pin_lines=$(grep -c ' pin' <<<"$ranked")
+tagged=$(grep -cE '^threadmap: [^ ]+/1: pin' <<<"$ranked")
+[ "$pin_lines" -gt 0 ] && [ "$pin_lines" = "$tagged" ] ||
+  problem "run --ranks --verbose: $tagged of $pin_lines pin lines say host/rank"
+
 echo "cli traps: $failed problem(s)"
 [ "$failed" = 0 ]
