@@ -23,6 +23,8 @@ struct ThreadInfo {
   std::uint64_t involuntary_switches = 0;  ///< nonvoluntary_ctxt_switches
   std::uint64_t user_ticks = 0;            ///< utime, in clock ticks (sysconf(_SC_CLK_TCK))
   std::uint64_t system_ticks = 0;          ///< stime, in clock ticks
+  double cpu_seconds = 0;                  ///< utime + stime in seconds, since the thread started
+  double cpu_percent = -1;  ///< share of one CPU over a sample (sample_threads); -1 = not sampled
 };
 
 /// Thread ids of process `pid`, ascending. ESRCH when the process does not exist.
@@ -31,6 +33,10 @@ Result<std::vector<pid_t>> list_tids(pid_t pid);
 Result<ThreadInfo> read_thread(pid_t pid, pid_t tid);
 /// Reads every thread of `pid`; threads that exit while being read are left out.
 Result<std::vector<ThreadInfo>> list_threads(pid_t pid);
+/// Reads every thread of `pid` twice, `seconds` apart, and fills each thread's cpu_percent with
+/// its CPU time over that interval (100 = one whole CPU, as top -H shows it). Threads born
+/// during the sample keep -1; threads that ended are left out.
+Result<std::vector<ThreadInfo>> sample_threads(pid_t pid, double seconds);
 /// The process (thread group) thread `tid` belongs to: `tid` itself for a process's main
 /// thread, else its process id. ESRCH when there is no such thread.
 Result<pid_t> process_of_thread(pid_t tid);

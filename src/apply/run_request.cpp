@@ -135,6 +135,7 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
     spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
   }
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
+  if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);
   return spec;
 }
 

@@ -24,6 +24,7 @@ struct RunRequest {
   bool inherit = false;              ///< programs the command execs keep the rules
   bool thread_cache = false;         ///< also preload the thread cache
   bool verbose = false;              ///< the preload libraries print their decisions
+  std::string line_tag;              ///< after "threadmap: " on every preload line (host/rank)
   std::string memory;                ///< --mem: local, interleave[:NODES], bind:NODES,
                                      ///< preferred:NODE (OS node numbers), or empty
   std::vector<std::string> command;  ///< program and arguments

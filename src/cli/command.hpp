@@ -67,9 +67,17 @@ CLI::Validator process_id_validator();
 /// Validates a duration in seconds: finite, more than 0, at most ~115 days.
 CLI::Validator positive_seconds_validator();
 
+/// Refuses an empty CPU expression (`--cpus ''` must not quietly mean every CPU).
+CLI::Validator non_empty_cpus_validator();
+
 /// True when stdout is a terminal (progress bars and colors only then).
 bool stdout_is_tty();
 /// True when stderr is a terminal.
 bool stderr_is_tty();
+
+/// `threadmap --help-man [SUB|--list]` and `--help-completion bash|zsh` (manual.cpp): the man
+/// pages and shell completion written from `app`, the same tables `--help` prints. Returns the
+/// exit status.
+int hidden_manual_mode(const CLI::App& app, int argc, char** argv);
 
 }  // namespace threadmap::cli

@@ -170,7 +170,8 @@ void add_latency_command(CLI::App& app, Runner& selected) {
       "latency", "Measure core-to-core latency: heatmap, latency domains, numbering lies");
   sub->add_option("--cpus", opt->cpus,
                   "CPUs to measure (list, mask or hwloc-style, e.g. 0-7 or core:0-3); "
-                  "default: all allowed");
+                  "default: all allowed")
+      ->check(non_empty_cpus_validator());
   sub->add_option("--method", opt->method,
                   "cas: compare-and-swap on one line (default); two-lines: store/load on two")
       ->check(CLI::IsMember({"cas", "two-lines"}));

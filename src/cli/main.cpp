@@ -2,6 +2,7 @@
 // errors into one line on stderr.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "src/cli/command.hpp"
 #include "threadmap/version.hpp"
@@ -28,6 +29,10 @@ int main(int argc, char** argv) {
   bool known = false;
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     known = known || (argc > 1 && sub->check_name(argv[1]));
+  // Hidden: man pages and shell completion from this very app (src/cli/manual.cpp).
+  if (argc > 1 &&
+      (std::string(argv[1]) == "--help-man" || std::string(argv[1]) == "--help-completion"))
+    return threadmap::cli::finish(threadmap::cli::hidden_manual_mode(app, argc, argv));
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr, "threadmap: unknown subcommand '%s' (see 'threadmap --help')\n", argv[1]);
     return 2;

@@ -78,11 +78,23 @@ CLI::Validator positive_seconds_validator() {
       [](std::string& text) -> std::string {
         char* end = nullptr;
         double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e7)
+        if (text.empty() || *end != '\0' || std::isnan(v) || v <= 0)
           return "bad duration '" + text + "': expected seconds, more than 0 (e.g. 2.5)";
+        if (v > 1e7)
+          return "bad duration '" + text + "': too large (at most 10000000 s, about 115 days)";
         return "";
       },
       "SECONDS");
+}
+
+CLI::Validator non_empty_cpus_validator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t") == std::string::npos)
+          return "empty CPU expression (leave the option out for every allowed CPU)";
+        return "";
+      },
+      "");
 }
 
 bool stdout_is_tty() { return os::stdout_is_terminal(); }

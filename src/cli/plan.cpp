@@ -102,18 +102,25 @@ int run_plan(const PlanOptions& opt) {
     return run_plan_ranks(opt);
   }
   if (!opt.host.empty()) return usage_error(std::string("--host goes with --ranks"));
-  const int forms = !opt.spec_file.empty() + (opt.pairs > 0) + (opt.threads > 0);
-  if (forms != 1)
-    return fail(
-        std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N, --ranks N"));
-  if (!opt.policy.empty() && opt.threads <= 0)
-    return fail(std::string("--policy goes with --threads N"));
+  // Every check of the command line is a usage error (exit 2), whatever the subcommand.
   std::optional<plan::ExportFormat> format;
   if (!opt.export_format.empty()) {
     auto parsed = plan::parse_export_format(opt.export_format);
-    if (!parsed) return fail(parsed.error().with_context("bad --export"));
+    if (!parsed) {
+      if (cluster::parse_rank_export(opt.export_format))
+        return usage_error("bad --export: " + opt.export_format +
+                           " exports rank shares: it needs --ranks N");
+      return usage_error(parsed.error().with_context("bad --export").message +
+                         " (with --ranks N: slurm or rankfile)");
+    }
     format = *parsed;
   }
+  const int forms = !opt.spec_file.empty() + (opt.pairs > 0) + (opt.threads > 0);
+  if (forms != 1)
+    return usage_error(
+        std::string("plan needs exactly one of --spec FILE, --pairs N, --threads N, --ranks N"));
+  if (!opt.policy.empty() && opt.threads <= 0)
+    return usage_error(std::string("--policy goes with --threads N"));
   if (opt.allowed_given && opt.allowed.empty())
     return usage_error(std::string("bad --allowed: the CPU set is empty"));
   Outputs out;
@@ -157,10 +164,12 @@ int run_plan(const PlanOptions& opt) {
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
     print(plan::export_plan(*planned, *format, topology ? &*topology : nullptr));
-  else if (opt.json)
-    print(render::plan_json(*planned).dump(2) + "\n");
-  else
+  else if (opt.json) {
+    if (opt.output.empty())  // with -o FILE the JSON goes there, once
+      print(render::plan_json(*planned).dump(2) + "\n");
+  } else {
     print(render::plan_text(*planned));
+  }
   return 0;
 }
 

@@ -63,6 +63,10 @@ int run_run(const RunOptions& given) {
       return e.code == std::errc::invalid_argument ? usage_error(e) : fail(e);
     }
     rank = std::move(*placed);
+    // Every pin line of this rank says where it comes from, as --report-bindings does.
+    opt.request.line_tag =
+        rank->host + "/" +
+        std::to_string(rank->id.global_rank >= 0 ? rank->id.global_rank : rank->id.local_rank);
     if (opt.request.verbose) os::write_stderr("threadmap: " + describe_placement(*rank) + "\n");
   }
   if (!opt.record_dir.empty() && !rank)
@@ -134,7 +138,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Plan JSON (threadmap.plan/1): assignment k pins the k-th created thread; "
                   "\"main\" pins the main thread");
   sub->add_option("--cpus", r.cpus,
-                  "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)");
+                  "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
+      ->check(non_empty_cpus_validator());
   auto* policy = sub->add_option("--policy", r.policy,
                                  "With --cpus: compact (default), scatter or round-robin");
   sub->add_flag("--by-name", r.by_name,

@@ -34,6 +34,13 @@ bool parse_number(std::string_view s, long& out) {
   return ec == std::errc() && ptr == s.data() + s.size() && out >= 0 && out <= kMaxCpuNumber;
 }
 
+// Digits only, but past kMaxCpuNumber: said as "too large", not as a malformed list.
+bool too_large(std::string_view s) {
+  long ignored = 0;
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos &&
+         !parse_number(s, ignored);
+}
+
 }  // namespace
 
 CpuSet::CpuSet() : bitmap_(hwloc_bitmap_alloc()) {
@@ -67,11 +74,13 @@ Result<CpuSet> CpuSet::parse_list(std::string_view text) {
   while (true) {
     size_t comma = rest.find(',');
     std::string_view item = trim(rest.substr(0, comma));
-    auto bad = [&](const char* why) {
+    auto bad = [&](const std::string& why) {
       return Error::invalid("bad CPU list item '" + std::string(item) + "' in '" +
                             std::string(text) + "': " + why);
     };
     if (item.empty()) return bad("empty item");
+    static const std::string too_large_text =
+        "too large (CPU numbers go up to " + std::to_string(kMaxCpuNumber) + ")";
     long first = 0, last = 0, stride = 1;
     size_t colon = item.find(':');
     std::string_view range = item.substr(0, colon);
@@ -81,10 +90,13 @@ Result<CpuSet> CpuSet::parse_list(std::string_view text) {
     }
     size_t dash = range.find('-');
     if (dash == std::string_view::npos) {
+      if (too_large(range)) return bad(too_large_text);
       if (!parse_number(range, first)) return bad("not a CPU number");
       if (colon != std::string_view::npos) return bad("a stride needs a range (A-B:S)");
       last = first;
     } else {
+      if (too_large(range.substr(0, dash)) || too_large(range.substr(dash + 1)))
+        return bad(too_large_text);
       if (!parse_number(range.substr(0, dash), first) ||
           !parse_number(range.substr(dash + 1), last))
         return bad("not a range of CPU numbers");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "src/os/monotonic_clock.hpp"
 #include "src/os/proc_parse.hpp"
 #include "src/os/procfs.hpp"
 #include "threadmap/affinity.hpp"
@@ -46,6 +47,8 @@ Result<ThreadInfo> read_thread(pid_t pid, pid_t tid) {
   info.state = stat->state;
   info.user_ticks = stat->user_ticks;
   info.system_ticks = stat->system_ticks;
+  info.cpu_seconds = static_cast<double>(stat->user_ticks + stat->system_ticks) /
+                     static_cast<double>(os::clock_ticks_per_second());
   info.last_cpu = stat->last_cpu;
   info.name = status.name;
   if (auto set = CpuSet::parse_list(status.cpus_allowed_list)) info.allowed = *set;
@@ -62,6 +65,25 @@ Result<std::vector<ThreadInfo>> list_threads(pid_t pid) {
     if (auto info = read_thread(pid, tid)) out.push_back(std::move(*info));
   if (out.empty()) return no_process(pid);
   return out;
+}
+
+Result<std::vector<ThreadInfo>> sample_threads(pid_t pid, double seconds) {
+  auto before = list_threads(pid);
+  if (!before) return before.error();
+  const std::int64_t start = os::monotonic_ns();
+  os::sleep_ns(static_cast<std::int64_t>(seconds * 1e9));
+  auto after = list_threads(pid);
+  if (!after) return after.error();
+  // The interval actually slept, not the one asked for: a loaded machine oversleeps.
+  const double interval = static_cast<double>(os::monotonic_ns() - start) / 1e9;
+  if (interval <= 0) return after;
+  for (ThreadInfo& t : *after) {
+    auto was = std::find_if(before->begin(), before->end(),
+                            [&](const ThreadInfo& b) { return b.tid == t.tid; });
+    if (was == before->end()) continue;  // born during the sample: no start value
+    t.cpu_percent = std::max(0.0, t.cpu_seconds - was->cpu_seconds) / interval * 100.0;
+  }
+  return after;
 }
 
 Result<pid_t> process_of_thread(pid_t tid) {

@@ -83,6 +83,11 @@ Result<Topology> Topology::load_xml(const std::string& path) {
   if (!text) return text.error();
   if (text->find("<topology") == std::string::npos)
     return Error::invalid(shown + " is not an hwloc XML topology (lstopo --of xml)");
+  // hwloc says only "Invalid argument" for a file cut short (an interrupted copy, a head -c):
+  // every topology it writes ends with </topology>.
+  if (text->find("</topology>") == std::string::npos)
+    return Error::invalid(shown +
+                          " is cut short: no closing </topology> (a truncated or partial copy?)");
   if (text->size() >= static_cast<std::size_t>(INT32_MAX))
     return Error::from_errno(EFBIG, "topology " + shown + " is too large");
   auto started = start(path);

@@ -35,6 +35,9 @@ Result<std::string> find_preload_library(const std::string& name) {
   std::vector<std::filesystem::path> candidates;
   if (std::string exe = self_executable(); !exe.empty()) {
     auto bin = std::filesystem::path(exe).parent_path();
+    // The configured libdir first (lib/x86_64-linux-gnu in a Debian package), relative to the
+    // binary's prefix, so an unpacked or moved package finds its own preload libraries.
+    candidates.push_back(bin.parent_path() / THREADMAP_INSTALL_LIBDIR_RELATIVE / file);
     candidates.push_back(bin.parent_path() / "lib" / file);
     candidates.push_back(bin.parent_path() / "lib64" / file);
     candidates.push_back(bin / file);

@@ -13,7 +13,8 @@ namespace threadmap::os {
 /// Absolute path of the running executable (/proc/self/exe); empty when unreadable.
 std::string self_executable();
 
-/// Finds libthreadmap-NAME.so ("pin", "cache"): <bin>/../lib, <bin>/../lib64, <bin>, then the
+/// Finds libthreadmap-NAME.so ("pin", "cache"): <bin>/../LIBDIR (the configured relative libdir,
+/// e.g. lib/x86_64-linux-gnu), <bin>/../lib, <bin>/../lib64, <bin>, then the
 /// configured install libdir. ENOENT naming every place looked at when it is in none.
 Result<std::string> find_preload_library(const std::string& name);
 

@@ -112,6 +112,14 @@ Result<TaskWalk> walk_tasks_until_stable(pid_t pid, int max_passes,
   return walk;
 }
 
+long clock_ticks_per_second() {
+  static const long hz = [] {
+    long v = sysconf(_SC_CLK_TCK);
+    return v > 0 ? v : 100L;
+  }();
+  return hz;
+}
+
 void raise_open_file_limit() {
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {

@@ -64,6 +64,9 @@ struct TaskWalk {
 Result<TaskWalk> walk_tasks_until_stable(pid_t pid, int max_passes,
                                          const std::function<void(pid_t)>& visit);
 
+/// The unit of /proc's utime and stime (sysconf(_SC_CLK_TCK); 100 when it cannot be read).
+long clock_ticks_per_second();
+
 /// Raises the soft limit on open files to the hard limit: a watcher holds a few descriptors for
 /// each of thousands of threads.
 void raise_open_file_limit();

@@ -166,9 +166,23 @@ std::string export_plan(const Plan& plan, ExportFormat format, const Topology* t
           "# Intel/LLVM OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\n"
           "export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
           n, joined(plan, ","));
-    case ExportFormat::likwid:
-      return fmt::format("# thread i -> i-th CPU (OS numbering)\nlikwid-pin -c {} COMMAND\n",
-                         joined(plan, ","));
+    case ExportFormat::likwid: {
+      // likwid-pin(1): "with pthreads the parent thread is always pinned" (to the first CPU of
+      // -c), and a program whose main thread only creates workers needs num_threads+1 CPUs.
+      // Without the extra CPU every worker lands one CPU off (planned SMT pairs split).
+      std::string out = fmt::format(
+          "# likwid-pin pins the main thread to the first CPU of -c and each thread it creates to\n"
+          "# the next one, in creation order (OS numbering).\n"
+          "# OpenMP, or a program whose main thread is the plan's first thread:\n"
+          "likwid-pin -c {} COMMAND\n",
+          joined(plan, ","));
+      if (!plan.assignments.empty() && !plan.assignments[0].cpus.empty())
+        out += fmt::format(
+            "# pthreads whose main thread only creates the planned threads (main shares CPU {} "
+            "with the first):\nlikwid-pin -c {},{} COMMAND\n",
+            plan.assignments[0].cpus[0], plan.assignments[0].cpus[0], joined(plan, ","));
+      return out;
+    }
     case ExportFormat::slurm:
       return slurm_export(plan, topology);
     case ExportFormat::systemd:

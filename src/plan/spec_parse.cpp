@@ -311,7 +311,7 @@ Result<std::vector<std::string>> expand_name(std::string_view pattern) {
   if (dash == std::string_view::npos || dash == 0 || dash + 1 == range.size())
     return bad("the range must be [FIRST-LAST]");
   auto number = [](std::string_view s, long& out) {
-    if (s.empty() || s.size() > 7) return false;
+    if (s.empty() || s.size() > 18) return false;  // fits a long: a huge range is "more than"
     out = 0;
     for (char c : s) {
       if (c < '0' || c > '9') return false;

@@ -7,19 +7,25 @@
 
 namespace threadmap::render {
 
-std::string threads_table(const std::vector<ThreadInfo>& threads) {
-  TextTable table(
-      {"tid>", "name", "state", "allowed CPUs", "last CPU>", "voluntary cs>", "involuntary cs>"});
+std::string threads_table(const std::vector<ThreadInfo>& threads, double sample_s) {
+  TextTable table({"tid>", "name", "state", "CPU%>", "CPU time>", "allowed CPUs", "last CPU>",
+                   "voluntary cs>", "involuntary cs>"});
   for (const ThreadInfo& t : threads)
     table.add_row({std::to_string(t.tid), terminal_safe(t.name), std::string(1, t.state),
-                   t.allowed.to_list(), std::to_string(t.last_cpu),
-                   std::to_string(t.voluntary_switches), std::to_string(t.involuntary_switches)});
-  return table.str() +
-         "(context switches: totals since each thread started, from /proc/PID/task/TID/status)\n";
+                   t.cpu_percent < 0 ? std::string("-") : fmt::format("{:.1f}", t.cpu_percent),
+                   fmt::format("{:.2f} s", t.cpu_seconds), t.allowed.to_list(),
+                   std::to_string(t.last_cpu), std::to_string(t.voluntary_switches),
+                   std::to_string(t.involuntary_switches)});
+  std::string evidence =
+      sample_s > 0 ? fmt::format("CPU%: measured here over {:g} s, 100 = one CPU", sample_s)
+                   : std::string("CPU%: not sampled (--sample 0)");
+  return table.str() + "(" + evidence +
+         "; CPU time and context switches: totals since each thread started, from the "
+         "thread's /proc/PID/task/TID)\n";
 }
 
 nlohmann::json threads_json(pid_t pid, const std::string& process_name,
-                            const std::vector<ThreadInfo>& threads) {
+                            const std::vector<ThreadInfo>& threads, double sample_s) {
   nlohmann::json arr = nlohmann::json::array();
   for (const ThreadInfo& t : threads)
     arr.push_back({{"tid", t.tid},
@@ -30,9 +36,15 @@ nlohmann::json threads_json(pid_t pid, const std::string& process_name,
                    {"voluntary_switches", t.voluntary_switches},
                    {"involuntary_switches", t.involuntary_switches},
                    {"user_ticks", t.user_ticks},
-                   {"system_ticks", t.system_ticks}});
-  return {
-      {"schema", "threadmap.threads/1"}, {"pid", pid}, {"name", process_name}, {"threads", arr}};
+                   {"system_ticks", t.system_ticks},
+                   {"cpu_seconds", t.cpu_seconds},
+                   {"cpu_percent",
+                    t.cpu_percent < 0 ? nlohmann::json(nullptr) : nlohmann::json(t.cpu_percent)}});
+  return {{"schema", "threadmap.threads/1"},
+          {"pid", pid},
+          {"name", process_name},
+          {"cpu_sample_s", sample_s},
+          {"threads", arr}};
 }
 
 std::string pin_outcome_text(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome) {

@@ -9,11 +9,12 @@
 
 namespace threadmap::render {
 
-/// Table: tid, name, state, allowed CPUs, last CPU, voluntary/involuntary switches.
-std::string threads_table(const std::vector<ThreadInfo>& threads);
-/// JSON, schema "threadmap.threads/1".
+/// Table: tid, name, state, CPU% (over a `sample_s` sample; "-" when not sampled), CPU time,
+/// allowed CPUs, last CPU, voluntary/involuntary switches.
+std::string threads_table(const std::vector<ThreadInfo>& threads, double sample_s = 0);
+/// JSON, schema "threadmap.threads/1" (cpu_percent null when not sampled).
 nlohmann::json threads_json(pid_t pid, const std::string& process_name,
-                            const std::vector<ThreadInfo>& threads);
+                            const std::vector<ThreadInfo>& threads, double sample_s = 0);
 /// Lines for a pin outcome: one per thread pinned, vanished or failed, and a summary line.
 std::string pin_outcome_text(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome);
 /// JSON, schema "threadmap.pin/1".

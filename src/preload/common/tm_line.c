@@ -5,9 +5,34 @@
 #include <limits.h>
 #include <unistd.h>
 
+static char tm__tag[64];
+
+void tm__line_set_tag(const char* tag) {
+  size_t n = 0;
+  while (tag && tag[n] && n + 1 < sizeof tm__tag) {
+    tm__tag[n] = tag[n];
+    ++n;
+  }
+  tm__tag[n] = '\0';
+}
+
 void tm__line_start(tm__line* line) {
   line->length = 0;
   tm__line_str(line, "threadmap: ");
+  if (tm__tag[0]) {
+    tm__line_str(line, tm__tag);
+    tm__line_str(line, ": ");
+  }
+}
+
+size_t tm__line_prefix_length(void) {
+  size_t n = sizeof "threadmap: " - 1;
+  if (tm__tag[0]) {
+    size_t t = 0;
+    while (tm__tag[t]) ++t;
+    n += t + 2;
+  }
+  return n;
 }
 
 void tm__line_str(tm__line* line, const char* s) {

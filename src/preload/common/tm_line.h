@@ -21,8 +21,14 @@ typedef struct tm__line {
   size_t length;
 } tm__line;
 
-/** Starts a line with the "threadmap: " prefix. */
+/** Starts a line with the "threadmap: " prefix, then the tag when one is set. */
 TM_HIDDEN void tm__line_start(tm__line* line);
+/** Sets the tag every line carries after "threadmap: " ("host/rank" under `run --ranks`, as
+ * mpirun --report-bindings prefixes its lines); NULL or "" clears it. Copied (63 bytes at most);
+ * call it once, before any thread prints. */
+TM_HIDDEN void tm__line_set_tag(const char* tag);
+/** Length of what tm__line_start writes. */
+TM_HIDDEN size_t tm__line_prefix_length(void);
 /** Appends a NUL-terminated string (NULL appends nothing). */
 TM_HIDDEN void tm__line_str(tm__line* line, const char* s);
 /** Appends a signed decimal number. */

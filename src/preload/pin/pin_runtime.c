@@ -110,6 +110,41 @@ static int read_config(const char* text) {
   return 1;
 }
 
+/* Which name rules a thread took (issue 27): `run --plan P --by-name` whose names no thread
+ * ever sets pins nothing, and says so when the program ends. Rules past the first 1024 are not
+ * tracked (never reported). */
+#define TM__NAME_TRACKED 1024
+static atomic_uchar tm__name_matched[TM__NAME_TRACKED];
+static pid_t tm__init_pid;
+
+static void note_name_match(const char* name) {
+  for (size_t i = 0; i < tm__rt.config.pattern_count && i < TM__NAME_TRACKED; ++i) {
+    const tm__pattern_rule* rule = &tm__rt.config.patterns[i];
+    if (rule->kind != TM__PATTERN_NAME && rule->kind != TM__PATTERN_SKIPNAME) continue;
+    if (!tm__glob_match(rule->pattern, name)) continue;
+    atomic_store_explicit(&tm__name_matched[i], 1, memory_order_relaxed);
+    return;
+  }
+}
+
+/* At exit of the process we started in (not a fork of it): the name rules no thread took. */
+__attribute__((destructor)) static void report_unmatched_names(void) {
+  if (!tm__rt.active || !tm__rt.config.has_name_rules || getpid() != tm__init_pid) return;
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line,
+               "pin: no thread took these names (a thread is pinned by name when it names "
+               "itself so with pthread_setname_np):");
+  int unmatched = 0;
+  for (size_t i = 0; i < tm__rt.config.pattern_count && i < TM__NAME_TRACKED; ++i) {
+    if (tm__rt.config.patterns[i].kind != TM__PATTERN_NAME) continue;
+    if (atomic_load_explicit(&tm__name_matched[i], memory_order_relaxed)) continue;
+    tm__line_str(&line, unmatched++ ? ", " : " ");
+    tm__line_str(&line, tm__rt.config.patterns[i].pattern);
+  }
+  if (unmatched) tm__line_emit(&line);
+}
+
 static void print_config(void) {
   tm__line line;
   tm__line_start(&line);
@@ -121,12 +156,20 @@ static void print_config(void) {
   tm__line_long(&line, (long)tm__rt.config.pattern_count);
   tm__line_str(&line, " name/lib rules, main ");
   tm__line_str(&line, tm__rt.config.main_set >= 0 ? "pinned" : "not pinned");
-  tm__line_str(&line, tm__rt.config.inherit ? ", children inherit" : ", children do not inherit");
+  /* What really happens without --inherit (issue 27): the rules are dropped at exec, but the
+   * kernel hands the exec'd program the CPU mask of the thread that forked it. */
+  tm__line_str(&line, tm__rt.config.inherit
+                          ? ", exec'd programs keep these rules"
+                          : ", exec'd programs get no rules but start on the CPUs of the "
+                            "thread that forked them (--inherit: the rules too)");
   tm__line_emit(&line);
 }
 
 static void init_once(void) {
   extern char** environ;
+  /* Under `run --ranks` every line says which host/rank it comes from (read before the
+   * environment is cleaned for exec'd programs). */
+  tm__line_set_tag(getenv("TM_LINE_TAG"));
   tm__options_read(tm__pin_options, TM_PIN_OPT_COUNT, environ, "pin");
   tm__rt.verbose = (int)tm__pin_options[TM_PIN_OPT_VERBOSE].value;
   if (tm__rt.verbose) tm__options_show(tm__pin_options, TM_PIN_OPT_COUNT, "pin");
@@ -145,6 +188,7 @@ static void init_once(void) {
   if (active && tm__rt.verbose) print_config();
   if (!(active && tm__rt.config.inherit)) forget_environment();
   if (!active) return;
+  tm__init_pid = getpid();
   tm__rt.active = 1;
   if (tm__rt.config.main_set >= 0) {
     tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
@@ -259,6 +303,7 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
 }
 
 void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name) {
+  note_name_match(name);
   size_t bytes = 0;
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (!mask) return;
@@ -270,7 +315,7 @@ void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* 
   tm__line_str(&line, name);
   tm__line_str(&line, "'");
   line.text[line.length] = '\0';
-  const char* label = line.text + sizeof "threadmap: " - 1;
+  const char* label = line.text + tm__line_prefix_length();
   if (error != 0) {
     report_failure(decision, mask, bytes, error, label, -1, NULL);
     return;

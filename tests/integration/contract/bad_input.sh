@@ -12,7 +12,11 @@ W=$root/scratch D=$root/dir FIFO=$root/fifo EMPTY=$root/empty
 mkdir -p "$W" "$D"
 mkfifo "$FIFO"
 : >"$EMPTY"
-export W D FIFO EMPTY
+# A topology cut short (a head -c of lstopo's XML) and a spec whose name range is huge.
+CUT=$root/cut.xml HUGE_SPEC=$root/huge.json
+printf '<?xml version="1.0"?>\n<topology version="2.0">\n<object type="Machine">\n' >"$CUT"
+echo '{"threads":[{"name":"worker[0-99999999]"}]}' >"$HUGE_SPEC"
+export W D FIFO EMPTY CUT HUGE_SPEC
 failed=0 rows=0
 while IFS=$'\t' read -r status phrase args; do
   [[ -z "$status" || "$status" == \#* ]] && continue

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -39,6 +40,39 @@ TEST(ProcessThreads, ListsOwnThreadsWithNames) {
   EXPECT_TRUE(found);
   stop = true;
   t.join();
+}
+
+// threadmap ps's CPU% column (issue 27): a spinning thread shows CPU use over the sample, a
+// thread blocked in a sleep shows (almost) none. Bounds only: on a shared box the spinner gets
+// whatever share the scheduler gives it.
+TEST(ProcessThreads, SampleShowsWhoUsesTheCpu) {
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> busy{0}, idle{0};
+  std::thread spinner([&] {
+    busy = threadmap::current_tid();
+    while (!stop.load()) {
+    }
+  });
+  std::thread sleeper([&] {
+    idle = threadmap::current_tid();
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  while (busy.load() == 0 || idle.load() == 0) std::this_thread::yield();
+  auto threads = threadmap::sample_threads(getpid(), 0.3);
+  stop = true;
+  spinner.join();
+  sleeper.join();
+  ASSERT_TRUE(threads.ok()) << threads.error().message;
+  double busy_pct = -1, idle_pct = -1, busy_seconds = -1;
+  for (const auto& t : *threads) {
+    if (t.tid == busy.load()) busy_pct = t.cpu_percent, busy_seconds = t.cpu_seconds;
+    if (t.tid == idle.load()) idle_pct = t.cpu_percent;
+  }
+  EXPECT_GT(busy_pct, 1.0);
+  EXPECT_LE(busy_pct, 150.0);  // one thread cannot use much more than one CPU
+  EXPECT_GE(idle_pct, 0.0);
+  EXPECT_LT(idle_pct, busy_pct);
+  EXPECT_GT(busy_seconds, 0.0);
 }
 
 TEST(ProcessThreads, MissingProcessIsEsrch) {

@@ -35,6 +35,8 @@ TEST(Export, EveryFormatListsCpusInThreadOrder) {
   EXPECT_NE(text("gomp").find("GOMP_CPU_AFFINITY=\"3 5 4\""), std::string::npos);
   EXPECT_NE(text("kmp").find("proclist=[3,5,4]"), std::string::npos);
   EXPECT_NE(text("likwid").find("likwid-pin -c 3,5,4"), std::string::npos);
+  // likwid-pin(1): the parent thread takes the first CPU; pthread workers need one CPU more.
+  EXPECT_NE(text("likwid").find("likwid-pin -c 3,3,5,4 COMMAND"), std::string::npos);
   EXPECT_NE(text("slurm").find("--cpu-bind=map_cpu:3,5,4"), std::string::npos);
   EXPECT_NE(text("systemd").find("CPUAffinity=3-5"), std::string::npos);
   EXPECT_NE(text("numactl").find("numactl --physcpubind=3-5 COMMAND"), std::string::npos);
