@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "src/render/machine_state_json.hpp"
 #include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
@@ -21,7 +23,12 @@ std::string verdict_cell(const Verdict& v, bool self) {
     double factor = v.kind == Verdict::Kind::better ? v.ratio : (v.ratio > 0 ? 1 / v.ratio : 0);
     return fmt::format("{:.2f}x {}, p={:.3g}", factor, v.word(), v.p_value);
   }
-  return fmt::format("no clear difference (p={:.2g})", v.p_value);
+  // The p-value alone would read as a contradiction when it is small: say which other
+  // criterion failed.
+  std::string why = fmt::format("p={:.2g}", v.p_value);
+  if (v.intervals_overlap) why += ", intervals overlap";
+  if (v.ratio > 0 && std::abs(v.ratio - 1) < 0.05) why += ", effect < 5%";
+  return "no clear difference (" + why + ")";
 }
 
 // What the run line adds to the command: "--cpus 0 --policy compact", "(nothing)".
