@@ -13,6 +13,24 @@ std::string with_command(std::string text, const std::string& command) {
   return text;
 }
 
+// Drops what only fits a plan with a known thread count: the per-TID taskset lines (tune
+// does not know the TIDs) and OMP_NUM_THREADS (the order lists CPUs, not threads).
+std::string without_plan_only_lines(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size() - 1;
+    std::string line = text.substr(pos, nl - pos + 1);
+    pos = nl + 1;
+    if (line.find("TID_OF_") != std::string::npos ||
+        line.find("# each thread, once it exists") == 0 || line.find("export OMP_NUM_THREADS") == 0)
+      continue;
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string reproduce_lines(const Candidate& candidate, const Topology* topology) {
@@ -29,7 +47,7 @@ std::string reproduce_lines(const Candidate& candidate, const Topology* topology
   const std::string command = shell_join(candidate.request.command);
   for (plan::ExportFormat f : {plan::ExportFormat::taskset, plan::ExportFormat::numactl,
                                plan::ExportFormat::omp, plan::ExportFormat::slurm})
-    out += with_command(plan::export_plan(p, f, topology), command);
+    out += with_command(without_plan_only_lines(plan::export_plan(p, f, topology)), command);
   return out;
 }
 

@@ -118,4 +118,7 @@ TEST(TuneCandidates, ReproduceLinesCarryTheOrderAndTheCommand) {
   EXPECT_NE(lines.find("OMP_PLACES=\"{0},{1}\""), std::string::npos) << lines;
   EXPECT_NE(lines.find("taskset -c 0-1 prog -x"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("COMMAND"), std::string::npos) << lines;
+  // Tune knows neither the thread IDs nor the thread count: no lines that need them.
+  EXPECT_EQ(lines.find("TID_OF"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("OMP_NUM_THREADS"), std::string::npos) << lines;
 }
