@@ -9,6 +9,7 @@
 
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
+#include "src/os/files.hpp"
 #include "src/render/tune_view.hpp"
 #include "src/tune/candidates.hpp"
 #include "src/tune/duration.hpp"
@@ -28,6 +29,7 @@ struct TuneCliOptions {
   int runs = 5;
   bool thread_cache = false;
   std::string json_file;
+  std::string keep_output;  // DIR: each candidate's first run's output, DIR/NAME.out
   std::vector<std::string> command;
 };
 
@@ -52,6 +54,8 @@ int run_tune(const TuneCliOptions& opt) {
   Outputs out;
   out.declare("--json", &opt.json_file);
   if (auto st = out.check(); !st) return reject(st.error().with_context("tune"));
+  if (!opt.keep_output.empty() && !os::is_directory(opt.keep_output))
+    return fail("tune: --keep-output " + opt.keep_output + ": not an existing directory");
   auto topo = Topology::load_this_machine();
   if (!topo) return fail(topo.error().with_context("tune"));
   auto set = tune::make_candidates(opt.candidates, *topo, opt.command, opt.thread_cache);
@@ -70,6 +74,15 @@ int run_tune(const TuneCliOptions& opt) {
       reproduce = tune::reproduce_lines(c.candidate, &*topo);
   out.set(&opt.json_file, render::tune_json(*result, reproduce).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error().with_context("tune"));
+  if (!opt.keep_output.empty()) {
+    for (const auto& c : result->candidates) {
+      if (c.first_output.empty() && c.samples.empty() && !c.failed) continue;
+      if (auto st = write_file(opt.keep_output + "/" + tune::output_file_name(c.candidate.name),
+                               c.first_output);
+          !st)
+        return fail(st.error().with_context("tune: --keep-output"));
+    }
+  }
   if (opt.json_file != "-") print(render::tune_text(*result, reproduce));
   return result->interrupted ? 130 : 0;
 }
@@ -100,6 +113,9 @@ void add_tune_command(CLI::App& app, Runner& selected) {
                 "Also try every candidate with the thread cache (NAME+cache)");
   sub->add_option("--json", opt->json_file,
                   "Also write JSON (schema threadmap.tune/1) to FILE; '-' = stdout only");
+  sub->add_option("--keep-output", opt->keep_output,
+                  "Write each candidate's first run's output (stdout and stderr) to DIR/NAME.out "
+                  "(DIR must exist)");
   sub->add_option("command", opt->command, "-- CMD ARGS...");
   sub->callback([&selected, opt] { selected = [opt] { return run_tune(*opt); }; });
 }

@@ -1,6 +1,7 @@
 #include "src/tune/candidates.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "src/apply/plan_file.hpp"
@@ -182,6 +183,15 @@ Result<CandidateSet> make_candidates(const std::string& list, const Topology& to
                           " on this machine, run once as " + c.name);
     }
   return set;
+}
+
+std::string output_file_name(const std::string& candidate_name) {
+  std::string out;
+  for (char ch : candidate_name)
+    out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '+' || ch == '.'
+               ? ch
+               : '_';
+  return out + ".out";
 }
 
 std::string shell_join(const std::vector<std::string>& args) {

@@ -45,6 +45,11 @@ Result<CandidateSet> make_candidates(const std::string& list, const Topology& to
 /// The `threadmap run ...` line that applies `candidate` (shell-quoted).
 std::string run_line(const Candidate& candidate);
 
+/// A file name for a candidate's output: its name with every character other than letters,
+/// digits, '-', '+' and '.' replaced by '_', then ".out" ("plan:/a/b.json" ->
+/// "plan__a_b.json.out").
+std::string output_file_name(const std::string& candidate_name);
+
 /// `args` joined with spaces, each quoted for a POSIX shell where needed.
 std::string shell_join(const std::vector<std::string>& args);
 

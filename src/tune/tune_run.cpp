@@ -217,6 +217,10 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
           break;
         }
         const int run_number = static_cast<int>(c.samples.size()) + 1;
+        if (c.samples.empty()) {
+          c.first_output = run->output;
+          c.first_output_truncated = run->output_truncated;
+        }
         if (run->exit_status != 0) {
           c.failed = true;
           c.failure = failure_text(run->exit_status, run_number, run->output);

@@ -30,10 +30,12 @@ struct CandidateResult {
   bool failed = false;          ///< a run exited non-zero (or printed no metric): not ranked
   std::string failure;          ///< "exit 3 on run 2" + the program's last lines
   MachineState machine_state;   ///< the busiest state seen around its runs
-  MedianInterval interval;      ///< median and its 95% interval
-  Verdict vs_os;                ///< this candidate against "os"
-  Verdict vs_leader;            ///< this candidate against the leader (the loop's rule)
-  Verdict vs_best;              ///< this candidate against `best` (= vs_os when best is os)
+  std::string first_output;     ///< its first recorded (or failing) run's output
+  bool first_output_truncated = false;
+  MedianInterval interval;  ///< median and its 95% interval
+  Verdict vs_os;            ///< this candidate against "os"
+  Verdict vs_leader;        ///< this candidate against the leader (the loop's rule)
+  Verdict vs_best;          ///< this candidate against `best` (= vs_os when best is os)
 };
 
 /// Progress of the loop, for the CLI to print on stderr.

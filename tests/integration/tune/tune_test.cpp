@@ -2,6 +2,7 @@
 // tests skip (saying so) when tune itself judged the machine busy around the runs, because then
 // the scheduler, not the placement, decides (other builds share this 2-CPU VM).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,7 +149,10 @@ TEST(TuneIntegration, NoPlacementSensitivityKeepsOs) {
 TEST(TuneIntegration, FailingCandidateIsReportedAndSkipped) {
   SKIP_IF_SANITIZED();
   Output o;
-  auto j = tune_json(std::string("--candidates os,one-core --budget 4s --runs 3 -- ") +
+  std::string keep = temp_path("_out");
+  ASSERT_EQ(mkdir(keep.c_str(), 0700), 0);
+  auto j = tune_json("--keep-output " + keep +
+                         std::string(" --candidates os,one-core --budget 4s --runs 3 -- ") +
                          SINGLE_COMPUTE + " 2 fail-on-one-cpu",
                      &o);
   ASSERT_EQ(o.status, 0) << o.err;
@@ -163,6 +167,12 @@ TEST(TuneIntegration, FailingCandidateIsReportedAndSkipped) {
   EXPECT_NE(o.out.find("failed: one-core: exit status 3 on run 1"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("refusing to run on one CPU"), std::string::npos) << o.out;
   EXPECT_GE((*candidate(j, "os"))["samples"].size(), 3u);
+  // The failing candidate's output is kept for the record, beside the others'.
+  EXPECT_NE(read_all(keep + "/one-core.out").find("refusing to run on one CPU"), std::string::npos);
+  EXPECT_NE(read_all(keep + "/os.out").find("result="), std::string::npos);
+  unlink((keep + "/one-core.out").c_str());
+  unlink((keep + "/os.out").c_str());
+  rmdir(keep.c_str());
 }
 
 // A printed number as the metric, higher is better: the samples are the program's numbers.

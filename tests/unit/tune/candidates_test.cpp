@@ -122,3 +122,9 @@ TEST(TuneCandidates, ReproduceLinesCarryTheOrderAndTheCommand) {
   EXPECT_EQ(lines.find("TID_OF"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("OMP_NUM_THREADS"), std::string::npos) << lines;
 }
+
+TEST(TuneCandidates, OutputFileNamesStayInTheDirectory) {
+  EXPECT_EQ(tune::output_file_name("one-core+cache"), "one-core+cache.out");
+  EXPECT_EQ(tune::output_file_name("plan:/a/b.json"), "plan__a_b.json.out");
+  EXPECT_EQ(tune::output_file_name("cpus:../x"), "cpus_.._x.out");
+}
