@@ -128,3 +128,26 @@ TEST(TuneCandidates, OutputFileNamesStayInTheDirectory) {
   EXPECT_EQ(tune::output_file_name("plan:/a/b.json"), "plan__a_b.json.out");
   EXPECT_EQ(tune::output_file_name("cpus:../x"), "cpus_.._x.out");
 }
+
+// Memory policies are candidates only where there is more than one node with CPUs.
+TEST(TuneCandidates, MemoryPoliciesOnlyOnMultiNodeMachines) {
+  Topology multi = load("amd-4x-opteron6200-bulldozer-8numa.xml");
+  ASSERT_GT(multi.numa_nodes().size(), 1u);
+  auto set = tune::make_candidates("", multi, {"prog"}, false);
+  ASSERT_TRUE(set) << set.error().message;
+  ASSERT_NE(find(*set, "mem-local"), nullptr);
+  EXPECT_EQ(find(*set, "mem-interleave")->request.memory, "interleave");
+  EXPECT_TRUE(find(*set, "mem-local")->order.empty());
+  // one-node may have been run as an identical candidate (one L3 per node on this machine).
+  const tune::Candidate* node = find(*set, "one-node");
+  for (const auto& c : set->list)
+    if (std::find(c.same_as.begin(), c.same_as.end(), "one-node") != c.same_as.end()) node = &c;
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(CpuSet::from_vector(node->order),
+            multi.numa_nodes().front().cpus & multi.allowed_cpus());
+
+  Topology vm = load("this-vm-kvm-2vcpu-epyc.xml");
+  auto one = tune::make_candidates("os,mem-local", vm, {"prog"}, false);
+  ASSERT_TRUE(one) << one.error().message;
+  EXPECT_EQ(find(*one, "mem-local"), nullptr);
+}
