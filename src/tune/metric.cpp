@@ -76,4 +76,16 @@ std::string last_lines(const std::string& text, int lines) {
   return out;
 }
 
+std::string one_line(const std::string& text, std::size_t max_chars) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '\n')
+      out += " | ";
+    else if (ch != '\r')
+      out += ch;
+  }
+  if (out.size() > max_chars) out = "..." + out.substr(out.size() - max_chars);
+  return out;
+}
+
 }  // namespace threadmap::tune

@@ -35,4 +35,8 @@ std::optional<double> metric_value(const Metric& metric, const os::MeasuredRun& 
 /// The last `lines` lines of `text` (for "the regex never matched; the program's last lines").
 std::string last_lines(const std::string& text, int lines);
 
+/// `text` on one line: its lines joined by " | " (an error is one line, whatever the program
+/// printed), cut to `max_chars` with "..." in front when longer.
+std::string one_line(const std::string& text, std::size_t max_chars = 300);
+
 }  // namespace threadmap::tune

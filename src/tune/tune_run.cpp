@@ -28,9 +28,9 @@ std::string fixed(double v, int digits) {
 std::string failure_text(int status, int run, const std::string& output) {
   std::string what = status > 128 ? "killed by signal " + std::to_string(status - 128)
                                   : "exit status " + std::to_string(status);
-  std::string tail = last_lines(output, 5);
+  std::string tail = one_line(last_lines(output, 3));
   return what + " on run " + std::to_string(run) +
-         (tail.empty() ? std::string(", no output") : "; last output:\n" + tail);
+         (tail.empty() ? std::string(", no output") : "; last output: " + tail);
 }
 
 // A busy verdict outranks quiet, quiet outranks unknown: the candidate keeps the worst it saw.
@@ -169,8 +169,8 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
       if (!metric_value(metric, *warm))
         return Error::from_errno(ENODATA, "the metric '" + metric.pattern +
                                               "' matched nothing the program printed on its "
-                                              "first run; its last lines:\n" +
-                                              last_lines(warm->output, 5));
+                                              "first run; its last lines: " +
+                                              one_line(last_lines(warm->output, 3)));
       metric_checked = true;
     }
   }
@@ -187,7 +187,8 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
     }
     double round_s = 0;
     for (std::size_t i : live)
-      round_s += r.candidates[i].wall_s.empty() ? estimate_run_s : mean(r.candidates[i].wall_s);
+      round_s += (r.candidates[i].wall_s.empty() ? estimate_run_s : mean(r.candidates[i].wall_s)) +
+                 settings.idle_window_ms / 1000.0;  // the look at the neighbours before each run
     const double elapsed = now_s() - t0;
     if (round >= settings.max_rounds) {
       r.stopped = "reached " + std::to_string(settings.max_rounds) + " rounds";
@@ -231,11 +232,11 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
           if (!metric_checked)
             return Error::from_errno(ENODATA, "the metric '" + metric.pattern +
                                                   "' matched nothing the program printed on its "
-                                                  "first run; its last lines:\n" +
-                                                  last_lines(run->output, 5));
+                                                  "first run; its last lines: " +
+                                                  one_line(last_lines(run->output, 3)));
           c.failed = true;
           c.failure = "run " + std::to_string(run_number) + " printed nothing matching '" +
-                      metric.pattern + "'; last output:\n" + last_lines(run->output, 5);
+                      metric.pattern + "'; last output: " + one_line(last_lines(run->output, 3));
           break;
         }
         metric_checked = true;

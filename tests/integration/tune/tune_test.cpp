@@ -215,6 +215,12 @@ TEST(TuneIntegration, BadInputOneLineEach) {
     EXPECT_EQ(o.status, r.status) << r.args << "\n" << o.err;
     // Exactly one "threadmap:" line (progress lines start with "tune:").
     EXPECT_EQ(o.err.rfind("threadmap: ", 0), 0u) << r.args << "\n" << o.err;
+    // One line: progress lines ("tune: ...") aside, nothing else on stderr.
+    int lines = 0;
+    std::istringstream err(o.err);
+    for (std::string line; std::getline(err, line);)
+      if (line.rfind("tune: ", 0) != 0) ++lines;
+    EXPECT_EQ(lines, 1) << r.args << "\n" << o.err;
     EXPECT_NE(o.err.find(r.says), std::string::npos) << r.args << "\n" << o.err;
   }
   // The regex row names the program's last output line.

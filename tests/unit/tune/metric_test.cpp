@@ -44,6 +44,8 @@ TEST(TuneMetric, LastLinesOfOutput) {
   EXPECT_EQ(tune::last_lines("a\nb\nc\nd\n", 2), "c\nd");
   EXPECT_EQ(tune::last_lines("only", 5), "only");
   EXPECT_EQ(tune::last_lines("", 5), "");
+  EXPECT_EQ(tune::one_line("a\nb\r\nc"), "a | b | c");
+  EXPECT_EQ(tune::one_line("0123456789", 4), "...6789");
 }
 
 TEST(TuneDuration, UnitsAndMistakes) {
