@@ -31,6 +31,7 @@ void add_bench_command(CLI::App& app, Runner& selected);
 void add_report_command(CLI::App& app, Runner& selected);
 void add_job_command(CLI::App& app, Runner& selected);
 void add_fleet_command(CLI::App& app, Runner& selected);
+void add_tune_command(CLI::App& app, Runner& selected);
 
 /// Prints "threadmap: MESSAGE" on stderr and returns exit status 1: the command line was fine
 /// but the work failed (a file unreadable, a CPU not allowed, a process gone).

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   threadmap::cli::add_report_command(app, selected);
   threadmap::cli::add_job_command(app, selected);
   threadmap::cli::add_fleet_command(app, selected);
+  threadmap::cli::add_tune_command(app, selected);
   threadmap::cli::record_command_line(argc, argv);
   // CLI11 calls an unknown first word "not expected"; say what it is.
   bool known = false;

@@ -1,0 +1,123 @@
+// threadmap tune [--candidates LIST] [--metric wall|cpu|REGEX [--higher|--lower]]
+//                [--budget DURATION] [--runs N] [--thread-cache] [--json FILE] -- CMD ARGS
+// Parses; the library builds the candidates (tune::make_candidates), runs the loop
+// (tune::run_tune) and writes the reproduce lines; this file prints.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "src/cli/command.hpp"
+#include "src/cli/outputs.hpp"
+#include "src/os/files.hpp"
+#include "src/render/tune_view.hpp"
+#include "src/tune/candidates.hpp"
+#include "src/tune/duration.hpp"
+#include "src/tune/reproduce.hpp"
+#include "src/tune/tune_run.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::cli {
+namespace {
+
+struct TuneCliOptions {
+  std::string candidates;
+  std::string metric = "wall";
+  bool higher = false;
+  bool lower = false;
+  std::string budget = "60s";
+  int runs = 5;
+  bool thread_cache = false;
+  std::string json_file;
+  std::string keep_output;  // DIR: each candidate's first run's output, DIR/NAME.out
+  std::vector<std::string> command;
+};
+
+void print_progress(const tune::Progress& p, const std::string& unit) {
+  std::string line = fmt::format(
+      "tune: round {} (>= {})  {}  {:.4g}{}{}  elapsed {:.1f} s, ~{:.1f} s "
+      "to go",
+      p.round, p.min_rounds, p.candidate, p.value, unit.empty() ? "" : " " + unit,
+      p.disturbed ? " (busy)" : "", p.elapsed_s, p.estimate_s);
+  if (stderr_is_tty())
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+int run_tune(const TuneCliOptions& opt) {
+  if (opt.command.empty()) return usage_error(std::string("tune: no command (tune -- CMD ARGS)"));
+  auto metric = tune::parse_metric(opt.metric, opt.higher, opt.lower);
+  if (!metric) return usage_error(metric.error().with_context("tune: bad --metric"));
+  auto budget = tune::parse_duration(opt.budget);
+  if (!budget) return usage_error(budget.error().with_context("tune: bad --budget"));
+  Outputs out;
+  out.declare("--json", &opt.json_file);
+  if (auto st = out.check(); !st) return reject(st.error().with_context("tune"));
+  if (!opt.keep_output.empty() && !os::is_directory(opt.keep_output))
+    return fail("tune: --keep-output " + opt.keep_output + ": not an existing directory");
+  auto topo = Topology::load_this_machine();
+  if (!topo) return fail(topo.error().with_context("tune"));
+  auto set = tune::make_candidates(opt.candidates, *topo, opt.command, opt.thread_cache);
+  if (!set) return reject(set.error().with_context("tune: bad --candidates"));
+  tune::TuneSettings settings;
+  settings.budget_s = *budget;
+  settings.min_rounds = opt.runs;
+  const std::string unit = metric->unit();
+  settings.progress = [unit](const tune::Progress& p) { print_progress(p, unit); };
+  auto result = tune::run_tune(*set, *metric, settings, *topo);
+  if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
+  if (!result) return reject(result.error().with_context("tune"));
+  std::string reproduce;
+  for (const auto& c : result->candidates)
+    if (c.candidate.name == result->best && result->best != "os")
+      reproduce = tune::reproduce_lines(c.candidate, &*topo);
+  out.set(&opt.json_file, render::tune_json(*result, reproduce).dump(2) + "\n");
+  if (auto st = out.commit(); !st) return fail(st.error().with_context("tune"));
+  if (!opt.keep_output.empty()) {
+    for (const auto& c : result->candidates) {
+      if (c.first_output.empty() && c.samples.empty() && !c.failed) continue;
+      if (auto st = write_file(opt.keep_output + "/" + tune::output_file_name(c.candidate.name),
+                               c.first_output);
+          !st)
+        return fail(st.error().with_context("tune: --keep-output"));
+    }
+  }
+  if (opt.json_file != "-") print(render::tune_text(*result, reproduce));
+  return result->interrupted ? 130 : 0;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, Runner& selected) {
+  auto opt = std::make_shared<TuneCliOptions>();
+  auto* sub = app.add_subcommand(
+      "tune", "Run a program under candidate placements, interleaved, and say which wins");
+  std::string names;
+  for (const auto& n : tune::builtin_candidate_names()) names += (names.empty() ? "" : ",") + n;
+  sub->add_option("--candidates", opt->candidates,
+                  "Comma-separated candidates (" + names +
+                      "); default: os and every built-in that differs on this machine");
+  sub->add_option("--metric", opt->metric,
+                  "wall (default), cpu (user+system time), or a regular expression with one "
+                  "capture group around a number the program prints (with --higher/--lower)");
+  sub->add_flag("--higher", opt->higher, "With a regex metric: a higher number is better");
+  sub->add_flag("--lower", opt->lower, "With a regex metric: a lower number is better");
+  sub->add_option("--budget", opt->budget,
+                  "Time for all runs (30s, 2m, ...; default 60s); binds after the first round");
+  sub->add_option("--runs", opt->runs,
+                  "Rounds before the loop may stop (default 5; 4 is the least that can be "
+                  "clear)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_flag("--thread-cache", opt->thread_cache,
+                "Also try every candidate with the thread cache (NAME+cache)");
+  sub->add_option("--json", opt->json_file,
+                  "Also write JSON (schema threadmap.tune/1) to FILE; '-' = stdout only");
+  sub->add_option("--keep-output", opt->keep_output,
+                  "Write each candidate's first run's output (stdout and stderr) to DIR/NAME.out "
+                  "(DIR must exist)");
+  sub->add_option("command", opt->command, "-- CMD ARGS...");
+  sub->callback([&selected, opt] { selected = [opt] { return run_tune(*opt); }; });
+}
+
+}  // namespace threadmap::cli

@@ -1,0 +1,228 @@
+#include "src/tune/candidates.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "src/apply/plan_file.hpp"
+#include "src/plan/policy.hpp"
+
+namespace threadmap::tune {
+namespace {
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// The first group of `level` that has allowed CPUs, restricted to them.
+CpuSet first_group(const Topology& topology, Level level) {
+  const CpuSet allowed = topology.allowed_cpus();
+  for (const CpuSet& g : topology.groups(level)) {
+    CpuSet mine = g & allowed;
+    if (!mine.empty()) return mine;
+  }
+  return allowed;
+}
+
+// One allowed CPU per core: the first of each core's allowed PUs.
+CpuSet one_per_core(const Topology& topology) {
+  const CpuSet allowed = topology.allowed_cpus();
+  CpuSet out;
+  for (const CpuSet& g : topology.groups(Level::core)) {
+    CpuSet mine = g & allowed;
+    if (!mine.empty()) out.add(mine.first());
+  }
+  return out.empty() ? allowed : out;
+}
+
+int nodes_with_cpus(const Topology& topology) {
+  int n = 0;
+  for (const NumaNode& node : topology.numa_nodes())
+    if (node.cpus.intersects(topology.allowed_cpus())) ++n;
+  return n;
+}
+
+Candidate on_cpus(const std::string& name, const std::string& meaning, const Topology& topology,
+                  const CpuSet& cpus, plan::Policy policy) {
+  Candidate c;
+  c.name = name;
+  c.request.cpus = cpus.to_list();
+  c.request.policy = plan::policy_name(policy);
+  c.order = plan::order_cpus(topology, cpus, policy);
+  std::string order;
+  for (int cpu : c.order) order += (order.empty() ? "" : ",") + std::to_string(cpu);
+  c.meaning = meaning + ": threads take CPUs " + order + " in turn";
+  return c;
+}
+
+// Two candidates do the same thing when they pin in the same order with the same memory
+// policy, plan and cache (the OS placement pins nothing: order empty, no plan).
+bool same_effect(const Candidate& a, const Candidate& b) {
+  return a.order == b.order && a.request.plan_path == b.request.plan_path &&
+         a.request.memory == b.request.memory && a.request.thread_cache == b.request.thread_cache;
+}
+
+}  // namespace
+
+const std::vector<std::string>& builtin_candidate_names() {
+  static const std::vector<std::string> names = {
+      "os",       "compact",   "scatter",        "core-per-thread", "one-core",  "one-l3",
+      "one-node", "mem-local", "mem-interleave", "cache",           "plan:FILE", "cpus:EXPR"};
+  return names;
+}
+
+Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
+                                     const std::vector<std::string>& command, bool thread_cache) {
+  std::vector<std::string> names = split(list);
+  const bool multi_node = nodes_with_cpus(topology) > 1;
+  if (names.empty()) {
+    names = {"os", "compact", "scatter", "core-per-thread", "one-core", "one-l3", "one-node"};
+    if (multi_node) names.insert(names.end(), {"mem-local", "mem-interleave"});
+  }
+  CandidateSet set;
+  // Every verdict is against the OS placement: it is always measured, first.
+  if (std::find(names.begin(), names.end(), "os") == names.end()) {
+    names.insert(names.begin(), "os");
+    set.notes.push_back("os added: every candidate is judged against no placement");
+  } else {
+    names.erase(std::find(names.begin(), names.end(), "os"));
+    names.insert(names.begin(), "os");
+  }
+  const CpuSet all = topology.allowed_cpus();
+  std::vector<Candidate> built;
+  for (const std::string& name : names) {
+    Candidate c;
+    if (name == "os") {
+      c.name = name;
+      c.meaning = "no placement: the OS scheduler decides";
+    } else if (name == "compact") {
+      c = on_cpus(name, "compact over all CPUs", topology, all, plan::Policy::compact);
+    } else if (name == "scatter") {
+      c = on_cpus(name, "scatter over all CPUs", topology, all, plan::Policy::scatter);
+    } else if (name == "core-per-thread") {
+      c = on_cpus(name, "one core per thread (no SMT sibling shared)", topology,
+                  one_per_core(topology), plan::Policy::compact);
+    } else if (name == "one-core") {
+      c = on_cpus(name, "everything on one core", topology, first_group(topology, Level::core),
+                  plan::Policy::compact);
+    } else if (name == "one-l3") {
+      c = on_cpus(name, "one L3 domain", topology, first_group(topology, Level::l3),
+                  plan::Policy::compact);
+    } else if (name == "one-node") {
+      c = on_cpus(name, "one NUMA node", topology, first_group(topology, Level::numa),
+                  plan::Policy::compact);
+    } else if (name == "mem-local" || name == "mem-interleave") {
+      c.name = name;
+      c.request.memory = name == "mem-local" ? "local" : "interleave";
+      c.meaning = "no CPU placement, memory policy " + c.request.memory;
+    } else if (name == "cache") {
+      c.name = name;
+      c.request.thread_cache = true;
+      c.meaning = "no CPU placement, with the thread cache";
+    } else if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
+      auto plan = apply::read_plan_file(name.substr(5));
+      if (!plan) return plan.error().with_context("candidate '" + name + "'");
+      c.name = name;
+      c.request.plan_path = name.substr(5);
+      for (const auto& a : plan->assignments)
+        if (!a.cpus.empty()) c.order.push_back(a.cpus.first());
+      c.meaning = "the plan " + name.substr(5);
+    } else if (name.rfind("cpus:", 0) == 0 && name.size() > 5) {
+      auto cpus = topology.resolve(name.substr(5));
+      if (!cpus) return Error::invalid("candidate '" + name + "': " + cpus.error().message);
+      if (cpus->empty() || !cpus->is_subset_of(all))
+        return Error::invalid("candidate '" + name + "': CPUs " + cpus->to_list() +
+                              " are not all allowed here (allowed: " + all.to_list() + ")");
+      c = on_cpus(name, "CPUs " + cpus->to_list() + " compact", topology, *cpus,
+                  plan::Policy::compact);
+    } else {
+      std::string known;
+      for (const auto& k : builtin_candidate_names()) known += (known.empty() ? "" : ", ") + k;
+      return Error::invalid("unknown candidate '" + name + "' (known: " + known + ")");
+    }
+    if ((name == "mem-local" || name == "mem-interleave") && !multi_node) {
+      set.notes.push_back(name + " skipped: one NUMA node with CPUs here");
+      continue;
+    }
+    built.push_back(std::move(c));
+  }
+  if (thread_cache) {
+    const std::size_t n = built.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (built[i].request.thread_cache) continue;
+      Candidate c = built[i];
+      c.name += "+cache";
+      c.meaning += ", with the thread cache";
+      c.request.thread_cache = true;
+      built.push_back(std::move(c));
+    }
+  }
+  for (Candidate& c : built) {
+    c.request.command = command;
+    auto twin = std::find_if(set.list.begin(), set.list.end(),
+                             [&](const Candidate& kept) { return same_effect(kept, c); });
+    if (twin == set.list.end()) {
+      set.list.push_back(std::move(c));
+    } else if (twin->name != c.name) {
+      twin->same_as.push_back(c.name);
+    }
+  }
+  for (const Candidate& c : set.list)
+    if (!c.same_as.empty()) {
+      std::string names_text;
+      for (const auto& s : c.same_as) names_text += (names_text.empty() ? "" : ", ") + s;
+      set.notes.push_back(names_text + ": same CPUs in the same order as " + c.name +
+                          " on this machine, run once as " + c.name);
+    }
+  return set;
+}
+
+std::string output_file_name(const std::string& candidate_name) {
+  std::string out;
+  for (char ch : candidate_name)
+    out += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '+' || ch == '.'
+               ? ch
+               : '_';
+  return out + ".out";
+}
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) {
+    bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) ||
+             std::string("-_./=:,+@%").find(ch) != std::string::npos;
+    });
+    std::string q = a;
+    if (!plain) {
+      q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+std::string run_line(const Candidate& c) {
+  std::vector<std::string> args = {"threadmap", "run"};
+  if (!c.request.plan_path.empty()) args.insert(args.end(), {"--plan", c.request.plan_path});
+  if (!c.request.cpus.empty())
+    args.insert(args.end(), {"--cpus", c.request.cpus, "--policy", c.request.policy});
+  if (!c.request.memory.empty()) args.insert(args.end(), {"--mem", c.request.memory});
+  if (c.request.thread_cache) args.push_back("--thread-cache");
+  args.push_back("--");
+  args.insert(args.end(), c.request.command.begin(), c.request.command.end());
+  if (c.name == "os") return shell_join(c.request.command);
+  return shell_join(args);
+}
+
+}  // namespace threadmap::tune

@@ -1,0 +1,56 @@
+// The placements `threadmap tune` tries: each one is a `threadmap run` request (so tune launches
+// exactly what the user would launch by hand, through apply::prepare_run), with the CPU order
+// its threads take. Candidates that come out identical on this machine (on a 2-CPU VM compact,
+// scatter, one core per thread, one L3 and one NUMA node are all "CPUs 0,1 in that order") are
+// run once under the first name, and the others are named in a note.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/apply/run_request.hpp"
+#include "threadmap/result.hpp"
+#include "threadmap/topology.hpp"
+
+namespace threadmap::tune {
+
+/// One placement to try.
+struct Candidate {
+  std::string name;                  ///< "os", "compact", "one-core", "plan:F", "cpus:E", "+cache"
+  std::string meaning;               ///< one line: what it does on this machine
+  apply::RunRequest request;         ///< what `threadmap run` would be asked (command included)
+  std::vector<int> order;            ///< CPUs in the order threads take them; empty: the OS places
+  std::vector<std::string> same_as;  ///< names dropped because they were identical here
+};
+
+/// The candidates and what was decided about the list.
+struct CandidateSet {
+  std::vector<Candidate> list;     ///< "os" first, always (every verdict is against it)
+  std::vector<std::string> notes;  ///< "scatter, one-l3: same CPUs in the same order as compact"
+};
+
+/// Names `threadmap tune` knows, for the help text and the unknown-name error.
+const std::vector<std::string>& builtin_candidate_names();
+
+/// Builds the candidates of `list` (comma-separated names; empty = the default set: os,
+/// compact, scatter, core-per-thread, one-core, one-l3, one-node, plus mem-local and
+/// mem-interleave on machines with more than one NUMA node with CPUs) for `command` on
+/// `topology`. "plan:FILE" and "cpus:EXPR" add those; "cache" adds the OS placement with the
+/// thread cache; `thread_cache` adds every candidate again with the cache ("NAME+cache").
+/// Fails with EINVAL naming the item for an unknown name or a CPU expression that does not
+/// resolve (a usage error), and with the plan's error for an unreadable plan.
+Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
+                                     const std::vector<std::string>& command, bool thread_cache);
+
+/// The `threadmap run ...` line that applies `candidate` (shell-quoted).
+std::string run_line(const Candidate& candidate);
+
+/// A file name for a candidate's output: its name with every character other than letters,
+/// digits, '-', '+' and '.' replaced by '_', then ".out" ("plan:/a/b.json" ->
+/// "plan__a_b.json.out").
+std::string output_file_name(const std::string& candidate_name);
+
+/// `args` joined with spaces, each quoted for a POSIX shell where needed.
+std::string shell_join(const std::vector<std::string>& args);
+
+}  // namespace threadmap::tune

@@ -1,0 +1,292 @@
+#include "src/tune/tune_run.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <numeric>
+
+#include "src/apply/run_request.hpp"
+#include "src/os/measured_run.hpp"
+#include "src/os/monotonic_clock.hpp"
+#include "src/os/process.hpp"
+
+namespace threadmap::tune {
+namespace {
+
+double now_s() { return static_cast<double>(os::monotonic_ns()) / 1e9; }
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string failure_text(int status, int run, const std::string& output) {
+  std::string what = status > 128 ? "killed by signal " + std::to_string(status - 128)
+                                  : "exit status " + std::to_string(status);
+  std::string tail = one_line(last_lines(output, 3));
+  return what + " on run " + std::to_string(run) +
+         (tail.empty() ? std::string(", no output") : "; last output: " + tail);
+}
+
+// A busy verdict outranks quiet, quiet outranks unknown: the candidate keeps the worst it saw.
+int rank_of(const MachineState& s) {
+  return s.verdict == "busy" ? 2 : s.verdict == "quiet" ? 1 : 0;
+}
+
+CandidateResult* find(TuneResult& r, const std::string& name) {
+  for (auto& c : r.candidates)
+    if (c.candidate.name == name) return &c;
+  return nullptr;
+}
+
+// Whether another round could change the answer: the leader against "os" (or, when "os" leads,
+// "os" against the runner-up) and the leader against the runner-up are both either clear or
+// beyond what more runs can settle.
+bool more_rounds_could_help(TuneResult& r, const VerdictOptions& options) {
+  judge(r, options);
+  const CandidateResult* leader = find(r, r.leader);
+  if (!leader) return false;
+  const CandidateResult* runner_up = nullptr;
+  for (const auto& c : r.candidates) {
+    if (c.failed || c.samples.empty() || c.candidate.name == r.leader) continue;
+    bool higher = r.metric.higher_is_better;
+    if (!runner_up || (higher ? c.interval.median > runner_up->interval.median
+                              : c.interval.median < runner_up->interval.median))
+      runner_up = &c;
+  }
+  auto open = [&](const Verdict& v) { return !v.clear() && v.more_samples_could_help(options); };
+  if (open(leader->vs_os)) return true;
+  if (runner_up && open(runner_up->vs_leader)) return true;
+  return false;
+}
+
+}  // namespace
+
+namespace {
+void judge_leader(TuneResult& r, const VerdictOptions& options);
+}
+
+void judge(TuneResult& r, const VerdictOptions& options) {
+  judge_leader(r, options);
+  const CandidateResult* best = find(r, r.best);
+  const std::vector<double> none;
+  for (auto& c : r.candidates)
+    c.vs_best = compare_samples(c.samples, best && !best->failed ? best->samples : none,
+                                r.metric.higher_is_better, options);
+}
+
+namespace {
+void judge_leader(TuneResult& r, const VerdictOptions& options) {
+  const bool higher = r.metric.higher_is_better;
+  r.leader.clear();
+  const CandidateResult* leader = nullptr;
+  for (auto& c : r.candidates) {
+    c.interval = median_interval(c.samples);
+    if (c.failed || c.samples.empty()) continue;
+    if (!leader || (higher ? c.interval.median > leader->interval.median
+                           : c.interval.median < leader->interval.median))
+      leader = &c;
+  }
+  if (leader) r.leader = leader->candidate.name;
+  const CandidateResult* os = find(r, "os");
+  const std::vector<double> none;
+  const std::vector<double>& os_samples = os && !os->failed ? os->samples : none;
+  const std::vector<double>& leader_samples = leader ? leader->samples : none;
+  for (auto& c : r.candidates) {
+    c.vs_os = compare_samples(c.samples, os_samples, higher, options);
+    c.vs_leader = compare_samples(c.samples, leader_samples, higher, options);
+  }
+  r.best = "os";
+  if (!leader) {
+    r.conclusion = "no candidate ran successfully";
+    return;
+  }
+  const CandidateResult& l = *leader;
+  if (os_samples.empty() && l.candidate.name != "os") {
+    r.best = l.candidate.name;
+    r.conclusion = l.candidate.name +
+                   " has the best median; the program failed without a "
+                   "placement, so nothing is judged against the OS";
+    return;
+  }
+  if (l.candidate.name != "os" && l.vs_os.kind == Verdict::Kind::better) {
+    r.best = l.candidate.name;
+    r.conclusion = l.candidate.name + " is " + fixed(l.vs_os.ratio, 2) + "x " + l.vs_os.word() +
+                   " than os (" + l.vs_os.basis + ")";
+    return;
+  }
+  if (l.candidate.name == "os") {
+    r.conclusion = "no placement beats the OS here: os has the best median";
+  } else {
+    r.conclusion = "no placement beats the OS here: the best median (" + l.candidate.name +
+                   ") is not clearly better than os (" + l.vs_os.basis + ")";
+  }
+}
+}  // namespace
+
+Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
+                            const TuneSettings& settings, const Topology& topology) {
+  TuneResult r;
+  r.metric = metric;
+  r.notes = set.notes;
+  r.budget_s = settings.budget_s;
+  std::vector<os::LaunchSpec> launches;
+  for (const Candidate& c : set.list) {
+    os::LaunchSpec launch;
+    if (c.name == "os") {
+      launch.argv = c.request.command;
+    } else {
+      auto prepared = apply::prepare_run(c.request);
+      if (!prepared) return prepared.error().with_context("candidate " + c.name);
+      launch = *prepared;
+    }
+    launches.push_back(std::move(launch));
+    CandidateResult cr;
+    cr.candidate = c;
+    cr.how = run_line(c);
+    r.candidates.push_back(std::move(cr));
+  }
+  os::InterruptFlag interrupt;
+  const CpuSet watched = topology.allowed_cpus();
+  const double t0 = now_s();
+  // One unrecorded warm-up run without placement: it fills the page cache for the rounds that
+  // count, checks the metric can be read at all, and keeps the output for the record.
+  bool metric_checked = false;
+  {
+    auto warm = os::run_measured(launches[0]);
+    if (!warm) return warm.error();
+    r.record_output = warm->output;
+    r.record_truncated = warm->output_truncated;
+    if (os::InterruptFlag::interrupted()) {
+      r.interrupted = true;
+      r.stopped = "interrupted during the warm-up run";
+    } else if (warm->exit_status == 0) {
+      if (!metric_value(metric, *warm))
+        return Error::from_errno(ENODATA, "the metric '" + metric.pattern +
+                                              "' matched nothing the program printed on its "
+                                              "first run; its last lines: " +
+                                              one_line(last_lines(warm->output, 3)));
+      metric_checked = true;
+    }
+  }
+  double estimate_run_s = now_s() - t0;
+  int round = 0;
+  bool previous_busy = false;
+  while (!r.interrupted) {
+    std::vector<std::size_t> live;
+    for (std::size_t i = 0; i < r.candidates.size(); ++i)
+      if (!r.candidates[i].failed) live.push_back(i);
+    if (live.empty()) {
+      r.stopped = "every candidate failed";
+      break;
+    }
+    double round_s = 0;
+    for (std::size_t i : live)
+      round_s += (r.candidates[i].wall_s.empty() ? estimate_run_s : mean(r.candidates[i].wall_s)) +
+                 settings.idle_window_ms / 1000.0;  // the look at the neighbours before each run
+    const double elapsed = now_s() - t0;
+    if (round >= settings.max_rounds) {
+      r.stopped = "reached " + std::to_string(settings.max_rounds) + " rounds";
+      break;
+    }
+    if (round >= 1 && elapsed + round_s > settings.budget_s) {
+      r.stopped = "budget of " + fixed(settings.budget_s, 1) + " s spent";
+      break;
+    }
+    if (round >= settings.min_rounds && !more_rounds_could_help(r, settings.verdict)) {
+      r.stopped = "verdicts settled (more runs could not change them)";
+      break;
+    }
+    ++round;
+    // Alternate the order every round so no candidate always runs right after the same one.
+    if (round % 2 == 0) std::reverse(live.begin(), live.end());
+    for (std::size_t i : live) {
+      CandidateResult& c = r.candidates[i];
+      for (int attempt = 0;; ++attempt) {
+        MachineWatch watch;
+        watch.start(watched, settings.idle_window_ms);
+        auto run = os::run_measured(launches[i]);
+        MachineState state = watch.finish();
+        if (!run) return run.error().with_context("candidate " + c.candidate.name);
+        if (os::InterruptFlag::interrupted()) {
+          r.interrupted = true;
+          break;
+        }
+        const int run_number = static_cast<int>(c.samples.size()) + 1;
+        if (c.samples.empty()) {
+          c.first_output = run->output;
+          c.first_output_truncated = run->output_truncated;
+        }
+        if (run->exit_status != 0) {
+          c.failed = true;
+          c.failure = failure_text(run->exit_status, run_number, run->output);
+          break;
+        }
+        auto value = metric_value(metric, *run);
+        if (!value) {
+          if (!metric_checked)
+            return Error::from_errno(ENODATA, "the metric '" + metric.pattern +
+                                                  "' matched nothing the program printed on its "
+                                                  "first run; its last lines: " +
+                                                  one_line(last_lines(run->output, 3)));
+          c.failed = true;
+          c.failure = "run " + std::to_string(run_number) + " printed nothing matching '" +
+                      metric.pattern + "'; last output: " + one_line(last_lines(run->output, 3));
+          break;
+        }
+        metric_checked = true;
+        const bool busy = state.verdict == "busy";
+        // Repeating helps against a burst; under lasting load (the run before was busy too)
+        // the repeat would be as disturbed, so the run is kept and marked instead.
+        const bool lasting = previous_busy;
+        previous_busy = busy;
+        if (busy && !lasting && attempt < settings.repeat_disturbed) {
+          ++c.repeated;
+          continue;
+        }
+        if (busy) ++c.disturbed_kept;
+        if (rank_of(state) >= rank_of(c.machine_state)) c.machine_state = state;
+        c.samples.push_back(*value);
+        c.wall_s.push_back(run->wall_s);
+        if (settings.progress) {
+          Progress p;
+          p.candidate = c.candidate.name;
+          p.round = round;
+          p.min_rounds = settings.min_rounds;
+          p.value = *value;
+          p.disturbed = busy;
+          p.elapsed_s = now_s() - t0;
+          double left_rounds = std::max(0, settings.min_rounds - round);
+          p.estimate_s =
+              std::min(left_rounds * round_s, std::max(0.0, settings.budget_s - p.elapsed_s));
+          settings.progress(p);
+        }
+        break;
+      }
+      if (r.interrupted) break;
+    }
+  }
+  if (r.interrupted && r.stopped.empty())
+    r.stopped =
+        "interrupted (Ctrl-C): verdicts on what was "
+        "found so far";
+  r.rounds = round;
+  r.elapsed_s = now_s() - t0;
+  judge(r, settings.verdict);
+  bool any_ok = false;
+  for (const auto& c : r.candidates) any_ok = any_ok || (!c.failed && !c.samples.empty());
+  if (!any_ok && !r.interrupted) {
+    for (const auto& c : r.candidates)
+      if (c.failed)
+        return Error::from_errno(EIO, "the program failed under every candidate; under " +
+                                          c.candidate.name + ": " + c.failure);
+  }
+  return r;
+}
+
+}  // namespace threadmap::tune

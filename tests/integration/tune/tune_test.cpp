@@ -1,0 +1,240 @@
+// `threadmap tune` end to end. Programs with a known best placement must pick it; the timing
+// tests skip (saying so) when tune itself judged the machine busy around the runs, because then
+// the scheduler, not the placement, decides (other builds share this 2-CPU VM).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Output {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string temp_path(const std::string& what) {
+  static int counter = 0;
+  return "/tmp/tm_tune_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + what;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Output run(const std::string& command) {
+  std::string err_path = temp_path(".err");
+  Output o;
+  FILE* p = popen((command + " 2>" + err_path).c_str(), "r");
+  if (!p) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
+  int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  o.err = read_all(err_path);
+  unlink(err_path.c_str());
+  return o;
+}
+
+std::string bin() { return THREADMAP_BIN; }
+
+// Runs tune with `args` and returns its JSON (empty on failure).
+nlohmann::json tune_json(const std::string& args, Output* o) {
+  std::string json = temp_path(".json");
+  *o = run(bin() + " tune --json " + json + " " + args);
+  std::string text = read_all(json);
+  unlink(json.c_str());
+  if (text.empty()) return {};
+  return nlohmann::json::parse(text);
+}
+
+const nlohmann::json* candidate(const nlohmann::json& j, const std::string& name) {
+  for (const auto& c : j["candidates"])
+    if (c["name"] == name) return &c;
+  return nullptr;
+}
+
+// True when tune saw the machine busy around any kept run.
+bool busy(const nlohmann::json& j) {
+  for (const auto& c : j["candidates"])
+    if (c["disturbed_runs_kept"].get<int>() > 0) return true;
+  return false;
+}
+
+bool two_cpus() { return sysconf(_SC_NPROCESSORS_ONLN) >= 2; }
+
+#define SKIP_IF_UNSUPPORTED()                        \
+  do {                                               \
+    if (!two_cpus()) GTEST_SKIP() << "needs 2 CPUs"; \
+  } while (0)
+
+#ifdef THREADMAP_SANITIZED
+#define SKIP_IF_SANITIZED() GTEST_SKIP() << "the programs would need the sanitizer runtime"
+#else
+#define SKIP_IF_SANITIZED() (void)0
+#endif
+
+}  // namespace
+
+// Two threads handing a token through a condition variable: every hand-off is a wake-up, local
+// on one core, an inter-processor wake-up across two. tune must pick one-core, and say how.
+TEST(TuneIntegration, TokenPassingPairPicksOneCore) {
+  SKIP_IF_UNSUPPORTED();
+  SKIP_IF_SANITIZED();
+  Output o;
+  auto j = tune_json(
+      std::string("--candidates os,compact,one-core --budget 8s -- ") + TOKEN_PAIR + " 4000", &o);
+  ASSERT_EQ(o.status, 0) << o.err;
+  ASSERT_FALSE(j.is_null());
+  // Pinned apart is slower than one core whatever the load (both are pinned).
+  const auto* compact = candidate(j, "compact");
+  const auto* one_core = candidate(j, "one-core");
+  ASSERT_TRUE(compact && one_core);
+  EXPECT_LT((*one_core)["median"].get<double>(), (*compact)["median"].get<double>());
+  if (busy(j)) GTEST_SKIP() << "machine busy around the runs: the OS placement is not judged";
+  EXPECT_EQ(j["best"], "one-core") << o.out;
+  EXPECT_EQ((*one_core)["verdict_vs_os"]["word"], "faster");
+  EXPECT_NE(o.out.find("threadmap run --cpus 0 --policy compact -- "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("OMP_PLACES"), std::string::npos) << o.out;
+}
+
+// Two independent compute threads: on one CPU they take turns, so separate CPUs win; tune must
+// not pick one-core, and must call it slower.
+TEST(TuneIntegration, ComputePairPicksSeparateCpus) {
+  SKIP_IF_UNSUPPORTED();
+  SKIP_IF_SANITIZED();
+  Output o;
+  auto j = tune_json(
+      std::string("--candidates os,compact,one-core --budget 8s -- ") + COMPUTE_PAIR + " 40", &o);
+  ASSERT_EQ(o.status, 0) << o.err;
+  ASSERT_FALSE(j.is_null());
+  if (busy(j)) GTEST_SKIP() << "machine busy around the runs: both CPUs were not ours";
+  // Pinned apart against pinned together: separate CPUs finish first on a quiet machine.
+  EXPECT_LT((*candidate(j, "compact"))["median"].get<double>(),
+            (*candidate(j, "one-core"))["median"].get<double>())
+      << o.out;
+  EXPECT_NE(j["best"], "one-core") << o.out;
+  EXPECT_NE(j["leader"], "one-core") << o.out;
+  EXPECT_EQ((*candidate(j, "one-core"))["verdict_vs_os"]["word"], "slower") << o.out;
+}
+
+// One thread of arithmetic: nothing to gain from a placement, so "os" stays best and the
+// pinned candidate shows no clear difference.
+TEST(TuneIntegration, NoPlacementSensitivityKeepsOs) {
+  SKIP_IF_SANITIZED();
+  Output o;
+  auto j = tune_json(
+      std::string("--candidates os,compact --budget 6s -- ") + SINGLE_COMPUTE + " 15", &o);
+  ASSERT_EQ(o.status, 0) << o.err;
+  ASSERT_FALSE(j.is_null());
+  if (busy(j)) GTEST_SKIP() << "machine busy around the runs";
+  EXPECT_EQ(j["best"], "os") << o.out;
+  EXPECT_EQ((*candidate(j, "compact"))["verdict_vs_os"]["word"], "no clear difference") << o.out;
+  EXPECT_NE(o.out.find("no placement beats the OS here"), std::string::npos) << o.out;
+}
+
+// A program that refuses to run on a single CPU: every pinned candidate fails, is reported with
+// its exit status and last output, and is never ranked; os still is.
+TEST(TuneIntegration, FailingCandidateIsReportedAndSkipped) {
+  SKIP_IF_SANITIZED();
+  Output o;
+  std::string keep = temp_path("_out");
+  ASSERT_EQ(mkdir(keep.c_str(), 0700), 0);
+  auto j = tune_json("--keep-output " + keep +
+                         std::string(" --candidates os,one-core --budget 4s --runs 3 -- ") +
+                         SINGLE_COMPUTE + " 2 fail-on-one-cpu",
+                     &o);
+  ASSERT_EQ(o.status, 0) << o.err;
+  ASSERT_FALSE(j.is_null());
+  const auto* failed = candidate(j, "one-core");
+  ASSERT_TRUE(failed);
+  EXPECT_TRUE((*failed)["failed"].get<bool>());
+  EXPECT_TRUE((*failed)["verdict_vs_os"].is_null());
+  EXPECT_NE((*failed)["failure"].get<std::string>().find("exit status 3"), std::string::npos);
+  EXPECT_EQ(j["best"], "os");
+  EXPECT_EQ(j["leader"], "os");
+  EXPECT_NE(o.out.find("failed: one-core: exit status 3 on run 1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("refusing to run on one CPU"), std::string::npos) << o.out;
+  EXPECT_GE((*candidate(j, "os"))["samples"].size(), 3u);
+  // The failing candidate's output is kept for the record, beside the others'.
+  EXPECT_NE(read_all(keep + "/one-core.out").find("refusing to run on one CPU"), std::string::npos);
+  EXPECT_NE(read_all(keep + "/os.out").find("result="), std::string::npos);
+  unlink((keep + "/one-core.out").c_str());
+  unlink((keep + "/os.out").c_str());
+  rmdir(keep.c_str());
+}
+
+// A printed number as the metric, higher is better: the samples are the program's numbers.
+TEST(TuneIntegration, RegexMetricReadsThePrintedNumber) {
+  SKIP_IF_SANITIZED();
+  Output o;
+  auto j = tune_json(std::string("--candidates os --runs 3 --budget 3s --metric "
+                                 "'handoffs/s=([0-9]+)' --higher -- ") +
+                         TOKEN_PAIR + " 2000",
+                     &o);
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(j["metric"]["kind"], "regex");
+  EXPECT_TRUE(j["metric"]["higher_is_better"].get<bool>());
+  for (const auto& s : (*candidate(j, "os"))["samples"]) EXPECT_GT(s.get<double>(), 1000.0);
+  EXPECT_NE(j["output"]["text"].get<std::string>().find("handoffs/s="), std::string::npos);
+}
+
+// Bad input: one line each, exit 2 for a bad command line (nothing ran), 1 for failed work.
+TEST(TuneIntegration, BadInputOneLineEach) {
+  SKIP_IF_SANITIZED();
+  struct Row {
+    std::string args;
+    int status;
+    std::string says;
+  };
+  const std::string prog = SINGLE_COMPUTE;
+  const Row rows[] = {
+      {"tune", 2, "no command"},
+      {"tune --candidates os,fastest -- " + prog + " 1", 2, "unknown candidate 'fastest'"},
+      {"tune --metric 'ops=[0-9]+' --higher -- " + prog + " 1", 2, "capture group"},
+      {"tune --metric 'ops=([0-9]+)' -- " + prog + " 1", 2, "--higher"},
+      {"tune --budget soon -- " + prog + " 1", 2, "not a duration"},
+      {"tune --candidates os --metric 'ops=([0-9]+)' --higher -- " + prog + " 1", 1,
+       "matched nothing"},
+      {"tune --candidates os,one-core --budget 3s -- " + prog + " 1 fail", 1,
+       "failed under every candidate"},
+  };
+  for (const Row& r : rows) {
+    Output o = run(bin() + " " + r.args);
+    EXPECT_EQ(o.status, r.status) << r.args << "\n" << o.err;
+    // Exactly one "threadmap:" line (progress lines start with "tune:").
+    EXPECT_EQ(o.err.rfind("threadmap: ", 0), 0u) << r.args << "\n" << o.err;
+    // One line: progress lines ("tune: ...") aside, nothing else on stderr.
+    int lines = 0;
+    std::istringstream err(o.err);
+    for (std::string line; std::getline(err, line);)
+      if (line.rfind("tune: ", 0) != 0) ++lines;
+    EXPECT_EQ(lines, 1) << r.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(r.says), std::string::npos) << r.args << "\n" << o.err;
+  }
+  // The regex row names the program's last output line.
+  Output o =
+      run(bin() + " tune --candidates os --metric 'ops=([0-9]+)' --higher -- " + prog + " 1");
+  EXPECT_NE(o.err.find("result="), std::string::npos) << o.err;
+}
+
+// Ctrl-C (here SIGINT from `kill`) ends the loop: what was found so far is printed, exit 130.
+TEST(TuneIntegration, InterruptPrintsWhatWasFound) {
+  SKIP_IF_SANITIZED();
+  Output o = run("timeout --preserve-status -s INT 2 " + bin() +
+                 " tune --candidates os --budget 60s --runs 1000 -- " + SINGLE_COMPUTE + " 10");
+  EXPECT_EQ(o.status, 130) << o.err;
+  EXPECT_NE(o.out.find("interrupted"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("best: os"), std::string::npos) << o.out;
+}
