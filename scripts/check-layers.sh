@@ -34,8 +34,9 @@ layers=(
   "fleet:core os"
   "experiments:core latency plan monitor os"
   "report:core latency plan monitor apply experiments os"
-  "render:core latency plan monitor apply cluster fleet experiments report os"
-  "cli:core latency plan monitor apply cluster fleet experiments report render os"
+  "tune:core plan apply monitor os"
+  "render:core latency plan monitor apply cluster fleet experiments report tune os"
+  "cli:core latency plan monitor apply cluster fleet experiments report render tune os"
 )
 
 allowed_for() {

@@ -59,9 +59,11 @@ bool more_rounds_could_help(TuneResult& r, const VerdictOptions& options) {
                               : c.interval.median < runner_up->interval.median))
       runner_up = &c;
   }
-  auto open = [&](const Verdict& v) { return !v.clear() && v.more_samples_could_help(options); };
-  if (open(leader->vs_os)) return true;
-  if (runner_up && open(runner_up->vs_leader)) return true;
+  auto unsettled = [&](const Verdict& v) {
+    return !v.clear() && v.more_samples_could_help(options);
+  };
+  if (unsettled(leader->vs_os)) return true;
+  if (runner_up && unsettled(runner_up->vs_leader)) return true;
   return false;
 }
 
