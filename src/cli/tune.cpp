@@ -94,10 +94,10 @@ void add_tune_command(CLI::App& app, Runner& selected) {
   auto* sub = app.add_subcommand(
       "tune", "Run a program under candidate placements, interleaved, and say which wins");
   std::string names;
-  for (const auto& n : tune::builtin_candidate_names()) names += (names.empty() ? "" : ",") + n;
+  for (const auto& n : tune::builtin_candidate_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--candidates", opt->candidates,
-                  "Comma-separated candidates (" + names +
-                      "); default: os and every built-in that differs on this machine");
+                  "Comma-separated candidates, any of: " + names +
+                      "; default: os and every built-in that differs on this machine");
   sub->add_option("--metric", opt->metric,
                   "wall (default), cpu (user+system time), or a regular expression with one "
                   "capture group around a number the program prints (with --higher/--lower)");
