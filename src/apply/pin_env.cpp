@@ -112,6 +112,7 @@ Result<std::string> encode_pin_config(const PinRules& rules, const CpuSet& allow
     out += ";namemem=" + pattern + ":" + std::to_string(node);
   }
   if (rules.inherit) out += ";inherit";
+  if (rules.override_affinity) out += ";overrideaffinity";
   return out;
 }
 

@@ -35,6 +35,7 @@ struct PinRules {
   std::vector<std::string> skip_names;       ///< name globs left unpinned
   std::vector<std::string> skip_libraries;   ///< library globs left unpinned
   bool inherit = false;                      ///< exec'd children keep the rules
+  bool override_affinity = false;            ///< rules win over a create's own affinity attribute
   std::string memory;                        ///< mem= value (encode_memory_policy), "" = none
   std::optional<int> main_memory_node;       ///< main thread prefers this node (OS number)
   std::vector<int> slot_memory_nodes;        ///< slot k prefers node k (-1 = none)

@@ -43,6 +43,7 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
     if (auto st = add_library_rule(rules, topo, item); !st) return st.error();
   field = RunField::none;
   rules.inherit = r.inherit;
+  rules.override_affinity = r.override_affinity;
   return rules;
 }
 

@@ -15,13 +15,15 @@ namespace threadmap::apply {
 /// The options of `threadmap run`, as values (no flag names: messages describe the value and the
 /// CLI adds the flag).
 struct RunRequest {
-  std::string plan_path;             ///< plan JSON (threadmap.plan/1), or empty
-  bool by_name = false;              ///< with a plan: match assignments to thread names
-  std::string cpus;                  ///< CPU expression to spread threads over, or empty
-  std::string policy = "compact";    ///< with cpus: compact, scatter or round-robin
-  std::vector<std::string> skip;     ///< creation index, name glob or lib:GLOB, one per item
-  std::vector<std::string> libs;     ///< GLOB=CPUS: threads whose start routine is in a library
-  bool inherit = false;              ///< programs the command execs keep the rules
+  std::string plan_path;           ///< plan JSON (threadmap.plan/1), or empty
+  bool by_name = false;            ///< with a plan: match assignments to thread names
+  std::string cpus;                ///< CPU expression to spread threads over, or empty
+  std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin
+  std::vector<std::string> skip;   ///< creation index, name glob or lib:GLOB, one per item
+  std::vector<std::string> libs;   ///< GLOB=CPUS: threads whose start routine is in a library
+  bool inherit = false;            ///< programs the command execs keep the rules
+  /// Pin threads created with their own affinity attribute too (without it, theirs wins).
+  bool override_affinity = false;
   bool thread_cache = false;         ///< also preload the thread cache
   bool verbose = false;              ///< the preload libraries print their decisions
   std::string line_tag;              ///< after "threadmap: " on every preload line (host/rank)

@@ -155,6 +155,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
                   "preferred:NODE (OS node numbers, as numactl)");
   sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
+  sub->add_flag("--override-affinity", r.override_affinity,
+                "Also pin threads the program created with an affinity of their own "
+                "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
   sub->add_flag("--watch", opt->watch, "Watch the program's threads and print a summary at exit");

@@ -166,6 +166,10 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     if (cfg) cfg->inherit = 1;
     return 0;
   }
+  if (key_is(e, len, "overrideaffinity")) {
+    if (cfg) cfg->override_affinity = 1;
+    return 0;
+  }
   size_t eq = 0;
   while (eq < len && e[eq] != '=') ++eq;
   if (eq == len) return fail(st, "expected KEY=VALUE", e, len);

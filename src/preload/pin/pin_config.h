@@ -13,6 +13,9 @@
  *     skipname=GLOB      a thread that names itself so gets the process's original affinity
  *     skiplib=GLOB       a thread whose start routine lives in a matching library is not pinned
  *     inherit            exec'd children keep the configuration (and the library)
+ *     overrideaffinity   threads created with an affinity of their own in their attributes
+ *                        (pthread_attr_setaffinity_np) are pinned by the rules too; without
+ *                        it their own affinity wins and they take no slot
  *     mem=MODE[:NODES]   memory policy of every thread (set_mempolicy before user code):
  *                        local, interleave:NODES, bind:NODES, preferred:NODE (one node)
  *     mainmem=NODE       the main thread prefers NODE for its memory (a plan's memory_node)
@@ -72,6 +75,7 @@ typedef struct tm__pattern_rule {
 /** The parsed configuration. Every pointer points into the caller's arena. */
 typedef struct tm__pin_config {
   int inherit;                /**< 1 when exec'd children keep the configuration */
+  int override_affinity;      /**< 1: the rules win over a create's own affinity attribute */
   size_t mask_words;          /**< unsigned longs per CPU set (cpu_set_t-compatible layout) */
   size_t set_count;           /**< CPU sets stored in `sets` */
   unsigned long* sets;        /**< set_count * mask_words words */

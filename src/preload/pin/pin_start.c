@@ -27,6 +27,7 @@ typedef struct tm__start_info {
   long index;          /* creation index, for TM_VERBOSE */
   const char* library; /* basename of the start routine's object, or NULL */
   int mem_node;        /* its slot's memory node (slotmem=), or -1 */
+  int own_affinity;    /* created with an affinity attribute that the rules leave alone */
 } tm__start_info;
 
 typedef struct tm__start_box {
@@ -68,7 +69,7 @@ static void* tm__thread_start(void* raw) {
   }
   tm__apply_to_self(&info.decision, "thread", info.index, info.library);
   char name[16] = {0};
-  if (tm__rt.config.has_name_rules) {
+  if (tm__rt.config.has_name_rules && !info.own_affinity) {
     /* The creator may have named us before we ran (pthread_setname_np(child, ...) right after
      * pthread_create); its pin may have landed before ours, so the name rule is re-applied. */
     if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
@@ -84,6 +85,15 @@ static void* tm__thread_start(void* raw) {
     tm__apply_memory(&memory, "thread", info.index);
   }
   return info.start(info.arg);
+}
+
+/* Whether the program placed this thread itself: glibc's pthread_attr_getaffinity_np reports
+ * every CPU for attributes without an affinity, so anything less was asked for. */
+static int attr_has_own_affinity(const pthread_attr_t* attr) {
+  if (!attr) return 0;
+  cpu_set_t set;
+  if (pthread_attr_getaffinity_np(attr, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set) < CPU_SETSIZE;
 }
 
 /* Basename of the object holding `address` (link map strings live as long as the object). */
@@ -105,8 +115,17 @@ int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*sta
   info.arg = arg;
   info.index = atomic_fetch_add_explicit(&tm__rt.created, 1, memory_order_relaxed);
   info.library = (tm__rt.config.has_lib_rules || tm__rt.verbose) ? library_of((void*)start) : NULL;
-  info.decision = tm__decide_created(&tm__rt.config, info.index, info.library);
   info.mem_node = -1;
+  info.own_affinity = !tm__rt.config.override_affinity && attr_has_own_affinity(attr);
+  if (info.own_affinity) {
+    /* The program placed this thread itself (glibc's own affinity tests do): its choice wins
+     * and it takes no slot, so the next threads get the plan's slots in order. */
+    info.decision.action = TM__ACTION_NONE;
+    info.decision.set = -1;
+    info.decision.reason = "kept its own affinity (pthread_attr_setaffinity_np)";
+  } else {
+    info.decision = tm__decide_created(&tm__rt.config, info.index, info.library);
+  }
   if (info.decision.action == TM__ACTION_SLOT) {
     long slot = atomic_fetch_add_explicit(&tm__rt.slots, 1, memory_order_relaxed);
     info.decision = tm__decide_slot(&tm__rt.config, slot);

@@ -10,6 +10,8 @@
 //   exec               prints whether TM_PIN_CONFIG is set, then execs itself "pthreads 1"
 //   exit CODE          exits with CODE after reporting the main thread
 //   sleep MS           one thread that reports, then sleeps MS ms (something to watch)
+//   ownaffinity CPU    thread "own-0" created with pthread_attr_setaffinity_np(CPU), then a
+//                      plain "thread-1", one after the other
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -58,6 +60,28 @@ void* named_thread(void* arg) {
 
 void* empty_thread(void*) { return nullptr; }
 
+void* own_thread(void*) {
+  report("own-0");
+  return nullptr;
+}
+
+// One thread placed by the program itself, then one left to whoever places threads.
+int own_affinity(int cpu) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (pthread_attr_setaffinity_np(&attr, sizeof set, &set) != 0) return 3;
+  pthread_t t;
+  if (pthread_create(&t, &attr, own_thread, nullptr) != 0) return 3;
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+  if (pthread_create(&t, nullptr, plain_thread, reinterpret_cast<void*>(1L)) != 0) return 3;
+  pthread_join(t, nullptr);
+  return 0;
+}
+
 void* sleeping_thread(void* arg) {
   report("thread-0");
   usleep(static_cast<useconds_t>(reinterpret_cast<long>(arg)) * 1000);
@@ -93,6 +117,7 @@ int main(int argc, char** argv) {
   std::string mode = argv[1];
   int n = argc > 2 ? std::atoi(argv[2]) : 1;
   if (mode == "pthreads") return create_all(n, plain_thread);
+  if (mode == "ownaffinity") return own_affinity(n);
   if (mode == "named") return create_all(n, named_thread);
   if (mode == "serial") {
     for (long k = 0; k < n; ++k) {

@@ -51,6 +51,21 @@ TEST_F(Run, NamedThreadsLandOnPlannedCpusFromTheirFirstInstruction) {
   }
 }
 
+TEST_F(Run, AThreadsOwnAffinityAttributeWinsUnlessOverridden) {
+  // The program puts its first thread on CPU 1 itself; run --cpus 0 places the rest.
+  auto o = run(kTm + " run --cpus 0 --verbose -- " + kProbe + " ownaffinity 1");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["own-0"].affinity, "1") << o.out;
+  EXPECT_EQ(p["thread-1"].affinity, "0") << o.out;
+  EXPECT_NE(o.err.find("kept its own affinity"), std::string::npos) << o.err;
+  auto forced = run(kTm + " run --cpus 0 --override-affinity -- " + kProbe + " ownaffinity 1");
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  auto q = placements(forced.out);
+  EXPECT_EQ(q["own-0"].affinity, "0") << forced.out;
+  EXPECT_EQ(q["thread-1"].affinity, "0") << forced.out;
+}
+
 TEST_F(Run, ByNameMatchesThreadNamesNotCreationOrder) {
   // Listed in another order than the program creates them.
   std::string plan = tm_test::write_temp("byname.json", R"({"schema":"threadmap.plan/1",

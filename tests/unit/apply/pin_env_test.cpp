@@ -28,12 +28,14 @@ TEST(EncodePinConfig, RoundTripsThroughThePreloadParser) {
   rules.skip_names = {"helper*"};
   rules.skip_libraries = {"libfoo*"};
   rules.inherit = true;
+  rules.override_affinity = true;
   auto text = encode_pin_config(rules, kAllowed);
   ASSERT_TRUE(text.ok()) << text.error().message;
   auto parsed = parse_config(*text);
   ASSERT_TRUE(parsed.ok) << parsed.error << " in " << *text;
   const auto& c = parsed.config;
   EXPECT_EQ(cpus_of(c, c.main_set), (std::vector<int>{0}));
+  EXPECT_EQ(c.override_affinity, 1);
   EXPECT_EQ(cpus_of(c, tm__decide_slot(&c, 0).set), (std::vector<int>{1}));
   EXPECT_EQ(cpus_of(c, tm__decide_slot(&c, 1).set), (std::vector<int>{5}));  // cycle[1 % 2]
   EXPECT_EQ(cpus_of(c, tm__decide_slot(&c, 2).set), (std::vector<int>{2, 3}));

@@ -13,6 +13,7 @@ TEST(PinConfig, HeaderOnlyIsValidAndEmpty) {
   EXPECT_EQ(p.config.slot_count, 0u);
   EXPECT_EQ(p.config.cycle_count, 0u);
   EXPECT_EQ(p.config.inherit, 0);
+  EXPECT_EQ(p.config.override_affinity, 0);
 }
 
 TEST(PinConfig, ParsesEveryEntryKind) {
@@ -74,7 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "tm-pin/1;slot=x:1", "tm-pin/1;slot=0:1;slot=0:2", "tm-pin/1;main=0;main=1",
                       "tm-pin/1;skip=", "tm-pin/1;skip=1a", "tm-pin/1;name=:1", "tm-pin/1;name=abc",
                       "tm-pin/1;skipname=", "tm-pin/1;cycle=0//1", "tm-pin/1;cycle=0;cycle=1",
-                      "tm-pin/1;bogus=1", "tm-pin/1;inherit=1", "tm-pin/1;slot=1000001:0"));
+                      "tm-pin/1;bogus=1", "tm-pin/1;inherit=1", "tm-pin/1;overrideaffinity=1",
+                      "tm-pin/1;slot=1000001:0"));
 
 TEST(PinConfig, ErrorNamesTheEntry) {
   auto p = parse_config("tm-pin/1;main=0;slot=zz:1");
