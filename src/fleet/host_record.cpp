@@ -133,6 +133,12 @@ Result<HostRecord> parse_checked(const std::string& text, const std::string& fil
   r.allowed_cpus = str(doc, {"topology", "topology", "allowed_cpus"});
   r.complete_cpus = str(doc, {"topology", "topology", "complete_cpus"});
   r.kernel = str(doc, {"topology", "topology", "machine_infos", "OSRelease"});
+  // A document that only claims the schema (or a report whose topology could not be read) has
+  // nothing to group or compare by: it is listed as unreadable, not as a host.
+  if (r.pus <= 0 || r.complete_cpus.empty())
+    return Error::invalid(file +
+                          ": a threadmap.report/1 without a topology (no CPUs in "
+                          "topology.topology): nothing to compare");
   read_latency(doc, r);
   read_benches(doc, r);
   read_conditions(doc, r);

@@ -150,6 +150,8 @@ void build(Fleet& fleet, const std::vector<std::pair<Machine, int>>& machines) {
   }
   // A file that is not a report: listed as unreadable, the rest still compared.
   std::ofstream(fleet.dir / "notes.json") << "{\"hello\": 1}";
+  // Nor is a document that only claims to be one: it has nothing to group or compare by.
+  std::ofstream(fleet.dir / "bare.json") << "{\"schema\": \"threadmap.report/1\"}";
 }
 
 std::set<std::pair<std::string, std::string>> found(const fleet::FleetReport& r) {
@@ -177,8 +179,11 @@ TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
   EXPECT_EQ(r->hosts, 4 * 20 + 5 * 20 + 16 + 4);
   EXPECT_EQ(r->groups.size(), 4u);
   EXPECT_EQ(found(*r), fleet.planted);
-  ASSERT_EQ(r->unreadable.size(), 1u);
-  EXPECT_NE(r->unreadable[0].find("notes.json"), std::string::npos);
+  ASSERT_EQ(r->unreadable.size(), 2u);
+  std::string unreadable = r->unreadable[0] + " " + r->unreadable[1];
+  EXPECT_NE(unreadable.find("notes.json"), std::string::npos);
+  EXPECT_NE(unreadable.find("bare.json: a threadmap.report/1 without a topology"),
+            std::string::npos);
   // Groups with outliers come first.
   EXPECT_GT(r->groups.front().outliers, 0);
   EXPECT_EQ(r->groups.back().outliers, 0);
