@@ -48,7 +48,7 @@ bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const Watc
   if (out.wanted(&outputs.timeline_path)) {
     auto format = render::image_format_for(outputs.timeline_path);
     if (!format) return fail(format.error()) == 0;
-    auto drawn = render::watch_timeline_image(w.history, *format);
+    auto drawn = render::watch_timeline_image(w.history, *format, w.summary.duration_s);
     if (!drawn) return fail(drawn.error()) == 0;
     out.set(&outputs.timeline_path, std::move(*drawn));
   }

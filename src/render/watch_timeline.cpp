@@ -49,8 +49,12 @@ Rgb color_for(size_t index, size_t count) {
 }
 
 void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
-          double row_h, double left, double top, double plot_w) {
+          double row_h, double left, double top, double plot_w, double watched_s) {
   const auto& threads = history.threads();
+  // Running vs waiting is known only when the counters gave CPU time (task clock).
+  bool activity_known = false;
+  for (const auto& t : threads)
+    for (const auto& s : t.spans) activity_known = activity_known || s.cpu_s > 0;
   std::map<int, size_t> cpu_index;
   for (const auto& t : threads)
     for (const auto& s : t.spans) cpu_index.emplace(s.cpu, 0);
@@ -67,10 +71,15 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_move_to(cr, left, 20);
+  // The same duration as the summary's, and what the samples cover when it differs.
+  const std::string duration =
+      watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
+          ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, span_s)
+          : fmt::format("{:.2f} s", span_s);
   std::string title = fmt::format(
-      "threadmap watch: process {}, {} threads, {:.2f} s — CPU of each "
-      "thread at each sample",
-      history.pid(), threads.size(), span_s);
+      "threadmap watch: process {}, {} threads, {} — CPU of each thread at each sample{}",
+      history.pid(), threads.size(), duration,
+      activity_known ? "; thin = waiting, full = running" : "");
   cairo_show_text(cr, title.c_str());
 
   cairo_set_font_size(cr, std::min(11.0, row_h - 2));
@@ -83,7 +92,10 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
       double x0 = x_of(s.start_s);
       // A span seen at a single sample still gets a visible sliver.
       double x1 = std::max(x_of(s.end_s), x0 + 1.0);
-      cairo_rectangle(cr, x0, y, x1 - x0, std::max(row_h - 1, 1.0));
+      const double full = std::max(row_h - 1, 1.0);
+      // A waiting thread is a thin line through the middle of its row, on its CPU's colour.
+      const double h = activity_known && !s.active ? std::max(full / 4, 1.0) : full;
+      cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
       cairo_fill(cr);
     }
     if (row_h >= 9) {
@@ -140,7 +152,8 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
 
 }  // namespace
 
-Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, ImageFormat format) {
+Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, ImageFormat format,
+                                         double watched_s) {
   const size_t rows = std::max<size_t>(history.threads().size(), 1);
   const double row_h = std::clamp(4000.0 / static_cast<double>(rows), 2.0, 16.0);
   size_t cpus = 0;
@@ -156,7 +169,7 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
 
   return draw_image(
       format, static_cast<int>(width), static_cast<int>(height),
-      [&](cairo_t* cr) { draw(cr, history, width, height, row_h, left, top, plot_w); },
+      [&](cairo_t* cr) { draw(cr, history, width, height, row_h, left, top, plot_w, watched_s); },
       "the timeline");
 }
 
