@@ -4,17 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "src/core/planned_thread.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::apply {
 
-/// One thread of a plan and the CPUs it should run on.
-struct PlannedThread {
-  std::string thread;  ///< name from the workload spec ("main" = the main thread)
-  CpuSet cpus;
-  int memory_node = -1;  ///< "memory_node": OS NUMA node its memory should be on, -1 = none
-};
+using threadmap::PlannedThread;  // one entry of "assignments" (src/core/planned_thread.hpp)
 
 /// The part of a plan `run` and `watch` use: assignments in thread-creation order.
 struct PlanFile {

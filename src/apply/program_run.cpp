@@ -28,18 +28,23 @@ Result<ProgramOutcome> run_program(const os::LaunchSpec& launch,
   return outcome;
 }
 
-Result<monitor::WatchSettings> watch_settings(int interval_ms, double duration_s,
-                                              const std::string& plan_path, bool by_name) {
+monitor::WatchSettings watch_settings(int interval_ms, double duration_s, const PlanFile* plan,
+                                      bool by_name) {
   monitor::WatchSettings s;
   s.interval_ms = interval_ms;
   s.duration_s = duration_s;
   s.by_name = by_name;
-  if (!plan_path.empty()) {
-    auto plan = read_plan_file(plan_path);
-    if (!plan) return plan.error();
-    for (const auto& a : plan->assignments) s.plan.push_back({a.thread, a.cpus});
-  }
+  if (plan) s.plan = plan->assignments;
   return s;
+}
+
+Result<monitor::WatchSettings> watch_settings(int interval_ms, double duration_s,
+                                              const std::string& plan_path, bool by_name) {
+  if (plan_path.empty())
+    return watch_settings(interval_ms, duration_s, static_cast<const PlanFile*>(nullptr), by_name);
+  auto plan = read_plan_file(plan_path);
+  if (!plan) return plan.error();
+  return watch_settings(interval_ms, duration_s, &*plan, by_name);
 }
 
 int combined_exit_status(int program_status, bool our_part_ok) {

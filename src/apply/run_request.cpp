@@ -15,7 +15,7 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
   PinRules rules;
   if (!r.plan_path.empty()) {
     field = RunField::plan;
-    auto plan = read_plan_file(r.plan_path);
+    Result<PlanFile> plan = r.plan ? Result<PlanFile>(*r.plan) : read_plan_file(r.plan_path);
     if (!plan) return plan.error();
     if (!r.within.empty()) {
       for (const PlannedThread& t : plan->assignments)

@@ -3,9 +3,11 @@
 // environment set. Everything is checked here, before anything starts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "src/apply/plan_file.hpp"
 #include "src/os/process.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
@@ -15,7 +17,10 @@ namespace threadmap::apply {
 /// The options of `threadmap run`, as values (no flag names: messages describe the value and the
 /// CLI adds the flag).
 struct RunRequest {
-  std::string plan_path;           ///< plan JSON (threadmap.plan/1), or empty
+  std::string plan_path;  ///< plan JSON (threadmap.plan/1), or empty
+  /// The plan at plan_path when the caller read it already (`run --plan --watch` reads it once
+  /// for pinning and watching); empty: prepare_run reads plan_path itself.
+  std::optional<PlanFile> plan;
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty
   std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/planned_thread.hpp"
 #include "src/monitor/thread_sampler.hpp"
 #include "src/os/numa_maps.hpp"
 #include "threadmap/cpuset.hpp"
@@ -72,11 +73,7 @@ class WatchHistory {
   std::uint64_t samples_ = 0;
 };
 
-/// A thread's planned CPUs (from a plan's assignments).
-struct PlannedThread {
-  std::string thread;  ///< "main" = the main thread
-  CpuSet cpus;
-};
+using threadmap::PlannedThread;  // a plan's entry (src/core/planned_thread.hpp)
 
 /// Which thread gets which plan entry: "main" -> the main thread; with `by_name` each entry ->
 /// threads whose name equals it (first 15 characters); otherwise the other entries go, in
