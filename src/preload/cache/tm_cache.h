@@ -72,7 +72,7 @@ enum tm_retire_reason {
   TM_RETIRE_GLIBC_EXIT,   /* left through glibc's own unwind */
   TM_RETIRE_IDLE_LIMIT,   /* TM_CACHE_MAX_IDLE or TM_CACHE_MAX_IDLE_BYTES reached */
   TM_RETIRE_IDLE_TIMEOUT, /* parked longer than TM_CACHE_IDLE_TIMEOUT_MS */
-  TM_RETIRE_UNDOABLE,     /* seccomp, no_new_privs, unshare/setns, pending signals, altstack */
+  TM_RETIRE_UNDOABLE,     /* seccomp, nnp, unshare/setns, credentials, unknown syscall(2), ... */
   TM_RETIRE_ROBUST,       /* held robust mutexes: the kernel marks them OWNER_DIED at exit */
   TM_RETIRE_PROCESS,      /* fork child, or main thread called pthread_exit */
   TM_RETIRE_UNJOINED,     /* finished while TM_CACHE_MAX_UNJOINED others waited for a join */
@@ -130,7 +130,7 @@ struct tm_thread {
   uint64_t signal_epoch;  /* tm__signal_epoch when nothing was pending here */
   uint64_t seccomp_epoch; /* tm__seccomp_epoch when seccomp_at_birth was known */
   int seccomp_at_birth;
-  int tainted;    /* unshare/setns called: retire at logical exit */
+  int tainted;    /* unshare/setns, per-thread identity, unknown syscall(2): retire at exit */
   char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
 
   /* --- logical thread --- */
