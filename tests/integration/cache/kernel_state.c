@@ -3,13 +3,13 @@
  * thread gets its creator's credentials, groups, capabilities, securebits, capability bounding
  * set, I/O priority and personality. Thread A changes one item, is joined, and thread B (under
  * the cache, served by A's parked physical thread unless A retired) must see main's value. */
-#include "semantics.h"
-
 #include <grp.h>
 #include <linux/capability.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+
+#include "semantics.h"
 
 /* glibc exports these without declaring them. */
 extern int capget(cap_user_header_t header, cap_user_data_t data);
@@ -100,8 +100,9 @@ static void *observe(void *arg) {
 }
 
 int main(void) {
-  static const char *const names[] = {"ioprio", "setresuid", "setresgid", "setgroups", "capset",
-                                      "securebits", "capbset", "personality", "glibc capset"};
+  static const char *const names[] = {"ioprio",    "setresuid",   "setresgid",
+                                      "setgroups", "capset",      "securebits",
+                                      "capbset",   "personality", "glibc capset"};
   struct ids before;
   read_ids(&before);
   int root = before.e == 0;
