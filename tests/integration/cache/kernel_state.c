@@ -3,6 +3,7 @@
  * thread gets its creator's credentials, groups, capabilities, securebits, capability bounding
  * set, I/O priority and personality. Thread A changes one item, is joined, and thread B (under
  * the cache, served by A's parked physical thread unless A retired) must see main's value. */
+#define _GNU_SOURCE 1
 #include <grp.h>
 #include <linux/capability.h>
 #include <sys/personality.h>
