@@ -166,7 +166,7 @@ TM_HIDDEN void tm__records_init(void);
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
                                          const struct tm_sched *want);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
-TM_HIDDEN void tm__idle_flush(void);
+TM_HIDDEN int tm__idle_flush(void); /* returns how many parked threads it let go */
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context);
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
