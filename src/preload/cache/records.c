@@ -163,7 +163,7 @@ void tm__idle_push(struct tm_thread *t) {
   long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                                               memory_order_relaxed) +
                     (long long)t->stack_size;
-  if (n > max_idle || bytes > max_bytes || tm__process_retiring()) {
+  if (n > max_idle || bytes > max_bytes || tm__process_retiring() || tm__shedding_now()) {
     atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                               memory_order_relaxed);

@@ -296,6 +296,8 @@ TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
  * process alive. */
 TM_HIDDEN int tm__process_retiring(void);
+/* 1 while a create that got EAGAIN releases the cache's kernel tasks: nothing parks. */
+TM_HIDDEN int tm__shedding_now(void);
 TM_HIDDEN void tm__init(void);
 /* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
 TM_HIDDEN void tm__runtime_ranges_init(void);
