@@ -66,6 +66,8 @@ void tm__defaults_refresh(void) {
 static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
 static void tm__after_fork_parent(void) { atomic_store(&tm__forking, 0); }
 
+static void tm__main_key_after_fork(void);
+
 static void tm__after_fork_child(void) {
   tm__shadow_after_fork();
   tm__thread_after_fork();
@@ -79,6 +81,7 @@ static void tm__after_fork_child(void) {
     t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
     atomic_store(&t->creator_done, 1);         /* nor is there a creator to wait for */
   }
+  tm__main_key_after_fork();
 }
 
 /* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
@@ -141,6 +144,15 @@ void tm__arm_main_key(void) {
     pthread_setspecific(tm__main_key, &tm__main_key);
     atomic_store(&tm__main_key_held, 1);
   }
+}
+
+/* The forking thread is the child's main thread (its tid is the child's pid): when it ends
+ * with pthread_exit, the child's parked threads must go at once, as from main (issue 25; the
+ * thread that forked may not be the parent's main thread, which alone held our key's value). */
+static void tm__main_key_after_fork(void) {
+  tm__main_thread = pthread_self();
+  tm__main_thread_known = 1;
+  if (atomic_load(&tm__main_key_held)) pthread_setspecific(tm__main_key, &tm__main_key);
 }
 
 int tm__main_key_armed_already(void) {

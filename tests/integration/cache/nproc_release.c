@@ -38,8 +38,7 @@ int main(void) {
   waitpid(pid, &status, 0);
   int r = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
   if (r >= 10) {
-    printf("ok creates after finished unjoined threads under RLIMIT_NPROC (setup failed: %d)\n",
-           r);
+    printf("ok creates after finished unjoined threads under RLIMIT_NPROC (setup failed: %d)\n", r);
     return 0;
   }
   printf("creates that failed after 3 finished unjoined threads under RLIMIT_NPROC 4: %d\n", r);
