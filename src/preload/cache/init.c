@@ -64,7 +64,15 @@ void tm__defaults_refresh(void) {
 }
 
 static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
-static void tm__after_fork_parent(void) { atomic_store(&tm__forking, 0); }
+/* The kernel's parent of a forked child is the thread that forked: when that thread ends, the
+ * child gets its PR_SET_PDEATHSIG signal (and is reparented). A parked thread never ends, so a
+ * thread that forked retires at its logical exit (issue 25; posix_spawn, system and popen use
+ * clone(CLONE_VFORK) without fork handlers and keep the thread reusable). */
+static void tm__after_fork_parent(void) {
+  atomic_store(&tm__forking, 0);
+  struct tm_thread *t = tm__self();
+  if (t) t->tainted = 1;
+}
 
 static void tm__main_key_after_fork(void);
 
