@@ -410,9 +410,20 @@ static void tm__note_syscall(long number, long a1, long a2) {
       break;
     case SYS_sched_setscheduler:
     case SYS_sched_setparam:
-    case SYS_sched_setattr:
       tm__shadow_changed((pid_t)a1, TM_S_SCHED);
       break;
+    case SYS_sched_setattr: {
+      tm__shadow_changed((pid_t)a1, TM_S_SCHED);
+      /* Utilization clamps (and deadline parameters) are not in the shadow's scheduling
+       * identity: a thread that set its own retires (struct sched_attr: u32 size, u32 policy,
+       * u64 flags). Another thread's stay: docs/thread-cache-state.md. */
+      uint64_t flags = 0;
+      if (a2) memcpy(&flags, (const char *)a2 + 8, sizeof flags);
+      if ((flags & (0x20 | 0x40) /* SCHED_FLAG_UTIL_CLAMP_MIN/MAX */) &&
+          (a1 == 0 || (pid_t)a1 == tm__self_tid()))
+        tm__taint_self();
+      break;
+    }
     case SYS_setpriority:
       tm__note_priority((int)a1, a2);
       break;

@@ -38,7 +38,25 @@ struct ids {
   unsigned caps;
   int securebits, bset_chown;
   int persona;
+  unsigned uclamp_min;
 };
+
+/* struct sched_attr (linux/sched/types.h), read and set through syscall(2). */
+struct attr {
+  unsigned size, policy;
+  unsigned long long flags;
+  int nice;
+  unsigned priority;
+  unsigned long long runtime, deadline, period;
+  unsigned util_min, util_max;
+};
+
+static unsigned uclamp_min_self(void) {
+  struct attr a;
+  memset(&a, 0, sizeof a);
+  if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0) return 0xdeadu;
+  return a.util_min;
+}
 
 static void read_ids(struct ids *x) {
   memset(x, 0, sizeof *x);
@@ -50,6 +68,7 @@ static void read_ids(struct ids *x) {
   x->securebits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
   x->bset_chown = prctl(PR_CAPBSET_READ, CAP_CHOWN, 0, 0, 0);
   x->persona = personality(0xffffffff);
+  x->uclamp_min = uclamp_min_self();
 }
 
 static void *change(void *arg) {
@@ -85,6 +104,15 @@ static void *change(void *arg) {
     case 7:
       syscall(SYS_personality, ADDR_NO_RANDOMIZE);
       break;
+    case 9: {
+      struct attr a;
+      memset(&a, 0, sizeof a);
+      a.size = sizeof a;
+      a.flags = 0x20 | 0x10 | 0x08; /* UTIL_CLAMP_MIN | KEEP_PARAMS | KEEP_POLICY */
+      a.util_min = 512;
+      syscall(SYS_sched_setattr, 0, &a, 0);
+      break;
+    }
     case 8:
       memset(d, 0, sizeof d);
       capget(&h, d);
@@ -101,9 +129,9 @@ static void *observe(void *arg) {
 }
 
 int main(void) {
-  static const char *const names[] = {"ioprio",    "setresuid",   "setresgid",
-                                      "setgroups", "capset",      "securebits",
-                                      "capbset",   "personality", "glibc capset"};
+  static const char *const names[] = {"ioprio",       "setresuid",  "setresgid", "setgroups",
+                                      "capset",       "securebits", "capbset",   "personality",
+                                      "glibc capset", "uclamp"};
   struct ids before;
   read_ids(&before);
   int root = before.e == 0;
