@@ -161,6 +161,38 @@ int tm__syscall_harmless(long number) {
     case SYS_kcmp:
     case SYS_restart_syscall:
     case SYS_get_robust_list:
+    case SYS_rt_sigtimedwait:
+    case SYS_rt_sigpending:
+    case SYS_rt_sigsuspend:
+    case SYS_statfs:
+    case SYS_fstatfs:
+    case SYS_fadvise64:
+    case SYS_readahead:
+    case SYS_flock:
+    case SYS_sched_get_priority_max:
+    case SYS_sched_get_priority_min:
+    case SYS_times:
+    case SYS_getxattr:
+    case SYS_fgetxattr:
+    case SYS_lgetxattr:
+#ifdef SYS_futex_waitv
+    case SYS_futex_waitv:
+#endif
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+#ifdef SYS_openat2
+    case SYS_openat2:
+#endif
+#ifdef SYS_faccessat2
+    case SYS_faccessat2:
+#endif
+#ifdef SYS_close_range
+    case SYS_close_range:
+#endif
+#ifdef SYS_pidfd_getfd
+    case SYS_pidfd_getfd:
+#endif
 #ifdef SYS_open
     case SYS_open:
     case SYS_stat:
