@@ -2,6 +2,7 @@
  * how physical threads are made (glibc, or a sanitizer's interceptors), and the fork handler.
  * Runs once, from the library constructor or the first interposed call. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -63,7 +64,17 @@ void tm__defaults_refresh(void) {
 }
 
 static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
-static void tm__after_fork_parent(void) { atomic_store(&tm__forking, 0); }
+/* The kernel's parent of a forked child is the thread that forked: when that thread ends, the
+ * child gets its PR_SET_PDEATHSIG signal (and is reparented). A parked thread never ends, so a
+ * thread that forked retires at its logical exit (issue 25; posix_spawn, system and popen use
+ * clone(CLONE_VFORK) without fork handlers and keep the thread reusable). */
+static void tm__after_fork_parent(void) {
+  atomic_store(&tm__forking, 0);
+  struct tm_thread *t = tm__self();
+  if (t) t->tainted = 1;
+}
+
+static void tm__main_key_after_fork(void);
 
 static void tm__after_fork_child(void) {
   tm__shadow_after_fork();
@@ -78,6 +89,7 @@ static void tm__after_fork_child(void) {
     t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
     atomic_store(&t->creator_done, 1);         /* nor is there a creator to wait for */
   }
+  tm__main_key_after_fork();
 }
 
 /* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
@@ -105,21 +117,50 @@ static void tm__main_key_destructor(void *value) {
   if (getpid() == (pid_t)gettid()) tm__main_exiting();
 }
 
+/* glibc gives the lowest free key: ours, made at main's first create, would take the key a
+ * program that creates a thread before its first key expects to get (0; issue 25). Every free
+ * key is taken once and all but the highest given back, so the program's keys are numbered as
+ * without the cache (once per process, at main's first create: ~1024 creates and deletes). */
+static int tm__take_high_key(pthread_key_t *out) {
+  pthread_key_t taken[PTHREAD_KEYS_MAX];
+  int n = 0;
+  /* Each with our destructor: only the kept one ever holds a value. */
+  while (n < PTHREAD_KEYS_MAX && tm__real.key_create(&taken[n], tm__main_key_destructor) == 0) ++n;
+  if (n == 0) return 0;
+  int high = 0;
+  for (int i = 1; i < n; ++i)
+    if (taken[i] > taken[high]) high = i;
+  for (int i = 0; i < n; ++i)
+    if (i != high) tm__real.key_delete(taken[i]);
+  *out = taken[high];
+  return 1;
+}
+
 /* However main ends its thread without ending the process (pthread_exit, thrd_exit, or
  * cancelling itself), glibc runs its key destructors: ours tells parked threads to go. The key
- * is made at main's first cached create, not at start-up: a key is visible to the program (it
- * takes the lowest free index, and glibc's tst-tss-basic expects key 0 to be invalid before
- * the program creates one), and a process that never creates a thread needs none. A program
+ * is made at main's first cached create, not at start-up: a key is visible to the program
+ * (glibc's tst-tss-basic expects key 0 to be invalid before the program creates one), and a
+ * process that never creates a thread needs none; it is the highest free one
+ * (tm__take_high_key). A program
  * that needs every key gets it back (tm__give_up_main_key); parked threads then end at their
  * idle timeout instead. */
 void tm__arm_main_key(void) {
   if (!tm__main_thread_known || !pthread_equal(pthread_self(), tm__main_thread) ||
       atomic_exchange(&tm__main_key_armed, 1))
     return;
-  if (tm__real.key_create(&tm__main_key, tm__main_key_destructor) == 0) {
+  if (tm__take_high_key(&tm__main_key)) {
     pthread_setspecific(tm__main_key, &tm__main_key);
     atomic_store(&tm__main_key_held, 1);
   }
+}
+
+/* The forking thread is the child's main thread (its tid is the child's pid): when it ends
+ * with pthread_exit, the child's parked threads must go at once, as from main (issue 25; the
+ * thread that forked may not be the parent's main thread, which alone held our key's value). */
+static void tm__main_key_after_fork(void) {
+  tm__main_thread = pthread_self();
+  tm__main_thread_known = 1;
+  if (atomic_load(&tm__main_key_held)) pthread_setspecific(tm__main_key, &tm__main_key);
 }
 
 int tm__main_key_armed_already(void) {

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/tm_sanitizer.h"
@@ -251,13 +252,38 @@ TM_EXPORT int pthread_once(pthread_once_t *control, void (*routine)(void)) {
   return tm__once(control, routine);
 }
 
+/* The kernel refuses some unshare and setns calls (a user namespace, CLONE_FS, ...) to a
+ * multithreaded process with EINVAL. Under glibc a process whose threads were all joined is
+ * single-threaded again; under the cache its parked threads still exist: on EINVAL they are let
+ * go and the call is made again until their tasks are gone (issue 25). Nothing is parked: the
+ * EINVAL is the kernel's answer. Threads finished but not yet joined, or running, stay: EINVAL,
+ * as under glibc for running ones. */
+static int tm__single_threaded_retry(int (*call)(int, int), int a, int b) {
+  int r = call(a, b);
+  if (r == 0 || errno != EINVAL || tm__idle_flush() == 0) return r;
+  for (int i = 0; i < 1000; ++i) { /* each exits at once: ~1 ms in practice, 1 s at most */
+    r = call(a, b);
+    if (r == 0 || errno != EINVAL) return r;
+    struct timespec pause = {0, 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  return r;
+}
+
+static int tm__call_unshare(int flags, int unused) {
+  (void)unused;
+  return tm__real.unshare(flags);
+}
+
+static int tm__call_setns(int fd, int nstype) { return tm__real.setns(fd, nstype); }
+
 /* Namespace changes of the calling thread cannot be undone: such a thread is not reused. */
 TM_EXPORT int unshare(int flags) {
   TM_EARLY(unshare, flags);
   tm__init();
   struct tm_thread *t = tm__self();
   if (t) t->tainted = 1;
-  return tm__real.unshare(flags);
+  return tm__single_threaded_retry(tm__call_unshare, flags, 0);
 }
 
 TM_EXPORT int setns(int fd, int nstype) {
@@ -265,7 +291,7 @@ TM_EXPORT int setns(int fd, int nstype) {
   tm__init();
   struct tm_thread *t = tm__self();
   if (t) t->tainted = 1;
-  return tm__real.setns(fd, nstype);
+  return tm__single_threaded_retry(tm__call_setns, fd, nstype);
 }
 
 /* glibc's defaults for NULL-attr threads (stack size, guard, signal mask, affinity) change:

@@ -163,7 +163,7 @@ void tm__idle_push(struct tm_thread *t) {
   long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                                               memory_order_relaxed) +
                     (long long)t->stack_size;
-  if (n > max_idle || bytes > max_bytes || tm__process_retiring()) {
+  if (n > max_idle || bytes > max_bytes || tm__process_retiring() || tm__shedding_now()) {
     atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                               memory_order_relaxed);
@@ -290,7 +290,8 @@ int tm__idle_claim(struct tm_thread *t) {
   return 1;
 }
 
-void tm__idle_flush(void) {
+int tm__idle_flush(void) {
+  int released = 0;
   for (int i = 0; i < TM_BUCKETS * TM_CPU_SLOTS; ++i) {
     struct tm_thread *t;
     while ((t = tm__stack_pop(&tm__idle[i / TM_CPU_SLOTS][i % TM_CPU_SLOTS])) != NULL) {
@@ -302,8 +303,10 @@ void tm__idle_flush(void) {
       tm__idle_forget(t);
       tm__stats_retired(TM_RETIRE_PROCESS);
       tm__retire_idle(t, TM_W_RETIRE);
+      ++released;
     }
   }
+  return released;
 }
 
 void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context) {

@@ -113,5 +113,10 @@ TM_HIDDEN void tm__shadow_after_fork(void);
 TM_HIDDEN void tm__shadow_changed(pid_t tid, unsigned items);
 /* The same for a pthread_t target. */
 TM_HIDDEN void tm__shadow_changed_thread(pthread_t thread, unsigned items);
+/* 1 when syscall(2) NUMBER, or prctl OPTION (with its second argument A2), changes nothing a
+ * fresh thread would not have too; else the thread retires at its logical exit
+ * (syscall_policy.c). */
+TM_HIDDEN int tm__syscall_harmless(long number);
+TM_HIDDEN int tm__prctl_harmless(int option, unsigned long a2);
 
 #endif

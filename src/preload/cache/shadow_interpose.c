@@ -32,7 +32,7 @@
   X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio)                       \
   X(sched_setscheduler) X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue)  \
   X(tgkill) X(raise) X(timer_create) X(syscall) X(sigaction) X(signal) X(bsd_signal)          \
-  X(sysv_signal) X(__sysv_signal) X(ssignal)
+  X(sysv_signal) X(__sysv_signal) X(ssignal) X(capset) X(setfsuid) X(setfsgid) X(personality)
 // clang-format on
 
 #define TM_NEXT_SLOT(name) static void *tm__next_##name;
@@ -293,7 +293,12 @@ TM_EXPORT int nice(int increment) {
   return r;
 }
 
-static void tm__note_prctl(int option) {
+static void tm__taint_self(void) {
+  struct tm_thread *t = tm__self();
+  if (t) t->tainted = 1;
+}
+
+static void tm__note_prctl(int option, unsigned long a2) {
   switch (option) {
     case PR_SET_NAME:
       tm__shadow_raw()->valid &= ~TM_S_NAME;
@@ -308,6 +313,7 @@ static void tm__note_prctl(int option) {
       tm__bump(&tm__seccomp_epoch);
       break;
     default:
+      if (!tm__prctl_harmless(option, a2)) tm__taint_self();
       break;
   }
 }
@@ -321,7 +327,7 @@ TM_EXPORT int prctl(int option, ...) {
   va_end(ap);
   int r = next(option, a2, a3, a4, a5);
   int saved_errno = errno;
-  tm__note_prctl(option);
+  tm__note_prctl(option, a2);
   errno = saved_errno;
   return r;
 }
@@ -359,6 +365,36 @@ TM_EXPORT int timer_create(clockid_t clock, struct sigevent *event, timer_t *tim
   return r;
 }
 
+/* ---- per-thread identity glibc does not broadcast ----------------------------------------
+ * glibc's setuid family changes every thread (its setxid broadcast reaches parked threads
+ * too), but capset, setfsuid, setfsgid and personality change the calling thread alone: a
+ * fresh thread would have its creator's, so the thread retires at its logical exit. */
+
+extern int capset(void *header, const void *data);
+TM_EXPORT int capset(void *header, const void *data) {
+  TM_NEXT(int (*)(void *, const void *), capset);
+  tm__taint_self();
+  return next(header, data);
+}
+
+TM_EXPORT int setfsuid(uid_t id) {
+  TM_NEXT(int (*)(uid_t), setfsuid);
+  tm__taint_self();
+  return next(id);
+}
+
+TM_EXPORT int setfsgid(gid_t id) {
+  TM_NEXT(int (*)(gid_t), setfsgid);
+  tm__taint_self();
+  return next(id);
+}
+
+TM_EXPORT int personality(unsigned long persona) {
+  TM_NEXT(int (*)(unsigned long), personality);
+  if (persona != 0xffffffffUL) tm__taint_self(); /* 0xffffffff only reads it */
+  return next(persona);
+}
+
 /* ---- the same operations through syscall(2) ------------------------------------------------ */
 
 static void tm__note_syscall(long number, long a1, long a2) {
@@ -374,25 +410,33 @@ static void tm__note_syscall(long number, long a1, long a2) {
       break;
     case SYS_sched_setscheduler:
     case SYS_sched_setparam:
-    case SYS_sched_setattr:
       tm__shadow_changed((pid_t)a1, TM_S_SCHED);
       break;
+    case SYS_sched_setattr: {
+      tm__shadow_changed((pid_t)a1, TM_S_SCHED);
+      /* Utilization clamps (and deadline parameters) are not in the shadow's scheduling
+       * identity: a thread that set its own retires (struct sched_attr: u32 size, u32 policy,
+       * u64 flags). Another thread's stay: docs/thread-cache-state.md. */
+      uint64_t flags = 0;
+      if (a2) memcpy(&flags, (const char *)a2 + 8, sizeof flags);
+      if ((flags & (0x20 | 0x40) /* SCHED_FLAG_UTIL_CLAMP_MIN/MAX */) &&
+          (a1 == 0 || (pid_t)a1 == tm__self_tid()))
+        tm__taint_self();
+      break;
+    }
     case SYS_setpriority:
       tm__note_priority((int)a1, a2);
       break;
     case SYS_prctl:
-      tm__note_prctl((int)a1);
+      tm__note_prctl((int)a1, (unsigned long)a2);
       break;
     case SYS_seccomp:
       tm__bump(&tm__seccomp_epoch);
       break;
-    case SYS_unshare:
-    case SYS_setns: {
-      struct tm_thread *t = tm__self();
-      if (t) t->tainted = 1;
-      break;
-    }
     default:
+      /* unshare, setns, credentials, groups, capabilities, I/O priority, personality, memory
+       * policy, rseq, robust list, ...: whatever is not known to be harmless (issue 25). */
+      if (!tm__syscall_harmless(number)) tm__taint_self();
       break;
   }
 }

@@ -47,6 +47,16 @@ int tm__process_retiring(void) {
   return atomic_load_explicit(&tm__main_exited, memory_order_relaxed);
 }
 
+/* Creates that got EAGAIN and are releasing the cache's kernel tasks (tm__create_release):
+ * meanwhile no finished thread keeps its task for a join or parks. */
+static _Atomic int tm__shedding;
+
+static int tm__keeps_nothing(void) {
+  return tm__process_retiring() || atomic_load_explicit(&tm__shedding, memory_order_relaxed);
+}
+
+int tm__shedding_now(void) { return atomic_load_explicit(&tm__shedding, memory_order_relaxed); }
+
 /* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
  * written this thread's pthread_t slot; only then may the thread really exit, since glibc
  * may reuse its descriptor for another thread once it is detached and gone. */
@@ -207,8 +217,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
     }
     /* After SLEEPING is visible: tm__main_exiting either sees it and wakes us, or set its flag
      * before our check below. */
-    if (tm__process_retiring() && !atomic_load_explicit(&t->parked, memory_order_acquire) &&
-        tm__withdraw(t, TM_RETIRE_PROCESS))
+    if (tm__keeps_nothing() && !atomic_load_explicit(&t->parked, memory_order_acquire) &&
+        tm__withdraw(t, tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_UNJOINED))
       return TM_W_WITHDRAWN;
     struct timespec rel, *relp = NULL;
     if (deadline) {
@@ -354,7 +364,7 @@ static void *tm__worker(void *arg) {
       /* Nobody joins yet: keeping this physical thread keeps a kernel task that glibc would
        * have freed. Only a few may wait like this; past that, really exit. */
       long long n = atomic_fetch_add(&tm__unjoined.n, 1) + 1;
-      if (n > tm__option(TM_OPT_MAX_UNJOINED) || tm__process_retiring()) {
+      if (n > tm__option(TM_OPT_MAX_UNJOINED) || tm__keeps_nothing()) {
         atomic_fetch_sub(&tm__unjoined.n, 1);
         why = TM_RETIRE_UNJOINED + 1;
       } else {
@@ -410,6 +420,29 @@ static void tm__quiet_check_attr(const pthread_attr_t *attr) {
   if (attr && pthread_attr_getsigmask_np(attr, &mask) == 0 &&
       tm__quiet_mask_counts(SIG_SETMASK, &mask))
     tm__quiet_end();
+}
+
+static void tm__poke_unjoined(struct tm_thread *t, void *unused);
+
+/* The kernel refused a task (RLIMIT_NPROC, a cgroup's pids.max, threads-max): under glibc a
+ * finished thread holds none, joined or not. The cache's parked threads and finished threads
+ * waiting for their join are let go (a late join then goes through glibc) and the create is
+ * retried while their tasks exit, for up to ~100 ms; EAGAIN only when that did not help or
+ * nothing was held (issue 25). */
+static int tm__create_release(pthread_t *handle, const pthread_attr_t *use, struct tm_thread *t) {
+  atomic_fetch_add(&tm__shedding, 1);
+  int held = tm__idle_flush() > 0 || atomic_load(&tm__unjoined.n) > 0;
+  int r = EAGAIN;
+  if (held) {
+    tm__records_for_each(tm__poke_unjoined, NULL);
+    for (int i = 0; i < 100 && r == EAGAIN; ++i) {
+      struct timespec pause = {0, 1000 * 1000};
+      nanosleep(&pause, NULL);
+      r = tm__physical(create, handle, use, tm__worker, t);
+    }
+  }
+  atomic_fetch_sub(&tm__shedding, 1);
+  return r;
 }
 
 int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
@@ -500,6 +533,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   }
   pthread_t handle;
   int r = tm__physical(create, &handle, use, tm__worker, t);
+  if (r == EAGAIN) r = tm__create_release(&handle, use, t);
   if (r != 0) {
     tm__record_free(t);
     return r;

@@ -72,7 +72,7 @@ enum tm_retire_reason {
   TM_RETIRE_GLIBC_EXIT,   /* left through glibc's own unwind */
   TM_RETIRE_IDLE_LIMIT,   /* TM_CACHE_MAX_IDLE or TM_CACHE_MAX_IDLE_BYTES reached */
   TM_RETIRE_IDLE_TIMEOUT, /* parked longer than TM_CACHE_IDLE_TIMEOUT_MS */
-  TM_RETIRE_UNDOABLE,     /* seccomp, no_new_privs, unshare/setns, pending signals, altstack */
+  TM_RETIRE_UNDOABLE,     /* seccomp, nnp, unshare/setns, credentials, unknown syscall(2), ... */
   TM_RETIRE_ROBUST,       /* held robust mutexes: the kernel marks them OWNER_DIED at exit */
   TM_RETIRE_PROCESS,      /* fork child, or main thread called pthread_exit */
   TM_RETIRE_UNJOINED,     /* finished while TM_CACHE_MAX_UNJOINED others waited for a join */
@@ -130,7 +130,7 @@ struct tm_thread {
   uint64_t signal_epoch;  /* tm__signal_epoch when nothing was pending here */
   uint64_t seccomp_epoch; /* tm__seccomp_epoch when seccomp_at_birth was known */
   int seccomp_at_birth;
-  int tainted;    /* unshare/setns called: retire at logical exit */
+  int tainted;    /* unshare/setns, per-thread identity, unknown syscall(2): retire at exit */
   char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
 
   /* --- logical thread --- */
@@ -166,7 +166,7 @@ TM_HIDDEN void tm__records_init(void);
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
                                          const struct tm_sched *want);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
-TM_HIDDEN void tm__idle_flush(void);
+TM_HIDDEN int tm__idle_flush(void); /* returns how many parked threads it let go */
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context);
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
@@ -296,6 +296,8 @@ TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
  * process alive. */
 TM_HIDDEN int tm__process_retiring(void);
+/* 1 while a create that got EAGAIN releases the cache's kernel tasks: nothing parks. */
+TM_HIDDEN int tm__shedding_now(void);
 TM_HIDDEN void tm__init(void);
 /* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
 TM_HIDDEN void tm__runtime_ranges_init(void);
