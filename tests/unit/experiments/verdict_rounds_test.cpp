@@ -47,7 +47,8 @@ TEST(BenchVerdict, ThreeRunsAgainstThreeAreNeverClear) {
 }
 
 TEST(BenchVerdict, ClearSeparationIsFasterOrSlowerInTheUnitsDirection) {
-  const std::vector<double> slow{5.0, 5.2, 4.9, 5.1, 5.3, 5.05}, fast{1.3, 1.25, 1.35, 1.2, 1.3, 1.28};
+  const std::vector<double> slow{5.0, 5.2, 4.9, 5.1, 5.3, 5.05},
+      fast{1.3, 1.25, 1.35, 1.2, 1.3, 1.28};
   BenchResult faster = times(slow, fast);
   EXPECT_EQ(faster.variants[0].verdict, "baseline");
   EXPECT_EQ(faster.variants[1].verdict, "faster");

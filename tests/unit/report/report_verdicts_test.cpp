@@ -52,11 +52,12 @@ MachineReport two_vcpu_vm(bool placement_clear) {
   r.latency.status = {false, "not measured in this test", 0};
   const std::vector<double>& pinned = placement_clear ? kFast : kNoisyOther;
   const std::vector<double>& base = placement_clear ? kSlow : kNoisyBase;
-  r.benches.push_back(bench("contention", {variant("os", "", base), variant("one-core", "os", pinned),
-                                           variant("far-apart", "os", kNoisyOther)}));
-  r.benches.push_back(bench("migrate", {variant("os", "", kNoisyBase),
-                                        variant("pinned", "os", kNoisyOther),
-                                        variant("hopping", "os", kNoisyBase)}));
+  r.benches.push_back(
+      bench("contention", {variant("os", "", base), variant("one-core", "os", pinned),
+                           variant("far-apart", "os", kNoisyOther)}));
+  r.benches.push_back(
+      bench("migrate", {variant("os", "", kNoisyBase), variant("pinned", "os", kNoisyOther),
+                        variant("hopping", "os", kNoisyBase)}));
   r.bench_status.resize(r.benches.size());
   return r;
 }
@@ -72,7 +73,8 @@ TEST(ReportVerdicts, NoClearPlacementVerdictMeansNothingToGain) {
       << r.advice.placement_summary;
   EXPECT_TRUE(r.advice.placement_findings.empty());
   // No recommendation that only says "use CPUs 0,1", which is every CPU.
-  for (const Recommendation& rec : r.advice.recommendations) EXPECT_NE(rec.cpus, "0,1") << rec.title;
+  for (const Recommendation& rec : r.advice.recommendations)
+    EXPECT_NE(rec.cpus, "0,1") << rec.title;
   const std::string page = render::report_html(r, {});
   EXPECT_NE(page.find("Nothing to gain from placement here"), std::string::npos);
   EXPECT_EQ(page.find("x faster"), std::string::npos);
@@ -99,9 +101,8 @@ TEST(ReportVerdicts, TheThreadCacheIsRecommendedOnlyFromAClearVerdict) {
                                            : std::vector<double>{100, 20, 400, 90, 30, 300};
     const std::vector<double> cache = clear ? std::vector<double>{150, 151, 149, 150, 152, 148}
                                             : std::vector<double>{150, 25, 420, 140, 35, 500};
-    r.benches.push_back(bench("spawn", {variant("no-cache-1", "", base),
-                                        variant("cache-1", "no-cache-1", cache)},
-                              true));
+    r.benches.push_back(bench(
+        "spawn", {variant("no-cache-1", "", base), variant("cache-1", "no-cache-1", cache)}, true));
     r.bench_status.resize(r.benches.size());
     r.advice = advise(r);
     bool cache_rec = false;
@@ -113,9 +114,9 @@ TEST(ReportVerdicts, TheThreadCacheIsRecommendedOnlyFromAClearVerdict) {
 
 TEST(ReportVerdicts, AnUnclearSmtVerdictGivesNoSmtAdvice) {
   MachineReport r = two_vcpu_vm(false);
-  r.benches.push_back(bench("smt", {variant("accumulate-alone", "", kNoisyBase),
-                                    variant("accumulate-smt-siblings", "accumulate-alone",
-                                            kNoisyOther)}));
+  r.benches.push_back(
+      bench("smt", {variant("accumulate-alone", "", kNoisyBase),
+                    variant("accumulate-smt-siblings", "accumulate-alone", kNoisyOther)}));
   r.bench_status.resize(r.benches.size());
   r.advice = advise(r);
   bool said = false;
