@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
@@ -18,6 +19,8 @@
 #include "src/render/latency_heatmap_text.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
+#include "src/render/machine_state_json.hpp"
+#include "threadmap/topology.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -65,8 +68,18 @@ const char* flag_of(latency::LatencyField field) {
   return nullptr;
 }
 
+// The CPUs whose load the machine watch judges: the --cpus list when it is a plain list, else
+// every CPU this process may use (a wider set only makes the judgement more cautious).
+CpuSet watched_cpus(const std::string& cpus) {
+  if (!cpus.empty())
+    if (auto list = CpuSet::parse_list(cpus); list && !list->empty()) return *list;
+  auto topo = Topology::load_this_machine();
+  return topo ? topo->allowed_cpus() : CpuSet{};
+}
+
 // The files asked for, rendered; written together by Outputs::commit.
-Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run, Outputs& out) {
+Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
+                      const std::optional<MachineState>& machine, Outputs& out) {
   const latency::Matrix& matrix = run.matrix;
   const latency::Measurement* m = run.measurement ? &*run.measurement : nullptr;
   if (out.wanted(&opt.csv)) out.set(&opt.csv, render::latency_csv(matrix));
@@ -76,6 +89,9 @@ Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
       doc["topology_comparison"] =
           render::topology_comparison_json(*run.analysis.comparison, run.topology_source);
     }
+    // A loaded matrix was measured some other time: this machine's state now says nothing
+    // about it.
+    doc["machine_state"] = machine ? render::machine_state_json(*machine) : nlohmann::json();
     out.set(&opt.json, doc.dump(1) + "\n");
   }
   render::HeatmapLabels labels;
@@ -127,7 +143,12 @@ int run_latency(const LatencyOptions& opt) {
   if (stderr_is_tty()) request.measure.progress = show_progress;
   request.row_order = opt.numeric_order ? latency::RowOrder::numeric : latency::RowOrder::topology;
   latency::LatencyField field = latency::LatencyField::none;
+  const bool measuring = opt.load.empty();
+  MachineWatch watch;
+  if (measuring) watch.start(watched_cpus(opt.cpus));
   auto run = latency::run_latency(request, &field);
+  std::optional<MachineState> machine;
+  if (measuring) machine = watch.finish();
   if (!run) {
     const char* flag = flag_of(field);
     Error error = flag ? run.error().with_context(flag) : run.error();
@@ -137,14 +158,15 @@ int run_latency(const LatencyOptions& opt) {
     return fail(error);
   }
 
-  if (auto st = render_outputs(opt, *run, out); !st) return fail(st.error());
+  if (auto st = render_outputs(opt, *run, machine, out); !st) return fail(st.error());
   if (auto st = out.commit(); !st) return fail(st.error());
   if (opt.json == "-" || opt.csv == "-") return 0;  // the file went to stdout
 
   const latency::Measurement* m = run->measurement ? &*run->measurement : nullptr;
   render::TextHeatmapOptions heat;
   heat.color = stdout_is_tty();
-  std::string text = render::latency_provenance(run->matrix, m);
+  std::string text = machine ? "machine: " + machine->summary + "\n" : std::string();
+  text += render::latency_provenance(run->matrix, m);
   text += fmt::format("rows/columns in {} order\n\n",
                       opt.numeric_order ? "CPU number"
                                         : (run->topology ? "topology (package, die, L3, core, CPU)"

@@ -62,7 +62,8 @@ int write_report(const ReportCliOptions& opt) {
   out.set(&png_path, images.heatmap_png);
   if (Status st = out.commit(); !st) return fail(st.error());
   std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
-  print("report: " + html_path + " (open it in a browser; self-contained)\n" +
+  print((report->machine_state ? "machine: " + report->machine_state->summary + "\n" : "") +
+        "report: " + html_path + " (open it in a browser; self-contained)\n" +
         "data:   " + json_path + "\n");
   return 0;
 }

@@ -15,22 +15,62 @@ Summary summarize_runs(std::vector<double> samples) {
   return s;
 }
 
-void compute_ratios(BenchResult& result) {
+namespace {
+
+const Variant* baseline_of(const BenchResult& result, const Variant& v) {
+  auto base = std::find_if(result.variants.begin(), result.variants.end(),
+                           [&](const Variant& b) { return b.name == v.baseline; });
+  return base == result.variants.end() ? nullptr : &*base;
+}
+
+}  // namespace
+
+void compute_ratios(BenchResult& result, const VerdictOptions& options) {
   for (Variant& v : result.variants) {
     v.ratio_to_baseline = 0;
-    if (!v.available || v.value.samples.empty()) continue;
-    if (v.baseline.empty()) {
-      v.ratio_to_baseline = 1;
+    v.verdict_clear = false;
+    v.comparison_spread_pct = v.value.spread_pct;
+    if (!v.available || v.value.samples.empty()) {
+      v.verdict = "not run";
+      v.verdict_basis = v.available ? "no samples" : v.unavailable_reason;
       continue;
     }
-    auto base = std::find_if(result.variants.begin(), result.variants.end(),
-                             [&](const Variant& b) { return b.name == v.baseline; });
-    if (base == result.variants.end() || !base->available || base->value.median <= 0 ||
-        v.value.median <= 0)
+    if (v.baseline.empty()) {
+      v.ratio_to_baseline = 1;
+      v.verdict = "baseline";
+      v.verdict_basis = "the variant the others are compared with";
       continue;
-    v.ratio_to_baseline = result.higher_is_better ? v.value.median / base->value.median
-                                                  : base->value.median / v.value.median;
+    }
+    const Variant* base = baseline_of(result, v);
+    if (!base || !base->available || base->value.samples.empty()) {
+      v.verdict = "not run";
+      v.verdict_basis = "its baseline '" + v.baseline + "' did not run";
+      continue;
+    }
+    v.comparison_spread_pct = std::max(v.value.spread_pct, base->value.spread_pct);
+    if (base->value.median > 0 && v.value.median > 0)
+      v.ratio_to_baseline = result.higher_is_better ? v.value.median / base->value.median
+                                                    : base->value.median / v.value.median;
+    const Verdict verdict =
+        compare_samples(v.value.samples, base->value.samples, result.higher_is_better, options);
+    v.verdict = verdict.word();
+    v.verdict_clear = verdict.clear();
+    v.verdict_basis = verdict.basis;
+    if (!verdict.clear()) v.verdict_basis += "; not clear: " + verdict.reason;
   }
+}
+
+bool verdicts_could_settle(const BenchResult& result, const VerdictOptions& options) {
+  for (const Variant& v : result.variants) {
+    if (!v.available || v.baseline.empty() || v.verdict_clear) continue;
+    const Variant* base = baseline_of(result, v);
+    if (!base || !base->available || base->value.samples.empty() || v.value.samples.empty())
+      continue;
+    if (compare_samples(v.value.samples, base->value.samples, result.higher_is_better, options)
+            .more_samples_could_help(options))
+      return true;
+  }
+  return false;
 }
 
 BenchResult unavailable_bench(std::string name, std::string title, std::string reason) {

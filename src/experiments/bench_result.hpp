@@ -4,9 +4,12 @@
 // table and as JSON (schema "threadmap.bench/1", see docs/bench-and-report.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "src/core/machine_state.hpp"
+#include "src/core/verdict.hpp"
 #include "src/latency/stats.hpp"
 #include "threadmap/cpuset.hpp"
 
@@ -54,7 +57,31 @@ struct Variant {
   /// How much better than the baseline, >1 = better whatever the unit's direction:
   /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
   double ratio_to_baseline = 0;
+  /// What the comparison with the baseline concludes, by the stated test of
+  /// threadmap::compare_samples: "faster", "slower", "no clear difference"; "baseline" for a
+  /// baseline; "not run" when this variant (or its baseline) did not run. Only "faster" and
+  /// "slower" may be coloured or recommended from.
+  std::string verdict = "not run";
+  /// The test, N and thresholds behind `verdict`, plus why it is not clear when it is not.
+  std::string verdict_basis;
+  bool verdict_clear = false;  ///< verdict is "faster" or "slower"
+  /// The larger spread of this variant's and its baseline's samples: the noise an unclear
+  /// verdict is lost in ("no clear difference (spread 309%)").
+  double comparison_spread_pct = 0;
   std::vector<Counter> counters;
+};
+
+/// How many rounds were run and why the runner stopped adding rounds.
+struct RoundsTaken {
+  int planned = 0;          ///< the rounds asked for (--runs)
+  int added = 0;            ///< interleaved rounds added because a verdict was unclear
+  int cap = 0;              ///< the most rounds the runner would run in all
+  double time_factor = 0;   ///< added rounds may take at most this times the planned rounds' time
+  double budget_s = 0;      ///< the added rounds' time budget that resulted
+  double planned_s = 0;     ///< wall time of the planned rounds
+  double added_s = 0;       ///< wall time of the added rounds
+  std::string budget;       ///< the rule, in words
+  std::string stop_reason;  ///< "every verdict is clear", "time budget reached", ...
 };
 
 /// One experiment's complete outcome.
@@ -64,7 +91,8 @@ struct BenchResult {
   std::string unit;   ///< unit of Variant::value ("ms", "op/s", "threads/s")
   bool higher_is_better = false;
   std::string how_measured;  ///< what one sample is, e.g. "wall time from release to last finish"
-  int runs = 0;              ///< samples per variant (the median is over these)
+  int runs = 0;              ///< samples per variant (the median is over these), added ones too
+  RoundsTaken rounds;        ///< planned and added rounds, and the budget for adding them
   bool quick = false;        ///< short mode (smaller work per run)
   std::string published;     ///< the published result this reproduces
   bool available = true;     ///< false when the whole bench cannot run here
@@ -72,10 +100,18 @@ struct BenchResult {
   std::string allowed_cpus;  ///< CPUs this process could use, kernel list syntax
   std::vector<Variant> variants;
   std::vector<std::string> notes;  ///< caveats about this machine ("only one pair of CPUs")
+  /// The machine's state around the rounds (load, steal, guest); absent when not watched.
+  std::optional<MachineState> machine_state;
 };
 
-/// Fills Variant::ratio_to_baseline for every available variant whose baseline is available.
-void compute_ratios(BenchResult& result);
+/// Fills Variant::ratio_to_baseline for every available variant whose baseline is available,
+/// and every variant's verdict, verdict_basis and comparison_spread_pct (compare_samples of its
+/// samples against its baseline's, in the bench's direction).
+void compute_ratios(BenchResult& result, const VerdictOptions& options = {});
+
+/// Whether adding rounds could still settle a verdict: some variant that ran against a baseline
+/// that ran is unclear, and its effect is large enough that more samples could make it clear.
+bool verdicts_could_settle(const BenchResult& result, const VerdictOptions& options = {});
 
 /// A BenchResult with only its identity and `available = false` and the reason.
 BenchResult unavailable_bench(std::string name, std::string title, std::string reason);

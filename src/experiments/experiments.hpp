@@ -21,6 +21,21 @@ struct BenchOptions {
   bool quick = false;  ///< short mode: less work per run, for CI and `report --quick`
   /// Called with a short line before each phase ("contention: run 2 of 5"); may be empty.
   std::function<void(const std::string&)> progress;
+  /// The budget for settling unclear verdicts: after the planned rounds, while a variant's
+  /// verdict against its baseline is unclear and more samples could settle it, one more
+  /// interleaved round is run as long as the added rounds' time stays within
+  /// added_time_factor x the planned rounds' time and the rounds in all stay within max_runs
+  /// (20: the exact rank test's range). The added time may always reach min_added_s, so that
+  /// quick benches whose rounds take milliseconds still get a chance. 0 = never add rounds.
+  double added_time_factor = 2.0;
+  double min_added_s = 1.0;
+  int max_runs = 20;
+  /// Watch the machine (load, steal, neighbours) around the rounds; the idle window before
+  /// them, in which threadmap sleeps to see what the others do, lasts this long.
+  bool watch_machine = true;
+  int idle_window_ms = 200;
+  /// Seconds on a monotonic clock; empty = the steady clock (tests give a fake one).
+  std::function<double()> clock_s;
 };
 
 /// The CPUs the experiments may use on `topo`: its allowed set, intersected with this

@@ -17,7 +17,11 @@ namespace threadmap::experiments {
 using RunOnce = std::function<Result<double>(std::size_t index, bool record)>;
 
 /// Runs the rounds, reports "NAME: run R of N" through options.progress, summarizes samples and
-/// computes ratios. Stops at the first failing run and returns its error, naming the variant.
+/// computes ratios and verdicts. While a verdict is unclear and more samples could settle it,
+/// adds interleaved rounds within the budget of `options` (result.rounds says how many and
+/// why it stopped). Watches the machine around the rounds (result.machine_state) unless
+/// options.watch_machine is false. Stops at the first failing run and returns its error,
+/// naming the variant.
 Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once);
 
 }  // namespace threadmap::experiments

@@ -154,18 +154,29 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
       c.reason = syscalls_missing[i].empty() ? "not measured" : syscalls_missing[i];
     r.variants[i].counters.push_back(c);
   }
-  // The cache against the floor measured beside it (the same rounds, interleaved).
+  // The cache against the floor measured beside it (the same rounds, interleaved). A
+  // percentage is only stated when the rank test separates the two; otherwise the ranges are.
   for (std::size_t i = 0; i + 2 < setups.size(); i += 3) {
     const Variant& cache = r.variants[i + 1];
     const Variant& floor = r.variants[i + 2];
     if (cache.value.median <= 0 || floor.value.median <= 0) continue;
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "%s: the cache runs at %.0f%% of the hand-off floor measured in the same run "
-                  "(%.0f threads/s vs %.0f round trips/s)",
-                  cache.label.substr(0, cache.label.find(',')).c_str(),
-                  100.0 * cache.value.median / floor.value.median, cache.value.median,
-                  floor.value.median);
+    const std::string who = cache.label.substr(0, cache.label.find(','));
+    const Verdict verdict =
+        compare_samples(cache.value.samples, floor.value.samples, /*higher_is_better=*/true);
+    char text[400];
+    if (verdict.clear())
+      std::snprintf(text, sizeof text,
+                    "%s: the cache runs at %.0f%% of the hand-off floor measured in the same run "
+                    "(%.0f threads/s vs %.0f round trips/s, medians; %s)",
+                    who.c_str(), 100.0 * cache.value.median / floor.value.median,
+                    cache.value.median, floor.value.median, verdict.basis.c_str());
+    else
+      std::snprintf(text, sizeof text,
+                    "%s: no clear difference between the cache and the hand-off floor measured in "
+                    "the same run (cache %.0f..%.0f threads/s, floor %.0f..%.0f round trips/s; "
+                    "%s)",
+                    who.c_str(), cache.value.min, cache.value.max, floor.value.min, floor.value.max,
+                    verdict.reason.c_str());
     r.notes.push_back(text);
   }
   return r;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "src/render/machine_state_json.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -23,17 +24,43 @@ std::string bench_value_text(double value, const std::string& unit) {
 std::string bench_ratio_text(const Variant& v) {
   if (!v.available) return "not run";
   if (v.baseline.empty()) return "baseline";
+  if (v.verdict == "not run") return "- (baseline not run)";
+  // Only a clear verdict gets a ratio: an unclear one is lost in the spread, so saying
+  // "1.40x faster" there would contradict the samples.
+  if (!v.verdict_clear)
+    return fmt::format("no clear difference (spread {:.0f}%)", v.comparison_spread_pct);
   if (v.ratio_to_baseline <= 0) return "-";
   if (v.ratio_to_baseline >= 1) return fmt::format("{:.2f}x faster", v.ratio_to_baseline);
   return fmt::format("{:.2f}x slower", 1 / v.ratio_to_baseline);
 }
 
+std::string bench_machine_line(const experiments::BenchResult& r) {
+  if (!r.machine_state) return "";
+  const std::string& summary = r.machine_state->summary;
+  if (r.machine_state->verdict == "busy")
+    return "measured on a busy machine: " +
+           (summary.starts_with("busy: ") ? summary.substr(6) : summary);
+  return "machine: " + summary;
+}
+
+std::string bench_rounds_text(const experiments::BenchResult& r) {
+  if (r.rounds.planned == 0) return "";
+  if (r.rounds.added == 0)
+    return fmt::format("{} planned runs; {}", r.rounds.planned, r.rounds.stop_reason);
+  return fmt::format("{} planned runs + {} added ({:.1f} s) to settle unclear verdicts; {}",
+                     r.rounds.planned, r.rounds.added, r.rounds.added_s, r.rounds.stop_reason);
+}
+
 std::string bench_text(const BenchResult& r) {
   std::string out = fmt::format("{}: {}\n", r.name, r.title);
   if (!r.available) return out + "  not available here: " + r.unavailable_reason + "\n";
-  out += fmt::format("usable CPUs {}; each value is the median of {} run{}{}; {}\n\n",
-                     r.allowed_cpus, r.runs, r.runs == 1 ? "" : "s",
+  out += fmt::format("usable CPUs {}; each value is the median of {} run{}{}; {}\n", r.allowed_cpus,
+                     r.runs, r.runs == 1 ? "" : "s",
                      r.quick ? " (quick mode: less work per run)" : "", r.how_measured);
+  if (const std::string machine = bench_machine_line(r); !machine.empty()) out += machine + "\n";
+  if (const std::string rounds = bench_rounds_text(r); !rounds.empty())
+    out += "runs: " + rounds + "\n";
+  out += "\n";
   TextTable table({"variant", "placement", "median>", "min .. max>", "spread>", "vs baseline>"});
   for (const Variant& v : r.variants) {
     if (!v.available) {
@@ -48,7 +75,8 @@ std::string bench_text(const BenchResult& r) {
   out += table.str();
   out += fmt::format(
       "spread = (max - min) / median; ratios compare medians with the row "
-      "marked baseline{}\n",
+      "marked baseline{}, and are shown only when the difference is clear: Mann-Whitney rank "
+      "test p <= 0.05, 95% median intervals apart, effect >= 5%\n",
       r.higher_is_better ? " (higher is better)" : " (lower is better)");
 
   bool any_counters = false;
@@ -99,6 +127,16 @@ nlohmann::json bench_json(const BenchResult& r) {
   doc["quick"] = r.quick;
   doc["usable_cpus"] = r.allowed_cpus;
   doc["published"] = r.published;
+  doc["machine_state"] = r.machine_state ? machine_state_json(*r.machine_state) : json(nullptr);
+  doc["rounds"] = {{"planned", r.rounds.planned},
+                   {"added", r.rounds.added},
+                   {"cap", r.rounds.cap},
+                   {"added_time_factor", r.rounds.time_factor},
+                   {"planned_seconds", r.rounds.planned_s},
+                   {"added_seconds", r.rounds.added_s},
+                   {"added_budget_seconds", r.rounds.budget_s},
+                   {"budget", r.rounds.budget},
+                   {"stop_reason", r.rounds.stop_reason}};
   json variants = json::array();
   for (const Variant& v : r.variants) {
     json threads = json::array();
@@ -111,7 +149,9 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"unavailable_reason", v.available ? json(nullptr) : json(v.unavailable_reason)},
             {"placement", v.placement},
             {"threads", threads},
-            {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)}};
+            {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)},
+            {"verdict", v.verdict},
+            {"verdict_basis", v.verdict_basis}};
     if (v.available) {
       jv["median"] = v.value.median;
       jv["min"] = v.value.min;

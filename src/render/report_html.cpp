@@ -50,6 +50,7 @@ svg.bars { display: block; margin: .4rem 0; }
 .unavailable { background: #fff4e5; border-left: 4px solid #e69a28; padding: .4rem .6rem; }
 .note { color: #5a6270; font-size: .9rem; }
 .glance li { margin: .2rem 0; }
+.warn { color: #9a3412; font-weight: 600; }
 .cmd { margin: .2rem 0 .6rem; }
 .cmd span { font-size: .8rem; color: #5a6270; }
 )";
@@ -83,8 +84,23 @@ MatrixStats matrix_stats(const latency::Matrix& m) {
   return s;
 }
 
+// The one line at the top of the page: was the machine quiet, and is it a virtual machine.
+std::string machine_line(const MachineReport& r) {
+  if (!r.machine_state) return "Machine state: unknown (not watched: no topology).";
+  const MachineState& m = *r.machine_state;
+  std::string line = m.verdict == "busy"
+                         ? "Measured on a busy machine: " +
+                               (m.summary.starts_with("busy: ") ? m.summary.substr(6) : m.summary)
+                         : "Machine state: " + m.summary;
+  if (m.guest)
+    line += m.hypervisor.empty() ? "; virtual machine" : "; virtual machine (" + m.hypervisor + ")";
+  return line + ".";
+}
+
 std::string glance_section(const MachineReport& r) {
   std::vector<std::string> items;
+  if (!r.latency.stability_finding.empty()) items.push_back(r.latency.stability_finding);
+  if (!r.advice.placement_summary.empty()) items.push_back(r.advice.placement_summary + ".");
   if (r.topology) items.push_back(topology_summary(*r.topology));
   if (r.latency.status.available) {
     MatrixStats s = matrix_stats(r.latency.matrix);
@@ -132,7 +148,10 @@ std::string glance_section(const MachineReport& r) {
     smt[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(smt[0])));
     items.push_back(smt);
   }
-  std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n<ul class=\"glance\">\n";
+  std::string out =
+      "<section id=\"glance\"><h2>At a glance</h2>\n<p class=\"" +
+      std::string(r.machine_state && r.machine_state->verdict == "busy" ? "warn" : "note") + "\">" +
+      html::escape(machine_line(r)) + "</p>\n<ul class=\"glance\">\n";
   for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
   return out + "</ul>\n</section>\n";
 }

@@ -23,6 +23,10 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
          html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
                                   b.quick ? " (quick mode)" : "")) +
          "</p>\n";
+  if (b.machine_state && b.machine_state->verdict == "busy")
+    out += "<p class=\"warn\">" + html::escape(bench_machine_line(b)) + "</p>\n";
+  if (const std::string rounds = bench_rounds_text(b); !rounds.empty())
+    out += "<p class=\"note\">Runs: " + html::escape(rounds) + ".</p>\n";
   out += html::bench_bars_svg(b);
   std::vector<std::vector<std::string>> rows;
   for (const auto& v : b.variants) {
@@ -76,6 +80,13 @@ std::string recommendations_section(const MachineReport& r) {
         html::escape(a.model) +
         ". <code>./app</code> stands for your "
         "program.</p>\n";
+  if (!a.placement_summary.empty())
+    out += "<p><strong>" + html::escape(a.placement_summary) + ".</strong></p>\n";
+  if (!a.placement_findings.empty()) {
+    out += "<ul>\n";
+    for (const auto& f : a.placement_findings) out += "<li>" + html::escape(f) + "</li>\n";
+    out += "</ul>\n";
+  }
   for (const auto& rec : a.recommendations) {
     out += "<h3>" + html::escape(rec.title) + ": CPUs <code>" + html::escape(rec.cpus) +
            "</code></h3>\n<p>" + html::escape(rec.why) + "</p>\n";
@@ -83,7 +94,8 @@ std::string recommendations_section(const MachineReport& r) {
       out += "<div class=\"cmd\"><span>" + html::escape(c.tool) + "</span><pre><code>" +
              html::escape(c.command) + "</code></pre></div>\n";
   }
-  if (a.recommendations.empty()) out += "<p>No recommendation: fewer than two usable CPUs.</p>\n";
+  if (a.recommendations.empty() && !a.nothing_to_gain)
+    out += "<p>No recommendation: fewer than two usable CPUs.</p>\n";
   out +=
       "<p class=\"note\">taskset restricts the whole process to the CPUs; "
       "<code>threadmap run</code> pins each thread to its own CPU in creation order; "
@@ -112,8 +124,10 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   out +=
       "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
       "<p>The published placement experiments, rerun here side by side. Bars: median; "
-      "whiskers: min to max; grey = baseline, blue = within 3% of it, green = faster, red = "
-      "slower.</p>\n";
+      "whiskers: min to max; grey = baseline, green = clearly faster, red = clearly slower, "
+      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.05, 95% "
+      "median intervals apart, and at least 5% apart; unclear comparisons get more "
+      "interleaved runs within a time budget before the verdict is given.</p>\n";
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name != "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);

@@ -107,11 +107,12 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     const int y = static_cast<int>(i) * row;
     const double w = v.value.median / top * bar_w;
     const double lo = v.value.min / top * bar_w, hi = v.value.max / top * bar_w;
-    // Grey: baseline; blue: within 3% of it (no real difference); green faster; red slower.
-    const char* color = v.baseline.empty()                          ? "#8a8f98"
-                        : std::abs(v.ratio_to_baseline - 1) <= 0.03 ? "#5b84b1"
-                        : v.ratio_to_baseline > 1                   ? "#2a9d5b"
-                                                                    : "#d1603d";
+    // Grey: baseline; green / red: clearly faster / slower (the verdict's test); blue: no
+    // clear difference, however far apart the medians look.
+    const char* color = v.baseline.empty()        ? "#8a8f98"
+                        : !v.verdict_clear        ? "#5b84b1"
+                        : v.ratio_to_baseline > 1 ? "#2a9d5b"
+                                                  : "#d1603d";
     svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 15, escape(v.label));
     svg += fmt::format("<rect x=\"0\" y=\"{}\" width=\"{:.1f}\" height=\"18\" fill=\"{}\"/>\n",
                        y + 21, std::max(w, 1.0), color);

@@ -3,6 +3,7 @@
 #include "src/latency/compare.hpp"
 #include "src/render/bench_view.hpp"
 #include "src/render/latency_files.hpp"
+#include "src/render/machine_state_json.hpp"
 #include "src/render/topology_view.hpp"
 
 namespace threadmap::render {
@@ -22,6 +23,9 @@ json latency_part_json(const report::LatencyPart& lat, const std::string& heatma
   j["how"] = lat.how;
   j["describes_this_machine"] = lat.describes_this_machine;
   j["notes"] = lat.notes;
+  j["stability"] = {
+      {"state", lat.stability_state},
+      {"finding", lat.stability_finding.empty() ? json(nullptr) : json(lat.stability_finding)}};
   j["heatmap_png"] = heatmap_file.empty() ? json(nullptr) : json(heatmap_file);
   j["matrix"] =
       latency_json(lat.matrix, lat.domains, lat.measurement ? &*lat.measurement : nullptr);
@@ -56,6 +60,9 @@ json advice_json(const report::AdvicePart& a) {
   }
   j["recommendations"] = recs;
   j["smt"] = {{"has_smt", a.has_smt}, {"layout", a.smt_layout}, {"guidance", a.smt_guidance}};
+  j["placement"] = {{"nothing_to_gain", a.nothing_to_gain},
+                    {"summary", a.placement_summary},
+                    {"findings", a.placement_findings}};
   return j;
 }
 
@@ -68,6 +75,7 @@ json report_json(const report::MachineReport& r, const std::string& heatmap_file
   json topo = status_json(r.topology_status);
   if (r.topology) topo["topology"] = topology_json(*r.topology);
   j["topology"] = topo;
+  j["machine_state"] = r.machine_state ? machine_state_json(*r.machine_state) : json(nullptr);
   j["latency"] = latency_part_json(r.latency, heatmap_file);
   j["advice"] = advice_json(r.advice);
   json benches = json::array();

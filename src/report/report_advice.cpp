@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/os/install_layout.hpp"
@@ -26,6 +27,68 @@ const BenchResult* find_bench(const MachineReport& rep, const std::string& name)
   for (const BenchResult& b : rep.benches)
     if (b.name == name && b.available) return &b;
   return nullptr;
+}
+
+const Variant* find_baseline(const BenchResult& b, const Variant& v) {
+  for (const Variant& base : b.variants)
+    if (base.name == v.baseline) return &base;
+  return nullptr;
+}
+
+// "1.90x faster" / "1.39x slower" of a clear verdict.
+std::string clear_ratio(const Variant& v) {
+  return v.ratio_to_baseline >= 1 ? fmt::format("{:.2f}x faster", v.ratio_to_baseline)
+                                  : fmt::format("{:.2f}x slower", 1 / v.ratio_to_baseline);
+}
+
+constexpr const char* kThreadCacheTitle =
+    "programs that create many short-lived threads (std::async, thread per task)";
+
+// The benches whose variants are placements (the others compare workloads or the cache).
+constexpr const char* kPlacementBenches[] = {"contention", "pingpong", "migrate"};
+
+// What the placement benches clearly showed; "nothing to gain" when none differed clearly.
+void judge_placement(const MachineReport& rep, AdvicePart& advice) {
+  int compared = 0, faster = 0;
+  double widest_spread = 0;
+  std::vector<std::string> benches_run;
+  for (const char* name : kPlacementBenches) {
+    const BenchResult* b = find_bench(rep, name);
+    if (!b) continue;
+    benches_run.push_back(name);
+    for (const Variant& v : b->variants) {
+      if (!v.available || v.baseline.empty() || v.verdict == "not run") continue;
+      ++compared;
+      widest_spread = std::max(widest_spread, v.comparison_spread_pct);
+      if (!v.verdict_clear) continue;
+      const Variant* base = find_baseline(*b, v);
+      faster += v.ratio_to_baseline > 1;
+      advice.placement_findings.push_back(
+          fmt::format("{}: {} {} than {} (measured; {})", name, v.label, clear_ratio(v),
+                      base ? base->label : v.baseline, v.verdict_basis));
+    }
+  }
+  if (compared == 0) return;
+  std::string which;
+  for (std::size_t i = 0; i < benches_run.size(); ++i)
+    which += (i ? (i + 1 == benches_run.size() ? " and " : ", ") : "") + benches_run[i];
+  if (advice.placement_findings.empty()) {
+    advice.nothing_to_gain = true;
+    advice.placement_summary = fmt::format(
+        "Nothing to gain from placement here: none of the {} placements tried by {} differed "
+        "clearly from its baseline (rank test and median intervals; spreads up to {:.0f}%), so "
+        "pinning threads is not worth it on this machine as measured",
+        compared, which, widest_spread);
+  } else if (faster == 0) {
+    advice.placement_summary = fmt::format(
+        "Leave placement to the OS here: of {} placements tried by {}, the ones that differed "
+        "clearly were slower than the OS's choice",
+        compared, which);
+  } else {
+    advice.placement_summary =
+        fmt::format("Placement pays here: {} of {} placements tried by {} were clearly faster",
+                    faster, compared, which);
+  }
 }
 
 // "2 hardware threads per core: 0+64, 1+65, ..." (first few cores), or "no SMT".
@@ -62,11 +125,21 @@ void add_smt_guidance(const MachineReport& rep, AdvicePart& advice) {
   for (const char* workload : {"accumulate", "sin"}) {
     const Variant* siblings = find_variant(*smt, std::string(workload) + "-smt-siblings");
     if (!siblings) continue;
+    const std::string what = siblings->label.substr(0, siblings->label.find(','));
+    // Advice only from a clear verdict: an unclear one says nothing either way.
+    if (!siblings->verdict_clear) {
+      advice.smt_guidance.push_back(fmt::format(
+          "Measured: {} on two SMT siblings showed no clear difference from running alone "
+          "({} runs, spread {:.0f}%): this run does not tell whether threads like it may share "
+          "a core.",
+          what, smt->runs, siblings->comparison_spread_pct));
+      continue;
+    }
     const double slower_pct = (1 / siblings->ratio_to_baseline - 1) * 100;
     advice.smt_guidance.push_back(fmt::format(
-        "Measured: {} on two SMT siblings took {:.0f}% {} than alone (median of {} runs); {}",
-        siblings->label.substr(0, siblings->label.find(',')), std::abs(slower_pct),
-        slower_pct >= 0 ? "longer" : "less", smt->runs,
+        "Measured: {} on two SMT siblings took {:.0f}% {} than alone (median of {} runs, a clear "
+        "difference); {}",
+        what, std::abs(slower_pct), slower_pct >= 0 ? "longer" : "less", smt->runs,
         slower_pct > 25 ? "keep threads like it on separate cores."
                         : "threads like it can share a core."));
   }
@@ -149,16 +222,17 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
 
   if (const BenchResult* spawn = find_bench(rep, "spawn")) {
     double best_ratio = 0;
+    // Only a clear "faster" counts: an unclear one may be the noise of the day.
     for (const Variant& v : spawn->variants)
-      if (!v.baseline.empty() && v.available)
+      if (!v.baseline.empty() && v.available && v.verdict_clear)
         best_ratio = std::max(best_ratio, v.ratio_to_baseline);
     if (best_ratio > 1.2) {
       Recommendation r;
-      r.title = "programs that create many short-lived threads (std::async, thread per task)";
+      r.title = kThreadCacheTitle;
       r.cpus = usable.to_list();
       r.why = fmt::format(
           "the thread cache made create+join {:.1f}x faster here (spawn bench, "
-          "median of {} runs)",
+          "median of {} runs, a clear difference by the rank test)",
           best_ratio, spawn->runs);
       // The library this threadmap would preload (its install layout, or the build tree it runs
       // from), so the command can be pasted as it is.
@@ -171,6 +245,15 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
     }
   }
   add_smt_guidance(rep, advice);
+  judge_placement(rep, advice);
+  // When placement showed nothing, a recommendation that only names every usable CPU adds
+  // nothing either: "nothing to gain" is the advice, said once.
+  if (advice.nothing_to_gain) {
+    std::erase_if(advice.recommendations, [&](const Recommendation& r) {
+      auto cpus = CpuSet::parse_list(r.cpus);
+      return cpus && *cpus == usable && r.title != kThreadCacheTitle;
+    });
+  }
   return advice;
 }
 

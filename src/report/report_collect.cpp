@@ -127,6 +127,12 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   rep.usable_cpus = usable.to_list();
   rep.topology_status.seconds = seconds_since(t);
 
+  // The state of the machine over everything measured (latency and benches): a busy or
+  // virtual machine is said at the top of the page, beside the numbers it affects.
+  MachineWatch watch;
+  const bool watching = rep.topology && !usable.empty();
+  if (watching) watch.start(usable);
+
   say(o.latency_file.empty() ? "measuring core-to-core latency" : "loading " + o.latency_file);
   t = Clock::now();
   if (Status st = collect_latency(rep, o, usable); !st) return st.error();
@@ -149,6 +155,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
     status.seconds = seconds_since(t);
     rep.bench_status.push_back(status);
   }
+
+  if (watching) rep.machine_state = watch.finish();
 
   say("recommending placements");
   t = Clock::now();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/machine_state.hpp"
 #include "src/experiments/bench_result.hpp"
 #include "src/experiments/experiments.hpp"
 #include "src/latency/compare.hpp"
@@ -59,6 +60,12 @@ struct LatencyPart {
   std::vector<std::size_t> order;                         ///< heatmap row order (topology)
   bool describes_this_machine = true;  ///< false when a loaded matrix looks like another machine
   std::vector<std::string> notes;      ///< caveats (quick mode, another machine's matrix...)
+  /// Whether the latency structure held still: "stable", "unstable" or "unknown" (the latency
+  /// JSON's "stability" object). Not filled yet: the stability analysis sets it; when
+  /// "unstable", `stability_finding` is the sentence the page shows at the top ("this machine's
+  /// latency structure is not stable (N of M pairs moved): ...").
+  std::string stability_state = "unknown";
+  std::string stability_finding;
 };
 
 /// What placement to use on this machine.
@@ -69,6 +76,14 @@ struct AdvicePart {
   bool has_smt = false;
   std::string smt_layout;  ///< e.g. "2 hardware threads per core: 0,64 1,65 ..."; or "no SMT"
   std::vector<std::string> smt_guidance;  ///< sentences, each backed by what was measured
+  /// What the placement benches (contention, pingpong, migrate) clearly showed, one sentence
+  /// each, from clear verdicts only.
+  std::vector<std::string> placement_findings;
+  /// True when no placement bench variant differed clearly from its baseline: then the advice
+  /// is "nothing to gain from placement here" (placement_summary says so, with the evidence)
+  /// instead of recommendations that only name every usable CPU.
+  bool nothing_to_gain = false;
+  std::string placement_summary;  ///< one sentence for "At a glance"; "" when nothing ran
 };
 
 /// The whole report.
@@ -84,6 +99,9 @@ struct MachineReport {
   std::vector<BenchResult> benches;      ///< in experiments::benches() order
   std::vector<PartStatus> bench_status;  ///< one per bench: failures are kept, not fatal
   double total_seconds = 0;
+  /// The machine's state from just before the latency measurement to the end of the benches
+  /// (each bench also carries its own); absent when the topology could not be read.
+  std::optional<MachineState> machine_state;
 };
 
 /// What to put in the report and how hard to measure.

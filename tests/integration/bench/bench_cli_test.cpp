@@ -60,12 +60,24 @@ void expect_documented_fields(const nlohmann::json& j, const std::string& name) 
     EXPECT_TRUE(j["unavailable_reason"].is_string());
     return;
   }
-  for (const char* key : {"unit", "higher_is_better", "how_measured", "statistic", "runs", "quick",
-                          "usable_cpus", "published", "variants", "notes"})
+  for (const char* key :
+       {"unit", "higher_is_better", "how_measured", "statistic", "runs", "quick", "usable_cpus",
+        "published", "variants", "notes", "machine_state", "rounds"})
     EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_EQ(j["runs"], 2);
+  // The machine's state goes with the measurement.
+  ASSERT_TRUE(j["machine_state"].is_object());
+  EXPECT_TRUE(j["machine_state"]["verdict"] == "quiet" || j["machine_state"]["verdict"] == "busy" ||
+              j["machine_state"]["verdict"] == "unknown")
+      << j["machine_state"];
+  EXPECT_TRUE(j["machine_state"]["summary"].is_string());
+  // 2 planned runs, and rounds added within the stated budget while a verdict is unclear.
+  const int runs = j["runs"].get<int>();
+  EXPECT_EQ(j["rounds"]["planned"], 2);
+  EXPECT_EQ(runs, 2 + j["rounds"]["added"].get<int>());
+  EXPECT_LE(runs, j["rounds"]["cap"].get<int>());
+  EXPECT_TRUE(j["rounds"]["budget"].is_string());
   EXPECT_EQ(j["quick"], true);
-  EXPECT_EQ(j["statistic"], "median of 2 runs");
+  EXPECT_EQ(j["statistic"], "median of " + std::to_string(runs) + " runs");
   ASSERT_TRUE(j["variants"].is_array());
   ASSERT_FALSE(j["variants"].empty());
   EXPECT_TRUE(j["variants"][0]["baseline"].is_null());
@@ -73,13 +85,24 @@ void expect_documented_fields(const nlohmann::json& j, const std::string& name) 
     for (const char* key : {"name", "label", "available", "unavailable_reason", "placement",
                             "threads", "baseline", "counters"})
       EXPECT_TRUE(v.contains(key)) << key;
+    // Every comparison has a verdict from the stated test.
+    ASSERT_TRUE(v.contains("verdict")) << v;
+    ASSERT_TRUE(v["verdict_basis"].is_string()) << v;
+    const std::string verdict = v["verdict"];
     if (!v["available"].get<bool>()) {
       EXPECT_TRUE(v["unavailable_reason"].is_string());
+      EXPECT_EQ(verdict, "not run");
       continue;
     }
+    if (v["baseline"].is_null())
+      EXPECT_EQ(verdict, "baseline");
+    else
+      EXPECT_TRUE(verdict == "faster" || verdict == "slower" || verdict == "no clear difference" ||
+                  verdict == "not run")
+          << verdict;
     for (const char* key : {"median", "min", "max", "spread_pct", "samples", "ratio_to_baseline"})
       EXPECT_TRUE(v.contains(key)) << key;
-    EXPECT_EQ(v["samples"].size(), 2u);
+    EXPECT_EQ(v["samples"].size(), static_cast<std::size_t>(runs));
     EXPECT_GT(v["median"].get<double>(), 0);
     EXPECT_GT(v["ratio_to_baseline"].get<double>(), 0);
     for (const auto& t : v["threads"]) {
@@ -179,7 +202,11 @@ TEST(BenchCli, SpawnRunsWhenItsProgramsAreBuilt) {
     }
     bool floor_note = false;
     for (const auto& note : j["notes"])
-      floor_note |= note.get<std::string>().find("of the hand-off floor") != std::string::npos;
+      // A percentage when the two are clearly apart, else both ranges.
+      floor_note |= note.get<std::string>().find("of the hand-off floor") != std::string::npos ||
+                    note.get<std::string>().find(
+                        "no clear difference between the cache and the "
+                        "hand-off floor") != std::string::npos;
     EXPECT_TRUE(floor_note) << j["notes"].dump();
   }
 }
@@ -187,7 +214,8 @@ TEST(BenchCli, SpawnRunsWhenItsProgramsAreBuilt) {
 TEST(BenchCli, TableShowsMediansAndThePublishedResult) {
   Ran r = run("bench contention --quick --runs 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("median of 2 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("each value is the median of "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("runs: 2 planned runs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" ms"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("published: 5.09 ms -> 1.32 ms"), std::string::npos) << r.out;
 }

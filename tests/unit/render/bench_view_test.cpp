@@ -13,7 +13,7 @@ BenchResult sample_result() {
   r.title = "two pairs";
   r.unit = "ms";
   r.how_measured = "wall time";
-  r.runs = 3;
+  r.runs = 6;
   r.published = "5.09 ms -> 1.32 ms";
   r.allowed_cpus = "0-1";
   Variant os;
@@ -21,14 +21,14 @@ BenchResult sample_result() {
   os.label = "OS placement";
   os.placement = "not pinned";
   os.threads = {{"pair A thread 1", {}}};
-  os.value = summarize_runs({5.0, 4.0, 6.0});
+  os.value = summarize_runs({5.0, 4.0, 6.0, 5.0, 4.5, 5.5});
   Variant one;
   one.name = "one-core";
   one.label = "each pair on one CPU";
   one.placement = "A: CPU 0 + CPU 0";
   one.baseline = "os";
   one.threads = {{"pair A thread 1", CpuSet{0}}};
-  one.value = summarize_runs({1.25, 1.0, 1.5});
+  one.value = summarize_runs({1.25, 1.0, 1.5, 1.25, 1.1, 1.4});
   one.counters = {{"cpu_migrations", "count per run", true, 2, "perf", ""},
                   {"l1d_read_misses", "count per run", false, 0, "", "not supported: ENOENT"}};
   Variant smt;
@@ -50,12 +50,18 @@ TEST(BenchJson, HasEveryDocumentedField) {
                           "higher_is_better", "how_measured", "statistic", "runs", "quick",
                           "usable_cpus", "published", "variants", "notes"})
     EXPECT_TRUE(j.contains(key)) << key;
-  EXPECT_EQ(j["statistic"], "median of 3 runs");
+  EXPECT_EQ(j["statistic"], "median of 6 runs");
   const auto& one = j["variants"][1];
-  for (const char* key :
-       {"name", "label", "available", "unavailable_reason", "placement", "threads", "baseline",
-        "median", "min", "max", "spread_pct", "samples", "ratio_to_baseline", "counters"})
+  for (const char* key : {"name", "label", "available", "unavailable_reason", "placement",
+                          "threads", "baseline", "median", "min", "max", "spread_pct", "samples",
+                          "ratio_to_baseline", "counters", "verdict", "verdict_basis"})
     EXPECT_TRUE(one.contains(key)) << key;
+  EXPECT_EQ(one["verdict"], "faster");
+  EXPECT_NE(one["verdict_basis"].get<std::string>().find("Mann-Whitney"), std::string::npos);
+  EXPECT_EQ(j["variants"][0]["verdict"], "baseline");
+  EXPECT_EQ(j["variants"][2]["verdict"], "not run");
+  EXPECT_TRUE(j.contains("machine_state"));
+  EXPECT_TRUE(j.contains("rounds"));
   EXPECT_DOUBLE_EQ(one["median"].get<double>(), 1.25);
   EXPECT_DOUBLE_EQ(one["ratio_to_baseline"].get<double>(), 4.0);
   EXPECT_EQ(one["threads"][0]["cpus"], "0");
@@ -75,7 +81,7 @@ TEST(BenchJson, UnavailableBenchSaysWhy) {
 
 TEST(BenchText, ShowsMediansUnitsRatiosAndReasons) {
   std::string text = render::bench_text(sample_result());
-  EXPECT_NE(text.find("median of 3 runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("median of 6 runs"), std::string::npos) << text;
   EXPECT_NE(text.find("5.00 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("1.25 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("4.00x faster"), std::string::npos) << text;
@@ -83,6 +89,33 @@ TEST(BenchText, ShowsMediansUnitsRatiosAndReasons) {
   EXPECT_NE(text.find("no SMT here"), std::string::npos) << text;
   EXPECT_NE(text.find("not supported"), std::string::npos) << text;
   EXPECT_NE(text.find("published: 5.09 ms -> 1.32 ms"), std::string::npos) << text;
+}
+
+TEST(BenchText, AnUnclearVerdictShowsNoRatioAndNoColourWord) {
+  BenchResult r = sample_result();
+  // The loaded VM: medians 1.9x apart, samples all over each other.
+  r.variants[0].value = summarize_runs({5.0, 1.2, 9.0, 4.8, 2.0});
+  r.variants[1].value = summarize_runs({2.5, 6.0, 1.0, 2.6, 8.0});
+  compute_ratios(r);
+  ASSERT_EQ(r.variants[1].verdict, "no clear difference");
+  const std::string text = render::bench_text(r);
+  EXPECT_EQ(text.find("x faster"), std::string::npos) << text;
+  EXPECT_EQ(text.find("x slower"), std::string::npos) << text;
+  EXPECT_NE(text.find("no clear difference (spread 269%)"), std::string::npos) << text;
+  nlohmann::json j = render::bench_json(r);
+  EXPECT_EQ(j["variants"][1]["verdict"], "no clear difference");
+}
+
+TEST(BenchText, ABusyMachineIsSaidBesideTheTable) {
+  BenchResult r = sample_result();
+  MachineState busy;
+  busy.verdict = "busy";
+  busy.summary = "busy: others used 63% of CPUs 0-1 just before, 3 runnable tasks on 2 CPUs";
+  r.machine_state = busy;
+  const std::string text = render::bench_text(r);
+  EXPECT_NE(text.find("measured on a busy machine: others used 63%"), std::string::npos) << text;
+  nlohmann::json j = render::bench_json(r);
+  EXPECT_EQ(j["machine_state"]["verdict"], "busy");
 }
 
 TEST(BenchText, ValuesSayTheirUnit) {
