@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../common/tm_sanitizer.h"
+#include "headroom.h"
 #include "options.h"
 #include "shadow.h"
 #include "stats.h"
@@ -179,6 +180,7 @@ static void tm__init_once(void) {
   extern char **environ;
   tm__options_load(environ);
   tm__stats_on = (int)tm__option(TM_OPT_STATS);
+  tm__headroom_init();
   int ok =
       TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
       TM_RESOLVE(tryjoin, "pthread_tryjoin_np") & TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &

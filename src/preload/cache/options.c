@@ -16,7 +16,8 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
     [TM_OPT_STATS] = {"TM_CACHE_STATS", 0, 0, 1, "print counters at exit", 0, 0},
     [TM_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration", 0, 0},
     [TM_OPT_MAX_UNJOINED] = {"TM_CACHE_MAX_UNJOINED", 8, 0, 1 << 20,
-                             "most finished unjoined threads kept (kernel tasks)", 8, 0},
+                             "most finished unjoined threads kept (unset: from the headroom)", 8,
+                             0},
     [TM_OPT_VERIFY_MS] = {"TM_CACHE_VERIFY_MS", 10, 0, 3600000LL,
                           "ms between re-reads of what other processes may change (0: always)", 10,
                           0},
@@ -31,5 +32,7 @@ void tm__options_load(char **env) {
 }
 
 long long tm__option(enum tm_option_id id) { return tm__options[id].value; }
+
+int tm__option_from_env(enum tm_option_id id) { return tm__options[id].from_env; }
 
 void tm__options_print(void) { tm__options_show(tm__options, TM_OPT_COUNT, "thread cache"); }

@@ -9,9 +9,10 @@
  *  TM_CACHE_SPIN_NS              -1           -1: adaptive spin; 0: never spin; N: spin N ns
  *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit
  *  TM_VERBOSE                    0            1: print the effective configuration at start
- *  TM_CACHE_MAX_UNJOINED         8            most finished, not yet joined threads kept alive
+ *  TM_CACHE_MAX_UNJOINED         auto         most finished, not yet joined threads kept alive
  *                                             (past it a finishing thread really exits and its
- *                                             join goes through glibc)
+ *                                             join goes through glibc); unset: 1/8 of the task
+ *                                             headroom measured (headroom.c), in [8, 1024]
  *  TM_CACHE_VERIFY_MS            10           shadow items another process can change are
  *                                             read again when their last check is older (see
  *                                             shadow.h; 0: every item on every use)
@@ -56,6 +57,8 @@ enum tm_option_id {
 TM_HIDDEN void tm__options_load(char **env);
 /* The effective value of option ID (after tm__options_load, else the default). */
 TM_HIDDEN long long tm__option(enum tm_option_id id);
+/* 1 when option ID was set in the environment (not its default). */
+TM_HIDDEN int tm__option_from_env(enum tm_option_id id);
 /* Prints every option, its value and where it came from (TM_VERBOSE=1). */
 TM_HIDDEN void tm__options_print(void);
 

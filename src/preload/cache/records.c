@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "headroom.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -157,7 +158,7 @@ static void tm__retire_idle(struct tm_thread *t, uint32_t reason_word) {
 }
 
 void tm__idle_push(struct tm_thread *t) {
-  long long max_idle = tm__option(TM_OPT_MAX_IDLE);
+  long long max_idle = tm__idle_bound();
   long long max_bytes = tm__option(TM_OPT_MAX_IDLE_BYTES);
   long long n = atomic_fetch_add_explicit(&tm__idle_total.count, 1, memory_order_relaxed) + 1;
   long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,

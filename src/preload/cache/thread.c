@@ -21,14 +21,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "headroom.h"
 #include "options.h"
 #include "shadow.h"
 #include "stats.h"
 
 static _Atomic int tm__main_exited;
 /* Workers that finished before anyone joined them and still hold their kernel task (counted
- * with TM_R_COUNTED); bounded by TM_CACHE_MAX_UNJOINED, so the cache never keeps many more
- * kernel tasks than glibc would. */
+ * with TM_R_COUNTED); bounded by tm__unjoined_bound() (a share of the task headroom the process
+ * has, or TM_CACHE_MAX_UNJOINED), so the kept tasks cannot crowd out the process's own creates. */
 static struct { TM_OWN_LINES _Atomic long long n; } tm__unjoined;
 /* tm__wait_assignment's answer when the worker gave up waiting for its join (never stored). */
 #define TM_W_WITHDRAWN 32u
@@ -349,8 +350,7 @@ static void *tm__worker(void *arg) {
     if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
       why = TM_RETIRE_PROCESS + 1;
     else if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
-             atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >=
-                 tm__option(TM_OPT_MAX_UNJOINED))
+             atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >= tm__unjoined_bound())
       why = TM_RETIRE_UNJOINED + 1; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
@@ -364,7 +364,8 @@ static void *tm__worker(void *arg) {
       /* Nobody joins yet: keeping this physical thread keeps a kernel task that glibc would
        * have freed. Only a few may wait like this; past that, really exit. */
       long long n = atomic_fetch_add(&tm__unjoined.n, 1) + 1;
-      if (n > tm__option(TM_OPT_MAX_UNJOINED) || tm__keeps_nothing()) {
+      tm__headroom_maybe_refresh(n);
+      if (n > tm__unjoined_bound() || tm__keeps_nothing()) {
         atomic_fetch_sub(&tm__unjoined.n, 1);
         why = TM_RETIRE_UNJOINED + 1;
       } else {

@@ -67,3 +67,22 @@ TEST(CacheOptions, LineFormatterWritesNumbersAndTruncatesSafely) {
 }
 
 }  // namespace
+
+extern "C" {
+#include "headroom.h"
+}
+
+namespace {
+
+// The unjoined bound from the measured headroom (headroom.c): 1/8 of the smallest room, in
+// [8, 1024]; -1 is "no such limit".
+TEST(CacheHeadroom, BoundIsAnEighthOfTheSmallestRoomWithinFloorAndCap) {
+  EXPECT_EQ(tm__bound_from_headroom(32000, -1, -1), 1024);    // pid_max alone: capped
+  EXPECT_EQ(tm__bound_from_headroom(32000, 4000, -1), 500);   // RLIMIT_NPROC is smaller
+  EXPECT_EQ(tm__bound_from_headroom(32000, 4000, 800), 100);  // the cgroup's pids.max room
+  EXPECT_EQ(tm__bound_from_headroom(32000, 20, -1), 8);       // a small limit: the floor
+  EXPECT_EQ(tm__bound_from_headroom(0, -1, -1), 8);           // no room at all: still 8
+  EXPECT_EQ(tm__bound_from_headroom(-1, -1, -1), 1024);       // nothing readable: the cap
+}
+
+}  // namespace
