@@ -33,9 +33,9 @@ PairStats judge_pair(const PairSamples& in, double precision) {
     s.converged = s.converged && in.second_converged;
     // Unstable: the intervals do not overlap AND the medians differ by more than the
     // precision asked for; a 1% drift between two tight intervals is not worth a flag.
-    s.unstable = intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high) &&
-                 std::fabs(sum1.median - sum2.median) >
-                     precision * std::min(sum1.median, sum2.median);
+    s.unstable =
+        intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high) &&
+        std::fabs(sum1.median - sum2.median) > precision * std::min(sum1.median, sum2.median);
     Modality modes2 = find_modes(in.second_ns);
     if (!modes.multimodal && modes2.multimodal) modes = modes2;
     if (s.unstable) {
