@@ -58,8 +58,8 @@ TEST(JudgePair, OnePassIsNeverUnstable) {
 TEST(Stability, RuleIsMoreThanTenPercentOfCheckedPairs) {
   EXPECT_EQ(judge_stability(0, 0).state, "unknown");
   EXPECT_EQ(judge_stability(0, 120).state, "stable");
-  EXPECT_EQ(judge_stability(12, 120).state, "stable");    // 10%: a few noisy pairs
-  EXPECT_EQ(judge_stability(13, 120).state, "unstable");  // beyond 10%
+  EXPECT_EQ(judge_stability(12, 120).state, "stable");     // 10%: a few noisy pairs
+  EXPECT_EQ(judge_stability(13, 120).state, "unstable");   // beyond 10%
   EXPECT_EQ(judge_stability(102, 120).state, "unstable");  // the 16-vCPU cloud VM of issue 24
   EXPECT_EQ(judge_stability(1, 1).state, "unstable");
   EXPECT_EQ(judge_stability(1, 6).state, "stable");  // one pair of a few: not a pattern
@@ -109,8 +109,8 @@ TEST(Stability, OlderJsonIsJudgedFromItsPerPairFlags) {
 }
 
 TEST(Stability, CsvWithoutChecksIsUnknownAndAnalysedAsToday) {
-  auto m = parse_matrix_text("cpu,0,1,2,3\n0,0,10,90,90\n1,10,0,90,90\n2,90,90,0,10\n3,90,90,10,0\n",
-                             "hand.csv");
+  auto m = parse_matrix_text(
+      "cpu,0,1,2,3\n0,0,10,90,90\n1,10,0,90,90\n2,90,90,0,10\n3,90,90,10,0\n", "hand.csv");
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->stability.state, "unknown");
   EXPECT_TRUE(analyse_domains(*m).smt_found);
