@@ -139,7 +139,8 @@ int run_plan(const PlanOptions& opt) {
     matrix = std::move(*loaded);
   }
   std::optional<Topology> topology;
-  if (!opt.topology_file.empty() || !matrix) {
+  // An unstable matrix is not used (plan says why): this machine's topology stands in for it.
+  if (!opt.topology_file.empty() || !matrix || matrix->stability.unstable()) {
     auto loaded = opt.topology_file.empty() ? Topology::load_this_machine()
                                             : Topology::load_xml(opt.topology_file);
     if (!loaded) return fail(loaded.error());

@@ -23,8 +23,9 @@ enum class RowOrder {
 
 /// Everything derived from one matrix.
 struct Analysis {
-  DomainAnalysis domains;                        ///< latency domains at every level
-  NumberingLies numbering;                       ///< each CPU's nearest partners vs its neighbours
+  Stability stability;      ///< the matrix's stability (stability.state: stable/unstable/unknown)
+  DomainAnalysis domains;   ///< latency domains at every level
+  NumberingLies numbering;  ///< each CPU's nearest partners vs its neighbours
   std::optional<TopologyComparison> comparison;  ///< vs the topology; absent without one
   std::vector<std::size_t> order;                ///< heatmap row order (indexes into the matrix)
 };

@@ -238,6 +238,25 @@ std::vector<CpuSet> complete_pairs(std::vector<CpuSet> groups, const Matrix& m, 
 
 DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
                                const Topology* topology) {
+  if (matrix.stability.unstable()) {
+    // Pairs that moved between passes describe where the host had the vCPUs at that moment, not
+    // a structure: nothing inferred from them would hold for the next run.
+    DomainAnalysis none;
+    none.not_inferred = matrix.stability.reason;
+    CpuSet all = matrix.cpu_set();
+    std::vector<CpuSet> singles;
+    for (int cpu : matrix.cpus) singles.push_back(CpuSet{cpu});
+    none.levels = {singles, {all}};
+    none.level_names = {"smt", "cache"};
+    none.level_source = {"none", "none"};
+    none.level_note = {"", ""};
+    none.level_cut_ns = {0, std::numeric_limits<double>::infinity()};
+    none.level_gap_ratio = {0, 0};
+    none.smt_reason = "not inferred: " + matrix.stability.reason;
+    none.smt_siblings = singles;
+    none.domains = {all};
+    return none;
+  }
   // A topology of another machine (CPUs the matrix has and it lacks) says nothing here.
   if (topology && !matrix.cpu_set().is_subset_of(topology->complete_cpus())) topology = nullptr;
   const std::size_t n = matrix.size();
@@ -294,21 +313,31 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
                                                                  : std::string("latency");
   };
 
-  // SMT is the coarsest candidate whose slowest join (heights rise monotonically under average
-  // linkage) is an SMT latency and that hwloc's cores do not contradict. When no candidate
-  // passes, the coarsest one is a core cluster (Apple clusters, Altra mesh stops).
+  // SMT is a candidate whose slowest join (heights rise monotonically under average linkage) is
+  // an SMT latency and that hwloc's cores do not contradict. Pairs come first: the coarsest
+  // candidate of pairs (siblings paired one to one, 2 threads per core, as on every x86 and
+  // most Arm parts) wins over any coarser candidate of 4 or 8. Otherwise a small Zen CCX (4
+  // cores x 2 threads joined at ~23 ns, below max_smt_ns) would be taken for SMT-8 and hide both
+  // the real pairs below it and the CCX split above it (issue 24). Groups of 4/8 count only when
+  // no pair candidate passes (SMT-4/8 parts). When no candidate passes, the coarsest one is a
+  // core cluster (Apple clusters, Altra mesh stops).
   std::size_t smt_cut = 0, cluster_cut = 0;
   double smt_ratio = 0, cluster_ratio = 0;
   std::size_t contradicted = 0;  // coarsest fast candidate hwloc's cores contradict
-  for (auto k = shaped.rbegin(); k != shaped.rend() && smt_cut == 0; ++k) {
-    const bool fast = height[*k - 1] < thresholds.max_smt_ns;
-    const bool agrees =
-        !topology || topology_agrees_smt(groups_of(cut_after(tree, *k), matrix), *topology);
-    if (fast && agrees) {
-      smt_cut = *k;
-      smt_ratio = ratio(*k);
-    } else if (fast && contradicted == 0) {
-      contradicted = *k;
+  for (int pass = 0; pass < 2 && smt_cut == 0; ++pass) {
+    for (auto k = shaped.rbegin(); k != shaped.rend() && smt_cut == 0; ++k) {
+      const auto groups = groups_of(cut_after(tree, *k), matrix);
+      std::size_t widest = 0;
+      for (const CpuSet& g : groups) widest = std::max<std::size_t>(widest, g.count());
+      if ((pass == 0) != (widest == 2)) continue;
+      const bool fast = height[*k - 1] < thresholds.max_smt_ns;
+      const bool agrees = !topology || topology_agrees_smt(groups, *topology);
+      if (fast && agrees) {
+        smt_cut = *k;
+        smt_ratio = ratio(*k);
+      } else if (fast && contradicted == 0) {
+        contradicted = *k;
+      }
     }
   }
   if (smt_cut == 0 && !shaped.empty()) {

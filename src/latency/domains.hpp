@@ -44,6 +44,9 @@ struct DomainAnalysis {
   std::vector<double> level_gap_ratio;
   /// True when SMT siblings were found (some group of smt_siblings holds more than one CPU).
   bool smt_found = false;
+  /// Why no structure was inferred at all, "" when it was: the matrix's pairs did not hold
+  /// still (Matrix::stability unstable), so every CPU stands alone in one domain.
+  std::string not_inferred;
 };
 
 /// Gap thresholds used by analyse_domains (exposed for tests and the docs).
@@ -68,6 +71,8 @@ struct DomainThresholds {
 /// core). An SMT-shaped level that fails the latency or topology test is kept as a "cluster"
 /// level (levels[1]) instead. With a topology that has SMT the matrix does not show, the SMT
 /// level is taken from hwloc (level_source "topology").
+/// A matrix whose stability is "unstable" gives no structure: one level of single CPUs ("smt",
+/// smt_found false) and one domain of all CPUs, with not_inferred and smt_reason saying why.
 /// Runs in O(n^3): 512 CPUs take a fraction of a second.
 DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds = {},
                                const Topology* topology = nullptr);

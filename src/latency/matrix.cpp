@@ -42,4 +42,24 @@ double symmetric_at(const Matrix& m, std::size_t i, std::size_t j) {
   return 0.5 * (a + b);
 }
 
+Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked) {
+  Stability s;
+  s.pairs_moved = pairs_moved;
+  s.pairs_checked = pairs_checked;
+  if (pairs_checked == 0) {
+    s.reason = "no pair was measured twice: stability unknown";
+    return s;
+  }
+  const bool moved =
+      pairs_checked == 1 ? pairs_moved == 1 : pairs_moved >= 2 && 10 * pairs_moved > pairs_checked;
+  s.state = moved ? "unstable" : "stable";
+  s.reason = moved ? "this machine's latency structure is not stable (" +
+                         std::to_string(pairs_moved) + " of " + std::to_string(pairs_checked) +
+                         " pairs moved between passes): its vCPUs are likely not pinned to host "
+                         "cores"
+                   : std::to_string(pairs_moved) + " of " + std::to_string(pairs_checked) +
+                         " pairs moved between passes (unstable above 10%)";
+  return s;
+}
+
 }  // namespace threadmap::latency

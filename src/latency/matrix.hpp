@@ -12,6 +12,23 @@
 
 namespace threadmap::latency {
 
+/// Whether the matrix's pairs held still while it was measured (issue 24). A matrix whose pairs
+/// move (a VM whose vCPUs the host moves between cores) has no structure to infer from.
+struct Stability {
+  std::string state = "unknown";  ///< "stable", "unstable" or "unknown" (no per-pair checks)
+  std::size_t pairs_moved = 0;    ///< pairs whose passes disagreed (PairStats::unstable)
+  std::size_t pairs_checked = 0;  ///< pairs measured twice
+  std::string reason;             ///< the finding in words
+  bool unstable() const { return state == "unstable"; }
+};
+
+/// The rule: more than 10% of the checked pairs moved (and at least 2 of them; with a single
+/// pair, that pair) makes the structure unstable. Why 10%: on quiet real machines a few pairs of
+/// hundreds catch an interrupt in one pass (0-3% in our runs and the shared matrices' JSON), while
+/// a VM whose vCPUs float moves most pairs (102 of 120 on the 16-vCPU cloud VM of issue 24).
+/// No pair checked gives "unknown".
+Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked);
+
 struct Matrix {
   std::vector<int> cpus;           ///< OS CPU number of row/column i, ascending
   std::vector<double> one_way_ns;  ///< row-major size()*size(); diagonal 0; NaN = not measured
@@ -20,6 +37,7 @@ struct Matrix {
   std::string cell_statistic;      ///< how a cell was obtained ("median of timed batches", ...)
   /// What loading did to the file's values that a reader should know (directions averaged).
   std::vector<std::string> load_notes;
+  Stability stability;  ///< from the measurement or the file; "unknown" when it carries none
 
   std::size_t size() const { return cpus.size(); }
   double at(std::size_t i, std::size_t j) const { return one_way_ns[i * cpus.size() + j]; }

@@ -241,6 +241,30 @@ Result<Matrix> parse_csv(const std::string& text, const std::string& name, Matri
                 quoted(first.front()));
 }
 
+// The file's stability: its "stability" object when it has one, else the rule applied to its
+// per-pair flags (files written before the object existed), else unknown (hand-made files).
+Stability stability_of(const nlohmann::json& doc) {
+  std::size_t moved = 0, checked = 0;
+  if (doc.contains("stability") && doc["stability"].is_object()) {
+    const auto& st = doc["stability"];
+    auto count = [&](const char* key) -> std::size_t {
+      return st.contains(key) && st[key].is_number_unsigned() ? st[key].get<std::size_t>() : 0;
+    };
+    moved = count("pairs_moved");
+    checked = count("pairs_checked");
+    if (checked > 0 && moved <= checked) return judge_stability(moved, checked);
+  }
+  if (doc.contains("pairs") && doc["pairs"].is_array()) {
+    for (const auto& p : doc["pairs"]) {
+      if (!p.is_object() || !p.contains("recheck")) continue;
+      ++checked;
+      if (p.contains("unstable") && p["unstable"].is_boolean() && p["unstable"].get<bool>())
+        ++moved;
+    }
+  }
+  return judge_stability(moved, checked);
+}
+
 Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   const std::string prefix = "cannot load latency matrix '" + name + "': ";
   auto parsed = parse_json_text(text);
@@ -292,6 +316,7 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   if (doc.contains("cpu_model") && doc["cpu_model"].is_string()) {
     m.cpu_model = doc["cpu_model"].get<std::string>();
   }
+  m.stability = stability_of(doc);
   m.cell_statistic = doc.contains("statistic") && doc["statistic"].is_string()
                          ? doc["statistic"].get<std::string>()
                          : "as written in the JSON";

@@ -128,52 +128,20 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
 
   std::size_t unstable = 0, multimodal = 0, not_converged = 0;
   for (std::size_t p = 0; p < pairs.size(); ++p) {
-    PairStats s;
-    s.cpu_a = pairs[p].first;
-    s.cpu_b = pairs[p].second;
-    const PassResult& one = first[p];
-    SampleSummary sum1 = summarize(one.one_way_ns);
-    s.samples = sum1.count;
-    s.round_trips_per_batch = one.round_trips_per_batch;
-    s.median_ns = sum1.median;
-    s.min_ns = sum1.min;
-    s.p90_ns = sum1.p90;
-    s.ci_low_ns = sum1.ci_low;
-    s.ci_high_ns = sum1.ci_high;
-    s.converged = one.converged;
-    s.elapsed_ms = one.elapsed_ns / 1e6;
-    Modality modes = find_modes(one.one_way_ns);
-    s.reported_ns = sum1.median;
+    PairSamples in;
+    in.cpu_a = pairs[p].first;
+    in.cpu_b = pairs[p].second;
+    in.first_ns = std::move(first[p].one_way_ns);
+    in.first_converged = first[p].converged;
+    in.round_trips_per_batch = first[p].round_trips_per_batch;
+    in.elapsed_ms = first[p].elapsed_ns / 1e6;
     if (has_second[p]) {
-      const PassResult& two = second[p];
-      SampleSummary sum2 = summarize(two.one_way_ns);
-      s.rechecked = true;
-      s.recheck_median_ns = sum2.median;
-      s.recheck_ci_low_ns = sum2.ci_low;
-      s.recheck_ci_high_ns = sum2.ci_high;
-      s.converged = s.converged && two.converged;
-      s.elapsed_ms += two.elapsed_ns / 1e6;
-      // Unstable: the intervals do not overlap AND the medians differ by more than the
-      // precision asked for; a 1% drift between two tight intervals is not worth a flag.
-      s.unstable = intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high) &&
-                   std::fabs(sum1.median - sum2.median) >
-                       options.precision * std::min(sum1.median, sum2.median);
-      Modality modes2 = find_modes(two.one_way_ns);
-      if (!modes.multimodal && modes2.multimodal) modes = modes2;
-      if (s.unstable) {
-        // Two different answers: keep the lower (what the hardware can do when nothing
-        // interferes), flag the pair and show both; never their average.
-        s.reported_ns = std::min(sum1.median, sum2.median);
-        if (!modes.multimodal)
-          modes.modes = {std::min(sum1.median, sum2.median), std::max(sum1.median, sum2.median)};
-      } else {
-        std::vector<double> pooled = one.one_way_ns;
-        pooled.insert(pooled.end(), two.one_way_ns.begin(), two.one_way_ns.end());
-        s.reported_ns = summarize(std::move(pooled)).median;
-      }
+      in.rechecked = true;
+      in.second_ns = std::move(second[p].one_way_ns);
+      in.second_converged = second[p].converged;
+      in.elapsed_ms += second[p].elapsed_ns / 1e6;
     }
-    s.multimodal = modes.multimodal;
-    if (modes.multimodal || s.unstable) s.modes_ns = modes.modes;
+    PairStats s = judge_pair(in, options.precision);
     if (options.quick) s.represents = represents[p];
     unstable += s.unstable ? 1 : 0;
     multimodal += s.multimodal ? 1 : 0;
@@ -183,6 +151,9 @@ Result<Measurement> measure(const MeasureOptions& options, const Topology& topol
     run.matrix.at(i, j) = run.matrix.at(j, i) = s.reported_ns;
     run.pairs.push_back(std::move(s));
   }
+  std::size_t checked = 0;
+  for (const PairStats& s : run.pairs) checked += s.rechecked ? 1 : 0;
+  run.matrix.stability = judge_stability(unstable, checked);
   if (options.quick) {
     // Fill every other cell from its class's representative.
     std::map<std::string, double> class_value;

@@ -92,6 +92,23 @@ struct Measurement {
   std::vector<std::string> notes;  ///< things the user must know (quick mode, unstable pairs...)
 };
 
+/// The samples of one pair, as the passes left them: what judge_pair reads.
+struct PairSamples {
+  int cpu_a = -1, cpu_b = -1;
+  std::vector<double> first_ns;   ///< one-way ns per batch, first pass
+  std::vector<double> second_ns;  ///< second pass; empty when none ran
+  bool rechecked = false;         ///< a second pass ran
+  bool first_converged = false, second_converged = false;
+  std::size_t round_trips_per_batch = 0;
+  double elapsed_ms = 0;  ///< both passes
+};
+
+/// Judges one pair from its passes' samples: statistics of the first pass, of the second, the
+/// unstable flag (intervals disjoint and medians more than `precision` apart), the modes and
+/// the value the matrix reports (pooled median; the lower median when the passes disagree).
+/// Pure: the same samples always give the same verdict (tested on recorded samples).
+PairStats judge_pair(const PairSamples& samples, double precision);
+
 /// Measures the one-way latency of every pair of `options.cpus` (or, with quick, of one pair per
 /// topology class of `topology`). Needs at least 2 usable CPUs: fails with EINVAL naming the set
 /// otherwise, or when a CPU is outside the allowed set. Fails when a thread cannot be pinned.

@@ -240,9 +240,21 @@ double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
   return TopologySteps(topo, distances).distance_ns(cpu_a, cpu_b);
 }
 
-Result<MachineModel> build_machine(const MachineInputs& in) {
-  if (!in.topology && !in.matrix)
+Result<MachineModel> build_machine(const MachineInputs& given) {
+  if (!given.topology && !given.matrix)
     return Error::invalid("planning needs a topology or a latency matrix");
+  // A matrix whose pairs moved between passes (issue 24) describes where the host had the vCPUs
+  // at that moment: neither its structure nor its latencies are used, the topology is.
+  MachineInputs in = given;
+  std::string not_used;
+  if (given.matrix && given.matrix->stability.unstable()) {
+    if (!given.topology)
+      return Error::invalid("latency matrix " + given.matrix->source + " is not used: " +
+                            given.matrix->stability.reason + "; plan from the topology instead");
+    in.matrix = nullptr;
+    not_used = "; latency matrix " + given.matrix->source +
+               " not used, placement falls back to the topology: " + given.matrix->stability.reason;
+  }
   MachineModel m;
   CpuSet universe = in.topology ? in.topology->allowed_cpus() : in.matrix->cpu_set();
   CpuSet machine = in.topology ? in.topology->complete_cpus() : universe;
@@ -293,7 +305,7 @@ Result<MachineModel> build_machine(const MachineInputs& in) {
               (in.topology ? ", structure from topology (" + in.topology->source() + ")"
                            : ", SMT and domains inferred from the matrix");
   else
-    m.model = "topology distance (" + in.topology->source() + "; see docs/plan.md)";
+    m.model = "topology distance (" + in.topology->source() + "; see docs/plan.md)" + not_used;
   m.reference_ns = median_latency(m);
   return m;
 }

@@ -130,6 +130,11 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
   doc["smt_siblings"] = groups_json(domains.smt_siblings);
   doc["smt_found"] = domains.smt_found;
   doc["smt_reason"] = domains.smt_reason;
+  // Read back by `latency --load` and `plan --latency`: an unstable matrix infers no structure.
+  doc["stability"] = {{"state", matrix.stability.state},
+                      {"pairs_moved", matrix.stability.pairs_moved},
+                      {"pairs_checked", matrix.stability.pairs_checked},
+                      {"reason", matrix.stability.reason}};
 
   if (measurement) {
     const auto& m = *measurement;

@@ -11,6 +11,14 @@
 namespace threadmap::render {
 namespace {
 
+// The matrix's stability in one line; "unknown" for files that carry no per-pair checks.
+std::string stability_line(const latency::Stability& st) {
+  if (st.state == "unknown")
+    return "stability unknown (the matrix carries no second pass per pair); analysed as given";
+  if (st.state == "unstable") return "UNSTABLE: " + st.reason;
+  return "stable (" + st.reason + ")";
+}
+
 // Groups as "[0-7,64-71]  [8-15,72-79] ...", wrapped at ~100 columns with `indent`.
 std::string groups_line(const std::vector<CpuSet>& groups, std::size_t max_shown,
                         std::size_t indent = 11) {
@@ -131,6 +139,16 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
                     values.size(), values.back() / std::max(values.front(), 1e-9));
   }
 
+  out += "\nstability: " + stability_line(matrix.stability) + "\n";
+  if (!d.not_inferred.empty()) {
+    out +=
+        "\nlatency domains: none inferred. The pairs did not hold still, so a grouping read from "
+        "this matrix would describe where the host had the vCPUs at that moment, not the "
+        "machine. Place by the topology (plan does so and says why), or pin the VM's vCPUs to "
+        "host cores and measure again.\n";
+    out += fmt::format("  SMT: not inferred ({})\n", d.not_inferred);
+    return out;
+  }
   out +=
       "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
       "merge latency jumps):\n";

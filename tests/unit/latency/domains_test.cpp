@@ -374,3 +374,44 @@ TEST(DomainsEvidence, FastPairsHwlocCallsTwoCoresAreAClusterNotSmt) {
   // Without the topology the same matrix is SMT by latency alone.
   EXPECT_TRUE(analyse_domains(m).smt_found);
 }
+
+namespace {
+
+// A two-CCX Zen part with 16 CPUs (AMD: Ryzen 7 1700/2700 = 8 cores/16 threads as 2 CCX of 4
+// cores, 8MB L3 per CCX; Linux numbers sibling i+8), at the latencies issue 24 recorded: SMT
+// pairs ~10 ns, within a CCX ~23 ns, across CCXs ~91 ns, +-10% noise.
+Matrix two_ccx_zen(unsigned seed) {
+  std::vector<int> cpus;
+  for (int c = 0; c < 16; ++c) cpus.push_back(c);
+  Matrix m = make_matrix(cpus);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> noise(0.9, 1.1);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < i; ++j) {
+      const int ci = i % 8, cj = j % 8;
+      const double base = ci == cj ? 10 : ci / 4 == cj / 4 ? 23 : 91;
+      const double v = base * noise(rng);
+      m.at(static_cast<std::size_t>(i), static_cast<std::size_t>(j)) = v;
+      m.at(static_cast<std::size_t>(j), static_cast<std::size_t>(i)) = v;
+    }
+  return m;
+}
+
+}  // namespace
+
+// Regression (issue 24): at HEAD before the fix the 8-CPU CCXs (joined at ~23 ns, below the SMT
+// ceiling) were taken for SMT-8, the real pairs were lost and the domains were one group of 16.
+TEST(Domains, TwoCcxZenKeepsSmtPairsAndSplitsTheCcxs) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    Matrix m = two_ccx_zen(seed);
+    auto d = analyse_domains(m);
+    expect_nested_partitions(m, d);
+    expect_smt_pairs_offset(d, 16, 8);
+    EXPECT_EQ(d.level_names.at(0), "smt");
+    ASSERT_EQ(d.domains.size(), 2u);
+    EXPECT_EQ(d.domains[0], (CpuSet{0, 1, 2, 3, 8, 9, 10, 11}));
+    EXPECT_EQ(d.domains[1], (CpuSet{4, 5, 6, 7, 12, 13, 14, 15}));
+    EXPECT_EQ(d.level_names.at(1), "cache");
+  }
+}

@@ -1,0 +1,58 @@
+// Judging one pair from the samples of its passes: no clock, no threads, no randomness, so a
+// verdict can be replayed from recorded samples (tests/unit/latency/judge_test.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include "src/latency/measurement.hpp"
+#include "src/latency/stats.hpp"
+
+namespace threadmap::latency {
+
+PairStats judge_pair(const PairSamples& in, double precision) {
+  PairStats s;
+  s.cpu_a = in.cpu_a;
+  s.cpu_b = in.cpu_b;
+  SampleSummary sum1 = summarize(in.first_ns);
+  s.samples = sum1.count;
+  s.round_trips_per_batch = in.round_trips_per_batch;
+  s.median_ns = sum1.median;
+  s.min_ns = sum1.min;
+  s.p90_ns = sum1.p90;
+  s.ci_low_ns = sum1.ci_low;
+  s.ci_high_ns = sum1.ci_high;
+  s.converged = in.first_converged;
+  s.elapsed_ms = in.elapsed_ms;
+  Modality modes = find_modes(in.first_ns);
+  s.reported_ns = sum1.median;
+  if (in.rechecked) {
+    SampleSummary sum2 = summarize(in.second_ns);
+    s.rechecked = true;
+    s.recheck_median_ns = sum2.median;
+    s.recheck_ci_low_ns = sum2.ci_low;
+    s.recheck_ci_high_ns = sum2.ci_high;
+    s.converged = s.converged && in.second_converged;
+    // Unstable: the intervals do not overlap AND the medians differ by more than the
+    // precision asked for; a 1% drift between two tight intervals is not worth a flag.
+    s.unstable =
+        intervals_disagree(sum1.ci_low, sum1.ci_high, sum2.ci_low, sum2.ci_high) &&
+        std::fabs(sum1.median - sum2.median) > precision * std::min(sum1.median, sum2.median);
+    Modality modes2 = find_modes(in.second_ns);
+    if (!modes.multimodal && modes2.multimodal) modes = modes2;
+    if (s.unstable) {
+      // Two different answers: keep the lower (what the hardware can do when nothing
+      // interferes), flag the pair and show both; never their average.
+      s.reported_ns = std::min(sum1.median, sum2.median);
+      if (!modes.multimodal)
+        modes.modes = {std::min(sum1.median, sum2.median), std::max(sum1.median, sum2.median)};
+    } else {
+      std::vector<double> pooled = in.first_ns;
+      pooled.insert(pooled.end(), in.second_ns.begin(), in.second_ns.end());
+      s.reported_ns = summarize(std::move(pooled)).median;
+    }
+  }
+  s.multimodal = modes.multimodal;
+  if (modes.multimodal || s.unstable) s.modes_ns = modes.modes;
+  return s;
+}
+
+}  // namespace threadmap::latency
