@@ -192,6 +192,32 @@ TEST(ReportCli, ASavedMatrixOfAnotherMachineIsShownButNotUsedForAdvice) {
   EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
 }
 
+TEST(ReportCli, AnUnstableMatrixIsTheFirstLatencyFindingAndNoStructureIsDrawnFromIt) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs to measure a pair";
+  const fs::path dir =
+      fs::temp_directory_path() / ("threadmap-report-unstable-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path matrix = dir / "measured.json";
+  Ran measured = run("latency --quick --json " + matrix.string());
+  ASSERT_EQ(measured.status, 0) << measured.out;
+  // The same file as a VM whose vCPUs floated would have written it: every pair moved.
+  nlohmann::json m = nlohmann::json::parse(slurp(matrix), nullptr, false);
+  ASSERT_FALSE(m.is_discarded());
+  m["stability"] = {{"state", "unstable"}, {"pairs_moved", 1}, {"pairs_checked", 1}};
+  std::ofstream(matrix) << m.dump();
+  const fs::path out = dir / "report";
+  Ran r = run("report --quick --runs 1 --latency " + matrix.string() + " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  nlohmann::json j = nlohmann::json::parse(slurp(out / "report.json"), nullptr, false);
+  const std::string html = slurp(out / "report.html");
+  fs::remove_all(dir);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["latency"]["stability"]["state"], "unstable");
+  EXPECT_EQ(j["latency"]["stability"]["pairs_moved"], 1);
+  EXPECT_TRUE(j["latency"]["stability"]["finding"].is_string());
+  EXPECT_NE(html.find("not stable"), std::string::npos);
+}
+
 TEST(ReportCli, AnUnwritableDirectoryIsOneErrorLine) {
   Ran r = run("report --quick --out /proc/threadmap-cannot-write-here");
   EXPECT_NE(r.status, 0);
