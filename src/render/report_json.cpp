@@ -25,6 +25,9 @@ json latency_part_json(const report::LatencyPart& lat, const std::string& heatma
   j["notes"] = lat.notes;
   j["stability"] = {
       {"state", lat.stability_state},
+      {"pairs_moved", lat.matrix.stability.pairs_moved},
+      {"pairs_checked", lat.matrix.stability.pairs_checked},
+      {"reason", lat.matrix.stability.reason},
       {"finding", lat.stability_finding.empty() ? json(nullptr) : json(lat.stability_finding)}};
   j["heatmap_png"] = heatmap_file.empty() ? json(nullptr) : json(heatmap_file);
   j["matrix"] =

@@ -67,6 +67,10 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
   // machine's topology, or ordering it by that topology, would mix two machines.
   latency::Analysis analysis =
       latency::analyse(part.matrix, part.describes_this_machine ? topo : nullptr);
+  // A structure that did not hold still is the first thing the page says about latency; the
+  // domains were then not inferred (latency::analyse) and the advice falls back to the topology.
+  part.stability_state = analysis.stability.state;
+  if (analysis.stability.unstable()) part.stability_finding = analysis.stability.reason;
   part.domains = std::move(analysis.domains);
   part.numbering = std::move(analysis.numbering);
   part.comparison = std::move(analysis.comparison);

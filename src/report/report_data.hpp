@@ -61,9 +61,9 @@ struct LatencyPart {
   bool describes_this_machine = true;  ///< false when a loaded matrix looks like another machine
   std::vector<std::string> notes;      ///< caveats (quick mode, another machine's matrix...)
   /// Whether the latency structure held still: "stable", "unstable" or "unknown" (the latency
-  /// JSON's "stability" object). Not filled yet: the stability analysis sets it; when
-  /// "unstable", `stability_finding` is the sentence the page shows at the top ("this machine's
-  /// latency structure is not stable (N of M pairs moved): ...").
+  /// JSON's "stability" object, from latency::analyse). When "unstable", `stability_finding` is
+  /// the sentence the page shows at the top ("this machine's latency structure is not stable (N
+  /// of M pairs moved): ...").
   std::string stability_state = "unknown";
   std::string stability_finding;
 };
