@@ -68,15 +68,6 @@ const char* flag_of(latency::LatencyField field) {
   return nullptr;
 }
 
-// The CPUs whose load the machine watch judges: the --cpus list when it is a plain list, else
-// every CPU this process may use (a wider set only makes the judgement more cautious).
-CpuSet watched_cpus(const std::string& cpus) {
-  if (!cpus.empty())
-    if (auto list = CpuSet::parse_list(cpus); list && !list->empty()) return *list;
-  auto topo = Topology::load_this_machine();
-  return topo ? topo->allowed_cpus() : CpuSet{};
-}
-
 // The files asked for, rendered; written together by Outputs::commit.
 Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
                       const std::optional<MachineState>& machine, Outputs& out) {
@@ -143,12 +134,7 @@ int run_latency(const LatencyOptions& opt) {
   if (stderr_is_tty()) request.measure.progress = show_progress;
   request.row_order = opt.numeric_order ? latency::RowOrder::numeric : latency::RowOrder::topology;
   latency::LatencyField field = latency::LatencyField::none;
-  const bool measuring = opt.load.empty();
-  MachineWatch watch;
-  if (measuring) watch.start(watched_cpus(opt.cpus));
   auto run = latency::run_latency(request, &field);
-  std::optional<MachineState> machine;
-  if (measuring) machine = watch.finish();
   if (!run) {
     const char* flag = flag_of(field);
     Error error = flag ? run.error().with_context(flag) : run.error();
@@ -158,14 +144,14 @@ int run_latency(const LatencyOptions& opt) {
     return fail(error);
   }
 
-  if (auto st = render_outputs(opt, *run, machine, out); !st) return fail(st.error());
+  if (auto st = render_outputs(opt, *run, run->machine, out); !st) return fail(st.error());
   if (auto st = out.commit(); !st) return fail(st.error());
   if (opt.json == "-" || opt.csv == "-") return 0;  // the file went to stdout
 
   const latency::Measurement* m = run->measurement ? &*run->measurement : nullptr;
   render::TextHeatmapOptions heat;
   heat.color = stdout_is_tty();
-  std::string text = machine ? "machine: " + machine->summary + "\n" : std::string();
+  std::string text = run->machine ? "machine: " + run->machine->summary + "\n" : std::string();
   text += render::latency_provenance(run->matrix, m);
   text += fmt::format("rows/columns in {} order\n\n",
                       opt.numeric_order ? "CPU number"

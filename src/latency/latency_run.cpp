@@ -43,7 +43,12 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
                      Error::invalid("the CPU set '" + request.cpus + "' is empty"));
       mo.cpus = *set;
     }
+    // What the machine did around the measurement goes with it (issue 24): the neighbours' use
+    // of the measured CPUs just before, steal and runnable tasks over the run.
+    MachineWatch watch;
+    watch.start(mo.cpus.empty() ? here->allowed_cpus() : mo.cpus);
     auto measured = measure(mo, *here);
+    run.machine = watch.finish();
     if (!measured) return measured.error();
     run.measurement = std::move(*measured);
     run.matrix = run.measurement->matrix;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "src/core/machine_state.hpp"
 #include "src/latency/analysis.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/latency/measurement.hpp"
@@ -36,6 +37,9 @@ struct LatencyRun {
   std::optional<Measurement> measurement;  ///< present when measured here
   Matrix matrix;
   Analysis analysis;
+  /// The machine around the measurement (neighbours just before, steal, hypervisor); empty when
+  /// a saved matrix was loaded.
+  std::optional<MachineState> machine;
 };
 
 /// Runs the request. Fails, setting `*failed_field` (when not null) to the input at fault, on
