@@ -2,24 +2,13 @@
 #include "src/core/machine_state.hpp"
 
 #include <algorithm>
-#include <cstdarg>
-#include <cstdio>
 #include <vector>
 
+#include "src/core/format_text.hpp"
 #include "src/os/monotonic_clock.hpp"
 
 namespace threadmap {
 namespace {
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, pattern);
-  std::vsnprintf(buf, sizeof buf, pattern, args);
-  va_end(args);
-  return buf;
-}
 
 // Ticks of `cpus` between two snapshots, summed; CPUs missing from either are skipped.
 os::CpuTicks ticks_between(const os::MachineSnapshot& from, const os::MachineSnapshot& to,
@@ -83,10 +72,10 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
   }
   std::vector<std::string> busy_because;
   if (s.others_busy_pct_before >= limits.busy_others_pct)
-    busy_because.push_back(format("others used %.0f%% of CPUs %s just before",
-                                  s.others_busy_pct_before, s.cpus.c_str()));
+    busy_because.push_back(format_text("others used %.0f%% of CPUs %s just before",
+                                       s.others_busy_pct_before, s.cpus.c_str()));
   if (s.steal_pct >= limits.busy_steal_pct)
-    busy_because.push_back(format("steal %.1f%%", s.steal_pct));
+    busy_because.push_back(format_text("steal %.1f%%", s.steal_pct));
   const std::string guest =
       s.guest ? (s.hypervisor.empty() ? "virtual machine" : s.hypervisor + " guest") : "";
   if (busy_because.empty()) {
@@ -95,8 +84,8 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
     std::vector<std::string> notes;
     if (s.others_busy_pct_before >= 0)
       notes.push_back(
-          format("others used %.0f%% of the CPUs just before", s.others_busy_pct_before));
-    if (s.steal_pct >= 0) notes.push_back(format("steal %.1f%%", s.steal_pct));
+          format_text("others used %.0f%% of the CPUs just before", s.others_busy_pct_before));
+    if (s.steal_pct >= 0) notes.push_back(format_text("steal %.1f%%", s.steal_pct));
     if (!guest.empty()) notes.insert(notes.begin(), guest);
     if (!notes.empty()) {
       s.summary += " (";
@@ -110,7 +99,8 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
   for (std::size_t i = 0; i < busy_because.size(); ++i)
     s.summary += (i ? ", " : "") + busy_because[i];
   const int runnable = std::max(s.runnable_before, s.runnable_after);
-  if (runnable >= 0) s.summary += format(", %d runnable tasks on %d CPUs", runnable, s.cpu_count);
+  if (runnable >= 0)
+    s.summary += format_text(", %d runnable tasks on %d CPUs", runnable, s.cpu_count);
   if (!guest.empty()) s.summary += " (" + guest + ")";
   return s;
 }

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
+
+#include "src/core/format_text.hpp"
 
 namespace threadmap {
 namespace {
@@ -41,18 +41,7 @@ std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
   return table[n1][n2];
 }
 
-// printf-style formatting: core does not link fmt (it is folded into libthreadmap.so).
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* pattern, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, pattern);
-  std::vsnprintf(buf, sizeof buf, pattern, args);
-  va_end(args);
-  return buf;
-}
-
-std::string percent(double fraction) { return format("%.0f%%", fraction * 100); }
+std::string percent(double fraction) { return format_text("%.0f%%", fraction * 100); }
 
 }  // namespace
 
@@ -151,14 +140,14 @@ Verdict compare_samples(const std::vector<double>& candidate, const std::vector<
   v.n_baseline = baseline.size();
   const MedianInterval c = median_interval(candidate);
   const MedianInterval b = median_interval(baseline);
-  v.basis = format(
+  v.basis = format_text(
       "Mann-Whitney U two-sided p <= %g (%zu vs %zu runs), 95%% median intervals apart, effect "
       ">= %s",
       options.alpha, v.n_candidate, v.n_baseline, percent(options.min_effect).c_str());
   if (candidate.size() < 2 || baseline.size() < 2) {
     v.kind = Verdict::Kind::not_enough_samples;
-    v.reason = format("%zu vs %zu runs: a verdict needs at least 2 on each side", v.n_candidate,
-                      v.n_baseline);
+    v.reason = format_text("%zu vs %zu runs: a verdict needs at least 2 on each side",
+                           v.n_candidate, v.n_baseline);
     if (c.median > 0 && b.median > 0)
       v.ratio = higher_is_better ? c.median / b.median : b.median / c.median;
     return v;
@@ -170,12 +159,12 @@ Verdict compare_samples(const std::vector<double>& candidate, const std::vector<
   const double effect = v.ratio > 0 ? std::fabs(v.ratio - 1) / std::min(v.ratio, 1.0) : 0;
   std::vector<std::string> failed;
   if (v.p_value > options.alpha)
-    failed.push_back(format("rank test p=%.3g > %g", v.p_value, options.alpha));
+    failed.push_back(format_text("rank test p=%.3g > %g", v.p_value, options.alpha));
   if (v.intervals_overlap) failed.push_back("the 95% median intervals overlap");
   if (effect < options.min_effect)
-    failed.push_back(
-        format("effect %s < %s", percent(effect).c_str(), percent(options.min_effect).c_str()));
-  v.basis = format(
+    failed.push_back(format_text("effect %s < %s", percent(effect).c_str(),
+                                 percent(options.min_effect).c_str()));
+  v.basis = format_text(
       "Mann-Whitney U two-sided p=%.3g (%zu vs %zu runs), 95%% median intervals %s, effect %s "
       "(clear needs p <= %g, intervals apart, effect >= %s)",
       v.p_value, v.n_candidate, v.n_baseline, v.intervals_overlap ? "overlap" : "apart",

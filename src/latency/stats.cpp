@@ -1,10 +1,12 @@
-// Order statistics. The CI of the median uses the normal approximation to the binomial
-// (ranks n/2 -+ 1.96 * sqrt(n) / 2), which is accurate from ~20 samples on and conservative
-// below; no distributional assumption about the latencies themselves.
+// Order statistics. The CI of the median is core's median_interval (normal approximation to the
+// binomial, ranks n/2 -+ 1.96 * sqrt(n) / 2: accurate from ~20 samples on and conservative
+// below); no distributional assumption about the latencies themselves.
 #include "src/latency/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "src/core/verdict.hpp"
 
 namespace threadmap::latency {
 namespace {
@@ -40,20 +42,10 @@ SampleSummary summarize(std::vector<double> samples) {
   s.min = samples.front();
   s.max = samples.back();
   s.p90 = quantile(samples, 0.9);
-  const std::size_t n = samples.size();
-  if (n < 6) {
-    s.ci_low = samples.front();
-    s.ci_high = samples.back();
-    return s;
-  }
-  const double half_width = 1.96 * std::sqrt(static_cast<double>(n)) / 2.0;
-  // 1-based ranks, rounded outwards so the interval is at least 95%.
-  auto low_rank = static_cast<long>(std::floor(static_cast<double>(n) / 2.0 - half_width));
-  auto high_rank = static_cast<long>(std::ceil(static_cast<double>(n) / 2.0 + half_width)) + 1;
-  low_rank = std::clamp(low_rank, 1L, static_cast<long>(n));
-  high_rank = std::clamp(high_rank, 1L, static_cast<long>(n));
-  s.ci_low = samples[static_cast<std::size_t>(low_rank - 1)];
-  s.ci_high = samples[static_cast<std::size_t>(high_rank - 1)];
+  // The distribution-free interval of the median: core's rule, shared with every verdict.
+  const MedianInterval interval = median_interval(samples);
+  s.ci_low = interval.low;
+  s.ci_high = interval.high;
   return s;
 }
 
