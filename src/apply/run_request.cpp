@@ -11,12 +11,14 @@
 namespace threadmap::apply {
 namespace {
 
-Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field) {
+Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field,
+                             std::optional<PlanFile>* plan_read) {
   PinRules rules;
   if (!r.plan_path.empty()) {
     field = RunField::plan;
     Result<PlanFile> plan = r.plan ? Result<PlanFile>(*r.plan) : read_plan_file(r.plan_path);
     if (!plan) return plan.error();
+    if (plan_read) *plan_read = *plan;
     if (!r.within.empty()) {
       for (const PlannedThread& t : plan->assignments)
         if (!(t.cpus - r.within).empty())
@@ -95,7 +97,7 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note) {
+                                   std::string* memory_note, std::optional<PlanFile>* plan_read) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
     if (failed_field) *failed_field = f;
@@ -118,7 +120,7 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
   if (pinning) {
     auto topo = Topology::load_this_machine();
     if (!topo) return fail(RunField::none, topo.error());
-    auto rules = build_rules(r, *topo, field);
+    auto rules = build_rules(r, *topo, field, plan_read);
     if (!rules) return fail(field, rules.error());
     std::string note;
     if (auto st = add_memory(*rules, r, *topo, field, note); !st) return fail(field, st.error());

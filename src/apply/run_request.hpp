@@ -18,8 +18,8 @@ namespace threadmap::apply {
 /// CLI adds the flag).
 struct RunRequest {
   std::string plan_path;  ///< plan JSON (threadmap.plan/1), or empty
-  /// The plan at plan_path when the caller read it already (`run --plan --watch` reads it once
-  /// for pinning and watching); empty: prepare_run reads plan_path itself.
+  /// The plan at plan_path when the caller read it already (tune reads it to build its
+  /// candidates); empty: prepare_run reads plan_path itself.
   std::optional<PlanFile> plan;
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty
@@ -48,8 +48,10 @@ enum class RunField { none, plan, cpus, policy, skip, libs, command, memory };
 /// TM_PIN_CONFIG / TM_VERBOSE set. Fails, naming the field, on conflicting or bad options, CPUs
 /// outside the allowed set, an unreadable plan, a memory node the machine does not have, or a
 /// preload library that cannot be found. `memory_note`, when given, receives one line saying
-/// what memory policy the program gets (empty when none), for `run --verbose`.
+/// what memory policy the program gets (empty when none), for `run --verbose`. `plan_read`,
+/// when given, receives the plan it read (so `run --plan --watch` reads the file once).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
-                                   std::string* memory_note = nullptr);
+                                   std::string* memory_note = nullptr,
+                                   std::optional<PlanFile>* plan_read = nullptr);
 
 }  // namespace threadmap::apply

@@ -33,9 +33,12 @@ Result<experiments::CpuPair> parse_pair(const std::string& text) {
 
 int run_bench(const BenchCliOptions& opt) {
   const experiments::BenchEntry* entry = experiments::find_bench(opt.name);
-  if (!entry) return fail(std::string("unknown bench '") + opt.name + "'");
+  // A wrong name, a flag the bench does not take or a malformed pair: the command line is
+  // wrong (2), nothing ran.
+  if (!entry) return usage_error(std::string("unknown bench '") + opt.name + "'");
   if ((!opt.pair.empty() || !opt.latency_file.empty()) && !entry->takes_pair_and_latency)
-    return fail("--pair and --latency apply to 'bench pingpong' only, not '" + opt.name + "'");
+    return usage_error("--pair and --latency apply to 'bench pingpong' only, not '" + opt.name +
+                       "'");
   Outputs out;
   out.declare("--json", &opt.json_file);
   // Checked before the bench runs: a typo must not cost the minutes of measuring.
@@ -43,7 +46,7 @@ int run_bench(const BenchCliOptions& opt) {
   experiments::BenchRequest request;
   if (!opt.pair.empty()) {
     auto pair = parse_pair(opt.pair);
-    if (!pair) return fail(pair.error());
+    if (!pair) return usage_error(pair.error());
     request.pair = *pair;
   }
   request.latency_file = opt.latency_file;

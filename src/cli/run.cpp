@@ -84,15 +84,11 @@ int run_run(const RunOptions& given) {
   }
   if (opt.policy_given && opt.request.cpus.empty())
     return usage_error(std::string("run: --policy applies to --cpus or --ranks only"));
-  // The plan is read once: for pinning here and, with --watch/--record, for checking.
-  if (!opt.request.plan_path.empty()) {
-    auto plan = apply::read_plan_file(opt.request.plan_path);
-    if (!plan) return fail(plan.error().with_context("bad --plan").with_context("run"));
-    opt.request.plan = std::move(*plan);
-  }
   apply::RunField field = apply::RunField::none;
   std::string memory_note;
-  auto launch = apply::prepare_run(opt.request, &field, &memory_note);
+  // The plan is read once, by prepare_run: for pinning, and with --watch/--record for checking.
+  std::optional<apply::PlanFile> plan;
+  auto launch = apply::prepare_run(opt.request, &field, &memory_note, &plan);
   if (!launch) {
     std::string flag = flag_of(field);
     Error e = flag.empty() ? launch.error() : launch.error().with_context("bad " + flag);
@@ -105,8 +101,7 @@ int run_run(const RunOptions& given) {
     os::write_stderr("threadmap: " + memory_note + "\n");
   std::optional<monitor::WatchSettings> watch;
   if (opt.watch || !record_path.empty()) {
-    watch = apply::watch_settings(
-        opt.interval_ms, 0, opt.request.plan ? &*opt.request.plan : nullptr, opt.request.by_name);
+    watch = apply::watch_settings(opt.interval_ms, 0, plan ? &*plan : nullptr, opt.request.by_name);
   }
   auto outcome = apply::run_program(*launch, watch);
   if (!outcome) {

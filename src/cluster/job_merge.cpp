@@ -211,14 +211,22 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
       events.push_back({p->start, +1});
       events.push_back({p->end, -1});
     }
+    // Only time spent over the core's PUs counts: two threads whose runnable spans touch for
+    // one sample (a team's threads starting on a loaded machine) did not compete for the core.
     std::sort(events.begin(), events.end());
+    const int pus = static_cast<int>(core.count());
     int now = 0, most = 0;
-    for (const auto& e : events) most = std::max(most, now += e.second);
-    if (most > static_cast<int>(core.count()))
-      add("oversubscribed_core", -1, 0,
-          fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once "
-                      "(placed by their last CPU; {})",
-                      core.to_list(), core.count(), most,
+    double over_s = 0, last_t = events.empty() ? 0 : events.front().first;
+    for (const auto& e : events) {
+      if (now > pus) over_s += e.first - last_t;
+      last_t = e.first;
+      most = std::max(most, now += e.second);
+    }
+    if (most > pus && over_s > std::max(rules.min_seconds, rules.min_oversubscribed_s))
+      add("oversubscribed_core", -1, over_s,
+          fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once, "
+                      "more than its PUs for {} (placed by their last CPU; {})",
+                      core.to_list(), core.count(), most, seconds_text(over_s),
                       view.activity_unknown.empty()
                           ? fmt::format("runnable: at least {:.0f}% of the time on a CPU",
                                         rules.runnable_share * 100)

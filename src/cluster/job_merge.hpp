@@ -69,6 +69,10 @@ struct JobRules {
   /// sleeping threads (usleep, an OpenMP team at a passive barrier, MPI's progress threads)
   /// neither oversubscribe nor share a core.
   double runnable_share = 0.10;
+  /// A core is oversubscribed only when it held more runnable threads than PUs for longer than
+  /// this: more than one sampling interval of `run --record` (100 ms), so threads whose
+  /// runnable spans touch at one sample (a team starting on a loaded machine) are not a finding.
+  double min_oversubscribed_s = 0.15;
 };
 
 /// Merges records already read. Records that failed to parse are passed as findings.
