@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that no tracked file refers to a path outside the repository: a fresh clone must hold
-# everything a reader is pointed to. Fails on `../shared` (the workspace beside the repository)
-# and on absolute paths under /work (a development machine's layout). Examples of a user's own
-# paths (`/shared/fleet/%h`, `/usr/lib/...`) are fine: they are not ours.
+# everything a reader is pointed to. Fails on a relative path into the workspace folder beside
+# the repository (the parent directory's "shared") and on absolute paths under the development
+# machine's work folder. Examples of a user's own paths (`/usr/lib/...`) are fine: not ours.
 #
 # Also checks that every relative link in a tracked Markdown file (`[text](path)`,
 # `[text](path#anchor)`) names a file that exists, and an anchor that one of its headings makes
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# This file names the patterns in its comments, so it is left out of the scan.
+# The patterns are built from pieces so that this file does not contain them either.
 up='\.\./'"shared"
 abs='(^|[^[:alnum:]_.~/-])/'"work"'(/|[^[:alnum:]_-]|$)'
 
