@@ -31,6 +31,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -290,6 +291,11 @@ struct RunResult {
   Percentiles join;
   std::uint64_t samples = 0;
   double wall_seconds = 0;
+  // Percent of the machine's CPU time that other programs used while this run went (all busy
+  // time in /proc/stat minus the run's own rusage): with one creator the cache needs a second
+  // free CPU to spin on, so a run beside other work measures the futex path instead (the
+  // 7.5x-47x swing of one creator on 2 vCPUs; docs/results/2026-11-26-cache-one-creator-swing.md).
+  double others_busy_pct = -1;
   int error = 0;
 };
 
@@ -567,6 +573,19 @@ double floor_rate(int pairs, double seconds) {
   return static_cast<double>(total) / wall;
 }
 
+// Busy clock ticks of the whole machine (user nice system irq softirq of /proc/stat's first
+// line); -1 when unreadable.
+double machine_busy_ticks() {
+  FILE* f = std::fopen("/proc/stat", "re");
+  if (f == nullptr) return -1;
+  unsigned long long v[7] = {};
+  int got = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                        &v[4], &v[5], &v[6]);
+  std::fclose(f);
+  if (got != 7) return -1;
+  return static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6]);
+}
+
 // Runs this binary in a child with or without LD_PRELOAD and parses its --json line.
 bool run_child(const char* self, const Options& opt, int creators, const std::string& preload,
                RunResult& out) {
@@ -589,13 +608,26 @@ bool run_child(const char* self, const Options& opt, int creators, const std::st
     _exit(127);
   }
   close(fds[1]);
+  double busy_before = machine_busy_ticks();
+  std::uint64_t began = now_ns();
   std::string text;
   char buf[512];
   ssize_t n;
   while ((n = read(fds[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
   close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  double wall = static_cast<double>(now_ns() - began) / 1e9;
+  double busy_after = machine_busy_ticks();
+  long hz = sysconf(_SC_CLK_TCK);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (busy_before >= 0 && busy_after >= 0 && hz > 0 && cpus > 0 && wall > 0) {
+    double own = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                 static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    double others = (busy_after - busy_before) / static_cast<double>(hz) - own;
+    out.others_busy_pct = std::max(0.0, 100.0 * others / (wall * static_cast<double>(cpus)));
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
   auto num = [&text](const char* key, std::size_t from = 0) -> double {
     std::size_t k = text.find(key, from);
@@ -626,10 +658,11 @@ int compare(const char* self, const Options& opt) {
       variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %14s %8s %16s %22s %22s\n", "creators", "default thr/s",
+  std::printf("%8s %14s %14s %8s %14s %8s %16s %22s %22s %9s\n", "creators", "default thr/s",
               "cache thr/s", "ratio", "floor trips/s", "c/floor", "sys/cycle d/c",
-              "start p50 ns def/cache", "join p50 ns def/cache");
+              "start p50 ns def/cache", "join p50 ns def/cache", "others %");
   int failures = 0;
+  double others_max = -1;
   auto median = [](std::vector<RunResult> v, auto key) {
     std::sort(v.begin(), v.end(),
               [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
@@ -661,10 +694,18 @@ int compare(const char* self, const Options& opt) {
     char sys_text[32] = "n/a";
     if (median(defs, sys) >= 0 && median(caches, sys) >= 0)
       std::snprintf(sys_text, sizeof sys_text, "%.1f/%.2f", median(defs, sys), median(caches, sys));
-    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f\n", t,
-                d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
-                sys_text, median(defs, start), median(caches, start), median(defs, join),
-                median(caches, join));
+    // The most that others used during any run of this row: one busy run can move a median.
+    double others = -1;
+    for (const auto* side : {&defs, &caches})
+      for (const auto& r : *side) others = std::max(others, r.others_busy_pct);
+    others_max = std::max(others_max, others);
+    char others_text[16] = "n/a";
+    if (others >= 0) std::snprintf(others_text, sizeof others_text, "%.0f", others);
+    std::printf(
+        "%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n", t, d,
+        c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0, sys_text,
+        median(defs, start), median(caches, start), median(defs, join), median(caches, join),
+        others_text);
     std::fflush(stdout);
   }
   std::printf(
@@ -673,8 +714,17 @@ int compare(const char* self, const Options& opt) {
       "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n"
       "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads, in a "
       "shorter pass before the timed one), default/cache medians; n/a when the kernel does not "
-      "allow counting\n",
+      "allow counting\n"
+      "others %%: the most of the machine's CPU time other programs used during any run of the "
+      "row (/proc/stat minus the run's own rusage)\n",
       opt.repeat);
+  if (others_max >= 10)
+    std::printf(
+        "not quiet: other programs used up to %.0f%% of the CPUs during these runs; with few "
+        "CPUs a hand-off then goes through the futex instead of a spin (the cache declines to "
+        "spin without an idle CPU), and both sides' rates move with that load: compare rows "
+        "measured on a quiet machine only\n",
+        others_max);
   return failures ? 1 : 0;
 }
 

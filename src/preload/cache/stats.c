@@ -39,6 +39,15 @@ void tm__stats_print(void) {
   tm__line_long(&line, (long long)tm__counts[TM_COUNT_BYPASSED]);
   tm__line_str(&line, "; pthread_exit kept=");
   tm__line_long(&line, (long long)tm__counts[TM_COUNT_OWN_EXITS]);
+  static const char *const waits[] = {"spin-met", "spin-ran-out", "no-spin-busy",
+                                      "no-spin-score", "no-spin-spinners", "no-spin-fixed"};
+  tm__line_str(&line, "; waits");
+  for (int i = TM_COUNT_SPIN_MET; i <= TM_COUNT_SKIP_FIXED; ++i) {
+    tm__line_str(&line, " ");
+    tm__line_str(&line, waits[i - TM_COUNT_SPIN_MET]);
+    tm__line_str(&line, "=");
+    tm__line_long(&line, (long long)tm__counts[i]);
+  }
   tm__line_str(&line, "; retired");
   for (int i = 0; i < TM_RETIRE_COUNT; ++i) {
     tm__line_str(&line, " ");

@@ -50,6 +50,7 @@
 
 #include "../common/tm_futex.h"
 #include "options.h"
+#include "stats.h"
 #include "tm_cache.h"
 
 #define TM_SPIN_BUDGET_NS 25000 /* ~ two futex sleep + wake round trips on this class of VM */
@@ -281,12 +282,24 @@ static inline void tm__cpu_relax(void) {
 
 /* Decides whether this wait may spin and for how long (0: go straight to the futex). */
 static long long tm__spin_budget(struct tm_site *site, int partner_running) {
-  if (tm__fixed_spin_ns >= 0) return tm__fixed_spin_ns;
-  if (tm__max_spinners == 0) return 0;
-  if (!partner_running && tm__no_idle_cpu(tm__coarse_now_ns())) return 0;
+  if (tm__fixed_spin_ns >= 0) {
+    if (tm__fixed_spin_ns == 0) tm__stats_count(TM_COUNT_SKIP_FIXED);
+    return tm__fixed_spin_ns;
+  }
+  if (tm__max_spinners == 0) {
+    tm__stats_count(TM_COUNT_SKIP_FIXED);
+    return 0;
+  }
+  if (!partner_running && tm__no_idle_cpu(tm__coarse_now_ns())) {
+    tm__stats_count(TM_COUNT_SKIP_BUSY);
+    return 0;
+  }
   if (atomic_load_explicit(&site->score, memory_order_relaxed) < 0) {
     unsigned left = atomic_fetch_sub_explicit(&site->probe_countdown, 1, memory_order_relaxed);
-    if (left > 1) return 0;
+    if (left > 1) {
+      tm__stats_count(TM_COUNT_SKIP_SCORE);
+      return 0;
+    }
     atomic_store_explicit(&site->probe_countdown,
                           atomic_load_explicit(&site->probe_interval, memory_order_relaxed),
                           memory_order_relaxed);
@@ -319,6 +332,7 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
     int n = atomic_fetch_add_explicit(&tm__spinners.n, 1, memory_order_relaxed);
     if (n >= tm__max_spinners) {
       atomic_fetch_sub_explicit(&tm__spinners.n, 1, memory_order_relaxed);
+      tm__stats_count(TM_COUNT_SKIP_SPINNERS);
       return 0;
     }
   }
@@ -335,6 +349,7 @@ int tm__spin_until(_Atomic uint32_t *word, uint32_t bits, enum tm_wait_site whic
     if (met || tm__now_ns() > deadline) break;
   }
   if (tm__fixed_spin_ns < 0) atomic_fetch_sub_explicit(&tm__spinners.n, 1, memory_order_relaxed);
+  tm__stats_count(met ? TM_COUNT_SPIN_MET : TM_COUNT_SPIN_RAN_OUT);
   if (met || stalled == NULL || !stalled(partner)) tm__spin_outcome(site, met);
   return met;
 }
