@@ -701,11 +701,10 @@ int compare(const char* self, const Options& opt) {
     others_max = std::max(others_max, others);
     char others_text[16] = "n/a";
     if (others >= 0) std::snprintf(others_text, sizeof others_text, "%.0f", others);
-    std::printf(
-        "%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n", t, d,
-        c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0, sys_text,
-        median(defs, start), median(caches, start), median(defs, join), median(caches, join),
-        others_text);
+    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n",
+                t, d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
+                sys_text, median(defs, start), median(caches, start), median(defs, join),
+                median(caches, join), others_text);
     std::fflush(stdout);
   }
   std::printf(

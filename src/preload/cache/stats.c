@@ -39,7 +39,7 @@ void tm__stats_print(void) {
   tm__line_long(&line, (long long)tm__counts[TM_COUNT_BYPASSED]);
   tm__line_str(&line, "; pthread_exit kept=");
   tm__line_long(&line, (long long)tm__counts[TM_COUNT_OWN_EXITS]);
-  static const char *const waits[] = {"spin-met", "spin-ran-out", "no-spin-busy",
+  static const char *const waits[] = {"spin-met",      "spin-ran-out",     "no-spin-busy",
                                       "no-spin-score", "no-spin-spinners", "no-spin-fixed"};
   tm__line_str(&line, "; waits");
   for (int i = TM_COUNT_SPIN_MET; i <= TM_COUNT_SKIP_FIXED; ++i) {

@@ -14,12 +14,12 @@ enum tm_count {
   TM_COUNT_OWN_EXITS,   /* pthread_exit served by our unwind (thread kept) */
   /* Waits for a hand-off (wait.c), to tell where a hand-off's time goes without hardware
    * counters: a spin that saw its partner, one that ran out, and the reasons no spin was tried. */
-  TM_COUNT_SPIN_MET,       /* the partner's word changed while we spun: no system call */
-  TM_COUNT_SPIN_RAN_OUT,   /* the budget ran out: the wait goes on in the futex */
-  TM_COUNT_SKIP_BUSY,      /* no spin: no idle CPU (runnable count and idle time) */
-  TM_COUNT_SKIP_SCORE,     /* no spin: the site's score is negative and this is no probe */
-  TM_COUNT_SKIP_SPINNERS,  /* no spin: as many threads spin as there are CPUs */
-  TM_COUNT_SKIP_FIXED,     /* no spin: TM_CACHE_SPIN_NS=0 or a single CPU */
+  TM_COUNT_SPIN_MET,      /* the partner's word changed while we spun: no system call */
+  TM_COUNT_SPIN_RAN_OUT,  /* the budget ran out: the wait goes on in the futex */
+  TM_COUNT_SKIP_BUSY,     /* no spin: no idle CPU (runnable count and idle time) */
+  TM_COUNT_SKIP_SCORE,    /* no spin: the site's score is negative and this is no probe */
+  TM_COUNT_SKIP_SPINNERS, /* no spin: as many threads spin as there are CPUs */
+  TM_COUNT_SKIP_FIXED,    /* no spin: TM_CACHE_SPIN_NS=0 or a single CPU */
   TM_COUNT_N
 };
 
