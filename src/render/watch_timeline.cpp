@@ -48,6 +48,12 @@ Rgb color_for(size_t index, size_t count) {
   return {out.r + m, out.g + m, out.b + m};
 }
 
+std::string process_comm(const monitor::WatchHistory& history, pid_t pid) {
+  for (const auto& p : history.processes())
+    if (p.pid == pid) return p.comm;
+  return "";
+}
+
 void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
           double row_h, double left, double top, double plot_w, double watched_s) {
   const auto& threads = history.threads();
@@ -76,10 +82,13 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
       watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
           ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, span_s)
           : fmt::format("{:.2f} s", span_s);
+  const std::string who = history.follow()
+                              ? fmt::format("process {} and its descendants ({} processes)",
+                                            history.pid(), history.processes().size())
+                              : fmt::format("process {}", history.pid());
   std::string title = fmt::format(
-      "threadmap watch: process {}, {} threads, {} — CPU of each thread at each sample{}",
-      history.pid(), threads.size(), duration,
-      activity_known ? "; thin = waiting, full = running" : "");
+      "threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
+      threads.size(), duration, activity_known ? "; thin = waiting, full = running" : "");
   cairo_show_text(cr, title.c_str());
 
   cairo_set_font_size(cr, std::min(11.0, row_h - 2));
@@ -98,10 +107,24 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
       cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
       cairo_fill(cr);
     }
+    // Following, rows come grouped by process: a line above each process's first row, and
+    // labels that name the process (pid and command) before the thread.
+    if (history.follow() && i > 0 && threads[i - 1].pid != t.pid) {
+      cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
+      cairo_set_line_width(cr, 1);
+      cairo_move_to(cr, 0, y - 0.5);
+      cairo_line_to(cr, width, y - 0.5);
+      cairo_stroke(cr);
+    }
     if (row_h >= 9) {
       cairo_set_source_rgb(cr, 0, 0, 0);
       cairo_move_to(cr, 4, y + row_h - 3);
-      std::string label = fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
+      std::string label =
+          history.follow()
+              ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)),
+                            t.tid, terminal_safe(t.name))
+                    .substr(0, 30)
+              : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
       cairo_show_text(cr, label.c_str());
     }
   }
