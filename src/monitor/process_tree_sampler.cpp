@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "src/os/kernel_affinity.hpp"
+
 namespace threadmap::monitor {
 
 namespace {
@@ -32,6 +34,9 @@ struct ProcessTreeSampler::State {
   std::map<pid_t, Followed> live;
   std::vector<pid_t> found_order;  // every process ever followed, root first
   std::set<pid_t> refused;         // found past the bound
+  // The watcher itself is a descendant when it watches its own shell: it is not what the user
+  // asked to see, and its own sampling would be counted.
+  pid_t self = os::current_pid();
   bool started = false;
   CounterSource source = CounterSource::perf;
   bool hardware = false;
@@ -68,7 +73,8 @@ struct ProcessTreeSampler::State {
       auto children = os::list_child_processes(parent, follow.lookup);
       if (!children) continue;  // it ended meanwhile: its sampler says so below
       for (pid_t child : *children)
-        if (!live.count(child) && !refused.count(child) && add(child)) work.push_back(child);
+        if (child != self && !live.count(child) && !refused.count(child) && add(child))
+          work.push_back(child);
     }
   }
 
@@ -130,8 +136,8 @@ Result<ProcessSample> ProcessTreeSampler::sample() {
     auto it = s.live.find(pid);
     if (it == s.live.end()) continue;
     Followed& f = it->second;
-    auto sample = s.refresh(f) ? f.sampler->sample() : Result<ProcessSample>(Error::from_errno(
-                                                           ESRCH, "ended"));
+    auto sample = s.refresh(f) ? f.sampler->sample()
+                               : Result<ProcessSample>(Error::from_errno(ESRCH, "ended"));
     s.note_counters(*f.sampler);
     if (!sample) {
       // An ended process keeps what was recorded of it; any other failure is the watch's.
@@ -143,18 +149,14 @@ Result<ProcessSample> ProcessTreeSampler::sample() {
     s.seen_now.push_back(f.seen);
   }
   if (s.live.empty())
-    return Error::from_errno(ESRCH, "process " + std::to_string(s.root) +
-                                        " and the processes it started have exited");
+    return Error::from_errno(
+        ESRCH, "process " + std::to_string(s.root) + " and the processes it started have exited");
   return out;
 }
 
-const std::vector<ProcessSeen>& ProcessTreeSampler::processes() const {
-  return state_->seen_now;
-}
+const std::vector<ProcessSeen>& ProcessTreeSampler::processes() const { return state_->seen_now; }
 CounterSource ProcessTreeSampler::source() const { return state_->source; }
 bool ProcessTreeSampler::hardware_counters() const { return state_->hardware; }
-std::uint64_t ProcessTreeSampler::processes_not_followed() const {
-  return state_->refused.size();
-}
+std::uint64_t ProcessTreeSampler::processes_not_followed() const { return state_->refused.size(); }
 
 }  // namespace threadmap::monitor

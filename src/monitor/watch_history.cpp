@@ -38,6 +38,12 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
     }
     ThreadTrack& t = threads_[it->second];
     if (!s.name.empty()) t.name = s.name;
+    // A main thread's name is its process's command name, which is read at every sample: after
+    // an exec it is the new program's at once, where thread names are re-read about once a
+    // second.
+    if (t.main_thread && follow_)
+      if (auto p = process_index_.find(t.pid); p != process_index_.end())
+        if (!processes_[p->second].comm.empty()) t.name = processes_[p->second].comm;
     // The CPU time used since the previous sample goes to the span that held the thread; where
     // it turns from waiting to running (or back) a new span starts at the previous sample.
     if (!t.spans.empty() && sample.time_s > t.spans.back().end_s) {

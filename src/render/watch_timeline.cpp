@@ -76,7 +76,7 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_move_to(cr, left, 20);
+  cairo_move_to(cr, history.follow() ? 4 : left, 20);  // a followed title is longer
   // The same duration as the summary's, and what the samples cover when it differs.
   const std::string duration =
       watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
@@ -123,7 +123,7 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
           history.follow()
               ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)),
                             t.tid, terminal_safe(t.name))
-                    .substr(0, 30)
+                    .substr(0, 44)
               : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
       cairo_show_text(cr, label.c_str());
     }
@@ -186,7 +186,9 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
       for (const auto& s : t.spans) seen[s.cpu] = 1;
     cpus = seen.size();
   }
-  const double width = 1200, left = 190, top = 34, plot_w = width - left - 20;
+  // Following, labels name the process too ("PID COMMAND: TID NAME"): a wider margin.
+  const double width = 1200, left = history.follow() ? 280 : 190, top = 34,
+               plot_w = width - left - 20;
   const double legend_rows = std::ceil(static_cast<double>(cpus) * 70.0 / (width - left)) + 1;
   const double height = top + static_cast<double>(rows) * row_h + 40 + legend_rows * 18 + 10;
 
