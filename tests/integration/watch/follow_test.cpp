@@ -30,7 +30,8 @@ nlohmann::json process_with_pid(const nlohmann::json& doc, const nlohmann::json&
 }
 
 bool ends_with(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+  return text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 TEST(WatchFollow, SeesTheThreadsOfAShellsChildrenWithTheirProcess) {

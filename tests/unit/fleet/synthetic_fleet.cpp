@@ -152,5 +152,4 @@ std::vector<std::pair<Machine, int>> machines(int scale) {
           {from_topology("this-vm-kvm-2vcpu-epyc"), scale / 5}};
 }
 
-
 }  // namespace tm_test

@@ -20,8 +20,8 @@ monitor::ThreadSample thread_of(pid_t pid, pid_t tid, const std::string& name) {
 // Shell 100 with child 300 (threads 300 and "kid-0" 301), which ends before the last sample.
 monitor::WatchHistory family() {
   monitor::WatchHistory h(100, /*follow=*/true);
-  h.add({0.0, {thread_of(100, 100, "sh"), thread_of(300, 300, "probe"),
-               thread_of(300, 301, "kid-0")}},
+  h.add({0.0,
+         {thread_of(100, 100, "sh"), thread_of(300, 300, "probe"), thread_of(300, 301, "kid-0")}},
         {{100, 1, "sh", "/bin/sh"}, {300, 100, "probe", "/opt/probe"}});
   h.add({0.5, {thread_of(100, 100, "sh")}}, {{100, 1, "sh", "/bin/sh"}});
   return h;
@@ -42,8 +42,9 @@ TEST(WatchFollowView, SummaryGroupsThreadsUnderTheirProcess) {
   auto s = monitor::summarize_watch(h, {}, monitor::CounterSource::perf, false, "no PMU");
   std::string text = watch_summary_text(s);
   const auto shell = text.find("process 100 sh (/bin/sh), parent 1");
-  const auto child = text.find("process 300 probe (/opt/probe), parent 100, seen 0.00-0.00 s, "
-                               "exited: 2 threads");
+  const auto child = text.find(
+      "process 300 probe (/opt/probe), parent 100, seen 0.00-0.00 s, "
+      "exited: 2 threads");
   const auto kid = text.find("kid-0");
   ASSERT_NE(shell, std::string::npos) << text;
   ASSERT_NE(child, std::string::npos) << text;
