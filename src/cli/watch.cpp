@@ -1,4 +1,4 @@
-// threadmap watch [PID | -- CMD ARGS...] [--interval MS] [--duration S] [--json F]
+// threadmap watch [PID | -- CMD ARGS...] [--follow] [--interval MS] [--duration S] [--json F]
 //                 [--timeline F.png|F.svg] [--plan F [--by-name]] [--no-live]
 // Parses and checks every option before anything is watched or started; the library samples
 // (monitor::watch_process) or runs and watches a program (apply::run_program); this file shows
@@ -21,6 +21,7 @@ struct WatchOptions {
   WatchOutputs outputs;
   std::string plan_path;
   bool by_name = false;
+  bool follow = false;
   bool live = true;
 };
 
@@ -43,6 +44,7 @@ int run_watch(const WatchOptions& opt) {
   auto settings =
       apply::watch_settings(opt.interval_ms, opt.duration_s, opt.plan_path, opt.by_name);
   if (!settings) return fail(settings.error());  // a bad plan is reported before anything starts
+  settings->follow.follow = opt.follow;
   if (opt.live && stdout_is_tty())
     settings->on_sample = [](const monitor::WatchHistory& h) {
       print("\x1b[H\x1b[2J" + render::watch_live_table(h, 40));
@@ -81,6 +83,9 @@ void add_watch_command(CLI::App& app, Runner& selected) {
   auto* sub = app.add_subcommand(
       "watch", "Watch where a process's threads run: CPU over time, migrations, switches");
   sub->add_option("target", opt->target, "PID, or -- CMD ARGS... to start and watch");
+  sub->add_flag("--follow", opt->follow,
+                "Follow the processes it starts too (forked children and what they exec), each "
+                "thread labelled with its process");
   sub->add_option("--interval", opt->interval_ms, "Sampling interval in ms (default 100)")
       ->check(CLI::Range(10, 60000));
   sub->add_option("--duration", opt->duration_s,

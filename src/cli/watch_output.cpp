@@ -41,6 +41,11 @@ bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const Watc
   } else {
     print(text);
   }
+  if (w.summary.processes_not_followed > 0)
+    os::write_stderr("threadmap: warning: watch --follow followed " +
+                     std::to_string(w.summary.max_processes) + " processes; " +
+                     std::to_string(w.summary.processes_not_followed) +
+                     " more were found and not watched\n");
   // Everything is rendered first and written together, so a failing picture leaves no JSON.
   Outputs out = declared(outputs);
   if (out.wanted(&outputs.json_path))

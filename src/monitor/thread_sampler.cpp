@@ -144,7 +144,7 @@ Result<ProcessSample> ThreadSampler::sample() {
         lost = true;
         continue;
       }
-      out.threads.push_back(ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware});
+      out.threads.push_back(ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware, s.pid});
       ++it;
     }
     if (!lost || scanned) break;

@@ -28,12 +28,21 @@ struct ThreadSample {
   int cpu = -1;                            ///< CPU it last ran on (/proc stat field 39)
   SoftwareCounts counts;                   ///< since first seen
   std::optional<HardwareCounts> hardware;  ///< since first seen; empty = not supported
+  pid_t pid = 0;                           ///< its process; 0 = the sampled process
+};
+
+/// A process of a followed family, as seen at one sample (watch --follow).
+struct ProcessSeen {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;  ///< command name now (changes at exec)
+  std::string exe;   ///< executable now; "" when it cannot be read (another user's, a kernel's)
 };
 
 /// All threads of the process at one instant.
 struct ProcessSample {
   double time_s = 0;                  ///< seconds since the sampler was created (CLOCK_MONOTONIC)
-  std::vector<ThreadSample> threads;  ///< ascending tid
+  std::vector<ThreadSample> threads;  ///< ascending tid (followed: by process, then tid)
 };
 
 /// Options for a sampler.

@@ -5,24 +5,45 @@
 
 namespace threadmap::monitor {
 
-void WatchHistory::add(const ProcessSample& sample) {
+void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSeen>& processes) {
   if (samples_ == 0) first_s_ = sample.time_s;
   last_s_ = sample.time_s;
   ++samples_;
   bool added = false;
+  for (const ProcessSeen& p : processes) {
+    auto [it, inserted] = process_index_.emplace(p.pid, processes_.size());
+    if (inserted) {
+      ProcessTrack track;
+      track.pid = p.pid;
+      track.first_s = sample.time_s;
+      processes_.push_back(std::move(track));
+    }
+    ProcessTrack& t = processes_[it->second];
+    t.ppid = p.ppid;
+    if (!p.comm.empty()) t.comm = p.comm;
+    if (!p.exe.empty()) t.exe = p.exe;
+    t.last_s = sample.time_s;
+  }
   for (const ThreadSample& s : sample.threads) {
     auto [it, inserted] = index_.emplace(s.tid, threads_.size());
     if (inserted) {
       added = true;
       ThreadTrack track;
       track.tid = s.tid;
-      track.main_thread = s.tid == pid_;
+      track.pid = s.pid > 0 ? s.pid : pid_;
+      track.main_thread = s.tid == track.pid;
       track.first_s = sample.time_s;
       track.previous_s = sample.time_s;
       threads_.push_back(std::move(track));
     }
     ThreadTrack& t = threads_[it->second];
     if (!s.name.empty()) t.name = s.name;
+    // A main thread's name is its process's command name, which is read at every sample: after
+    // an exec it is the new program's at once, where thread names are re-read about once a
+    // second.
+    if (t.main_thread && follow_)
+      if (auto p = process_index_.find(t.pid); p != process_index_.end())
+        if (!processes_[p->second].comm.empty()) t.name = processes_[p->second].comm;
     // The CPU time used since the previous sample goes to the span that held the thread; where
     // it turns from waiting to running (or back) a new span starts at the previous sample.
     if (!t.spans.empty() && sample.time_s > t.spans.back().end_s) {
@@ -54,11 +75,13 @@ void WatchHistory::add(const ProcessSample& sample) {
     ++t.samples;
   }
   if (!added) return;
-  // The main thread first, then the others in the order they appeared (ties: by tid, which the
-  // kernel hands out in increasing order, i.e. creation order). Only needed when threads were
-  // added: re-sorting 1,000 tracks at every sample would dominate the cost of watching.
+  // Grouped by process (in the order found), then the main thread first, then the others in
+  // the order they appeared (ties: by tid, which the kernel hands out in increasing order, i.e.
+  // creation order). Only needed when threads were added: re-sorting 1,000 tracks at every
+  // sample would dominate the cost of watching.
   std::stable_sort(threads_.begin(), threads_.end(),
-                   [](const ThreadTrack& a, const ThreadTrack& b) {
+                   [this](const ThreadTrack& a, const ThreadTrack& b) {
+                     if (a.pid != b.pid) return process_rank(a.pid) < process_rank(b.pid);
                      if (a.main_thread != b.main_thread) return a.main_thread;
                      if (a.first_s != b.first_s) return a.first_s < b.first_s;
                      return a.tid < b.tid;
@@ -66,27 +89,40 @@ void WatchHistory::add(const ProcessSample& sample) {
   for (size_t i = 0; i < threads_.size(); ++i) index_[threads_[i].tid] = i;
 }
 
+size_t WatchHistory::process_rank(pid_t pid) const {
+  auto it = process_index_.find(pid);
+  return it == process_index_.end() ? (pid == pid_ ? 0 : processes_.size()) : it->second;
+}
+
 std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
                                               const std::vector<PlannedThread>& plan,
                                               bool by_name) {
-  const auto& threads = history.threads();
-  std::vector<std::optional<CpuSet>> out(threads.size());
+  const auto& all = history.threads();
+  std::vector<std::optional<CpuSet>> out(all.size());
+  // A plan places the watched program's threads; its children's are not its to place.
+  std::vector<const ThreadTrack*> threads;
+  std::vector<size_t> at;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].pid == history.pid()) {
+      threads.push_back(&all[i]);
+      at.push_back(i);
+    }
   size_t next_ordered = 0;
   std::vector<const PlannedThread*> ordered;
   for (const PlannedThread& p : plan) {
     if (p.thread == "main") {
       for (size_t i = 0; i < threads.size(); ++i)
-        if (threads[i].main_thread) out[i] = p.cpus;
+        if (threads[i]->main_thread) out[at[i]] = p.cpus;
     } else if (by_name) {
       std::string name = p.thread.substr(0, 15);
       for (size_t i = 0; i < threads.size(); ++i)
-        if (!threads[i].main_thread && threads[i].name == name) out[i] = p.cpus;
+        if (!threads[i]->main_thread && threads[i]->name == name) out[at[i]] = p.cpus;
     } else {
       ordered.push_back(&p);
     }
   }
   for (size_t i = 0; i < threads.size() && next_ordered < ordered.size(); ++i)
-    if (!threads[i].main_thread) out[i] = ordered[next_ordered++]->cpus;
+    if (!threads[i]->main_thread) out[at[i]] = ordered[next_ordered++]->cpus;
   return out;
 }
 
@@ -106,6 +142,7 @@ WatchSummary summarize_watch(const WatchHistory& history,
     const ThreadTrack& t = threads[i];
     ThreadSummary s;
     s.tid = t.tid;
+    s.pid = t.pid;
     s.name = t.name;
     s.seconds_seen = t.last_s - t.first_s;
     s.samples = t.samples;
@@ -130,6 +167,13 @@ WatchSummary summarize_watch(const WatchHistory& history,
     s.hardware = t.hardware;
     out.total_migrations += s.migrations;
     out.threads.push_back(std::move(s));
+  }
+  out.follow = history.follow();
+  for (const ProcessTrack& p : history.processes()) {
+    ProcessSummary ps{
+        p.pid, p.ppid, p.comm, p.exe, p.first_s, p.last_s, p.last_s < history.last_s(), 0};
+    for (const ThreadTrack& t : threads) ps.threads += t.pid == p.pid ? 1 : 0;
+    out.processes.push_back(std::move(ps));
   }
   if (out.duration_s > 0)
     out.migrations_per_s = static_cast<double>(out.total_migrations) / out.duration_s;

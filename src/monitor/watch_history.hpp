@@ -38,8 +38,9 @@ inline constexpr double kActiveShare = 0.10;
 /// Everything recorded about one thread.
 struct ThreadTrack {
   pid_t tid = 0;
+  pid_t pid = 0;  ///< its process (the watched one unless following)
   std::string name;
-  bool main_thread = false;    ///< tid == pid
+  bool main_thread = false;    ///< tid == its process's pid
   double first_s = 0;          ///< first sample that saw it
   double last_s = 0;           ///< last sample that saw it
   std::vector<CpuSpan> spans;  ///< CPU over time, merged while the CPU stays the same
@@ -51,23 +52,44 @@ struct ThreadTrack {
   std::optional<HardwareCounts> hardware;
 };
 
+/// A process of a followed family (watch --follow), kept after it ends.
+struct ProcessTrack {
+  pid_t pid = 0;
+  pid_t ppid = 0;    ///< parent at the last sample that saw it
+  std::string comm;  ///< command name at the last sample (after an exec: the new program's)
+  std::string exe;   ///< executable at the last sample; "" when it could not be read
+  double first_s = 0;
+  double last_s = 0;
+};
+
 /// The history of one watch.
 class WatchHistory {
  public:
-  explicit WatchHistory(pid_t pid) : pid_(pid) {}
-  /// Adds a sample; threads are kept (in first-seen order) after they exit.
-  void add(const ProcessSample& sample);
-  /// Threads in the order they were first seen (the main thread first).
+  /// `follow`: the samples hold the watched process's descendants too.
+  explicit WatchHistory(pid_t pid, bool follow = false) : pid_(pid), follow_(follow) {}
+  /// Adds a sample and, following, the processes alive at it (ProcessTreeSampler::processes);
+  /// threads and processes are kept, in first-seen order, after they exit.
+  void add(const ProcessSample& sample, const std::vector<ProcessSeen>& processes = {});
+  /// Threads grouped by process (processes in the order they were found, the watched one
+  /// first), within a process the main thread first, then in the order they were first seen.
   const std::vector<ThreadTrack>& threads() const { return threads_; }
+  /// Processes followed, in the order they were found (empty unless following).
+  const std::vector<ProcessTrack>& processes() const { return processes_; }
+  bool follow() const { return follow_; }
   pid_t pid() const { return pid_; }
   double first_s() const { return first_s_; }
   double last_s() const { return last_s_; }
   std::uint64_t samples() const { return samples_; }
 
  private:
+  size_t process_rank(pid_t pid) const;
+
   pid_t pid_;
+  bool follow_ = false;
   std::vector<ThreadTrack> threads_;
   std::map<pid_t, size_t> index_;
+  std::vector<ProcessTrack> processes_;
+  std::map<pid_t, size_t> process_index_;
   double first_s_ = 0;
   double last_s_ = 0;
   std::uint64_t samples_ = 0;
@@ -75,7 +97,8 @@ class WatchHistory {
 
 using threadmap::PlannedThread;  // a plan's entry (src/core/planned_thread.hpp)
 
-/// Which thread gets which plan entry: "main" -> the main thread; with `by_name` each entry ->
+/// Which thread gets which plan entry (only the watched process's threads, when following):
+/// "main" -> the main thread; with `by_name` each entry ->
 /// threads whose name equals it (first 15 characters); otherwise the other entries go, in
 /// order, to the non-main threads in the order they were first seen (= creation order when
 /// the watch started with the program). Returns one optional set per track.
@@ -85,6 +108,7 @@ std::vector<std::optional<CpuSet>> match_plan(const WatchHistory& history,
 /// Summary of one thread.
 struct ThreadSummary {
   pid_t tid = 0;
+  pid_t pid = 0;  ///< its process
   std::string name;
   double seconds_seen = 0;
   std::uint64_t samples = 0;
@@ -99,9 +123,25 @@ struct ThreadSummary {
   std::optional<HardwareCounts> hardware;
 };
 
+/// Summary of one followed process (watch --follow).
+struct ProcessSummary {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;
+  std::string exe;
+  double first_s = 0;  ///< seconds into the watch
+  double last_s = 0;
+  bool ended = false;  ///< not seen at the last sample: it exited during the watch
+  size_t threads = 0;  ///< threads seen in all
+};
+
 /// Summary of the whole watch.
 struct WatchSummary {
   pid_t pid = 0;
+  bool follow = false;  ///< descendants followed (watch --follow): `processes` says which
+  std::vector<ProcessSummary> processes;     ///< in the order found, the watched one first
+  std::uint64_t processes_not_followed = 0;  ///< found past `max_processes`: not sampled
+  size_t max_processes = 0;                  ///< the bound on followed processes
   double duration_s = 0;
   std::uint64_t samples = 0;
   CounterSource source = CounterSource::perf;

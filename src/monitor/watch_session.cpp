@@ -70,8 +70,8 @@ class NumaReadings {
 }  // namespace
 
 Result<WatchResult> watch_process(pid_t pid, bool is_child, const WatchSettings& settings) {
-  ThreadSampler sampler(pid);
-  WatchResult out{WatchHistory(pid), {}, std::nullopt};
+  ProcessTreeSampler sampler(pid, settings.follow);
+  WatchResult out{WatchHistory(pid, settings.follow.follow), {}, std::nullopt};
   const std::int64_t interval_ns = static_cast<std::int64_t>(settings.interval_ms) * 1000000;
   const std::int64_t start = os::monotonic_ns();
   // The watch ends exactly at --duration, even when that falls inside an interval.
@@ -101,7 +101,7 @@ Result<WatchResult> watch_process(pid_t pid, bool is_child, const WatchSettings&
       if (sample.error().code.value() == ESRCH) break;
       return sample.error();
     }
-    out.history.add(*sample);
+    out.history.add(*sample, sampler.processes());
     numa.maybe_read(ended, interval_ns, /*force=*/false);
     if (settings.on_sample) settings.on_sample(out.history);
     if (stopping(settings) || ended >= end_by_duration) break;
@@ -126,6 +126,10 @@ Result<WatchResult> watch_process(pid_t pid, bool is_child, const WatchSettings&
   // A program's summary covers its whole life as watched, up to the moment it exited, not just
   // first to last sample.
   if (is_child) out.summary.duration_s = static_cast<double>(ended - start) / 1e9;
+  if (settings.follow.follow) {
+    out.summary.max_processes = settings.follow.max_processes;
+    out.summary.processes_not_followed = sampler.processes_not_followed();
+  }
   numa.fill(out.summary);
   return out;
 }

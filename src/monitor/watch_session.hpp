@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "src/monitor/process_tree_sampler.hpp"
 #include "src/monitor/thread_sampler.hpp"
 #include "src/monitor/watch_history.hpp"
 #include "threadmap/result.hpp"
@@ -21,6 +22,9 @@ struct WatchSettings {
   double duration_s = 0;            ///< stop after this long; 0 = until the process exits or stop
   std::vector<PlannedThread> plan;  ///< planned CPUs per thread (empty: no plan)
   bool by_name = false;             ///< match plan entries to thread names (match_plan)
+  /// Follow the process's descendants too (forked children and what they exec), up to
+  /// follow.max_processes; the plan and the NUMA pages stay the watched process's own.
+  FollowOptions follow;
   /// Called after every sample (a live table); may be empty.
   std::function<void(const WatchHistory&)> on_sample;
   /// Polled between samples; true ends the watch early (Ctrl-C). May be null.

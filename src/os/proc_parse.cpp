@@ -67,12 +67,26 @@ std::optional<TaskStat> parse_task_stat(std::string_view text) {
   st.tid = tid ? static_cast<pid_t>(*tid) : 0;
   st.comm = std::string(text.substr(open + 1, close - open - 1));
   st.state = rest[0];
+  if (auto ppid = to_u64(field_from(rest, 4))) st.ppid = static_cast<pid_t>(*ppid);
   st.user_ticks = to_u64(field_from(rest, 14)).value_or(0);
   st.system_ticks = to_u64(field_from(rest, 15)).value_or(0);
   auto cpu = to_u64(cpu_field);
   if (!cpu) return std::nullopt;
   st.last_cpu = static_cast<int>(*cpu);
   return st;
+}
+
+std::vector<pid_t> parse_children_list(std::string_view text) {
+  std::vector<pid_t> out;
+  while (!text.empty()) {
+    auto space = text.find_first_of(" \n");
+    auto token = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+    auto n = to_u64(token);
+    if (n && *n > 0 && *n <= 0x7fffffff && token.find_first_not_of("0123456789") == token.npos)
+      out.push_back(static_cast<pid_t>(*n));
+  }
+  return out;
 }
 
 int parse_task_stat_cpu(std::string_view text) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace threadmap::os {
 
@@ -17,6 +18,7 @@ struct TaskStat {
   pid_t tid = 0;                   ///< field 1
   std::string comm;                ///< field 2, without the parentheses (may hold ' ' and ')')
   char state = '?';                ///< field 3: R, S, D, Z, ...
+  pid_t ppid = 0;                  ///< field 4: the parent process (its pid, the tgid)
   std::uint64_t user_ticks = 0;    ///< field 14, utime, clock ticks
   std::uint64_t system_ticks = 0;  ///< field 15, stime, clock ticks
   int last_cpu = -1;               ///< field 39, processor: the CPU it last ran on
@@ -27,6 +29,10 @@ std::optional<TaskStat> parse_task_stat(std::string_view text);
 /// Field 39 alone, without allocating (the sampler reads it thousands of times a second); -1
 /// when absent.
 int parse_task_stat_cpu(std::string_view text);
+
+/// /proc/PID/task/TID/children: the pids of the thread's children, separated by spaces. Tokens
+/// that are not positive numbers are skipped (the kernel writes none).
+std::vector<pid_t> parse_children_list(std::string_view text);
 
 /// The fields of /proc/.../status we use; absent keys stay empty.
 struct TaskStatus {

@@ -48,6 +48,12 @@ Rgb color_for(size_t index, size_t count) {
   return {out.r + m, out.g + m, out.b + m};
 }
 
+std::string process_comm(const monitor::WatchHistory& history, pid_t pid) {
+  for (const auto& p : history.processes())
+    if (p.pid == pid) return p.comm;
+  return "";
+}
+
 void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
           double row_h, double left, double top, double plot_w, double watched_s) {
   const auto& threads = history.threads();
@@ -70,16 +76,19 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_move_to(cr, left, 20);
+  cairo_move_to(cr, history.follow() ? 4 : left, 20);  // a followed title is longer
   // The same duration as the summary's, and what the samples cover when it differs.
   const std::string duration =
       watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
           ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, span_s)
           : fmt::format("{:.2f} s", span_s);
+  const std::string who = history.follow()
+                              ? fmt::format("process {} and its descendants ({} processes)",
+                                            history.pid(), history.processes().size())
+                              : fmt::format("process {}", history.pid());
   std::string title = fmt::format(
-      "threadmap watch: process {}, {} threads, {} — CPU of each thread at each sample{}",
-      history.pid(), threads.size(), duration,
-      activity_known ? "; thin = waiting, full = running" : "");
+      "threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
+      threads.size(), duration, activity_known ? "; thin = waiting, full = running" : "");
   cairo_show_text(cr, title.c_str());
 
   cairo_set_font_size(cr, std::min(11.0, row_h - 2));
@@ -98,10 +107,24 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
       cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
       cairo_fill(cr);
     }
+    // Following, rows come grouped by process: a line above each process's first row, and
+    // labels that name the process (pid and command) before the thread.
+    if (history.follow() && i > 0 && threads[i - 1].pid != t.pid) {
+      cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
+      cairo_set_line_width(cr, 1);
+      cairo_move_to(cr, 0, y - 0.5);
+      cairo_line_to(cr, width, y - 0.5);
+      cairo_stroke(cr);
+    }
     if (row_h >= 9) {
       cairo_set_source_rgb(cr, 0, 0, 0);
       cairo_move_to(cr, 4, y + row_h - 3);
-      std::string label = fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
+      std::string label =
+          history.follow()
+              ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)),
+                            t.tid, terminal_safe(t.name))
+                    .substr(0, 44)
+              : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
       cairo_show_text(cr, label.c_str());
     }
   }
@@ -163,7 +186,9 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
       for (const auto& s : t.spans) seen[s.cpu] = 1;
     cpus = seen.size();
   }
-  const double width = 1200, left = 190, top = 34, plot_w = width - left - 20;
+  // Following, labels name the process too ("PID COMMAND: TID NAME"): a wider margin.
+  const double width = 1200, left = history.follow() ? 280 : 190, top = 34,
+               plot_w = width - left - 20;
   const double legend_rows = std::ceil(static_cast<double>(cpus) * 70.0 / (width - left)) + 1;
   const double height = top + static_cast<double>(rows) * row_h + 40 + legend_rows * 18 + 10;
 

@@ -15,7 +15,8 @@ namespace threadmap::render {
 /// many threads (the picture stays under about 4,000 pixels tall); names are written when rows
 /// are tall enough. Where the history knows each span's CPU time, a thread that ran is a full
 /// bar and one that waited on its CPU (asleep in a join, a barrier, a read) a thin line, so the
-/// two can be told apart. `watched_s` is the summary's duration, given in the title beside the
+/// two can be told apart. A followed family's rows are grouped by process and labelled with it.
+/// `watched_s` is the summary's duration, given in the title beside the
 /// time the samples cover (< 0: not given). Fails with the cairo error when drawing fails.
 Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, ImageFormat format,
                                          double watched_s = -1);

@@ -59,61 +59,21 @@ nlohmann::json numa_json(const std::optional<os::NumaPages>& pages, double at_s)
   return {{"at_s", at_s}, {"nodes", nodes}};
 }
 
-}  // namespace
-
-std::string watch_live_table(const monitor::WatchHistory& history, size_t max_rows) {
-  struct Row {
-    const monitor::ThreadTrack* track;
-    double cpu_percent, migrations_per_s, switches_per_s;
-  };
-  std::vector<Row> rows;
-  for (const auto& t : history.threads()) {
-    if (t.last_s != history.last_s()) continue;  // exited
-    double dt = t.last_s - t.previous_s;
-    Row r{&t, 0, 0, 0};
-    if (dt > 0) {
-      r.cpu_percent =
-          static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) / 1e9 / dt * 100.0;
-      r.migrations_per_s = static_cast<double>(t.counts.migrations - t.previous.migrations) / dt;
-      r.switches_per_s =
-          static_cast<double>(t.counts.context_switches - t.previous.context_switches) / dt;
-    }
-    rows.push_back(r);
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.cpu_percent > b.cpu_percent; });
-  TextTable table(
-      {"tid>", "name", "CPU now>", "CPU %>", "migrations/s>", "switches/s>", "CPUs visited"});
-  size_t shown = std::min(rows.size(), max_rows);
-  for (size_t i = 0; i < shown; ++i) {
-    const auto& t = *rows[i].track;
-    CpuSet visited;
-    for (const auto& [cpu, n] : t.samples_on_cpu) visited.add(cpu);
-    table.add_row({std::to_string(t.tid), terminal_safe(t.name),
-                   t.spans.empty() ? "-" : std::to_string(t.spans.back().cpu),
-                   fmt::format("{:.1f}", rows[i].cpu_percent),
-                   fmt::format("{:.1f}", rows[i].migrations_per_s),
-                   fmt::format("{:.1f}", rows[i].switches_per_s), visited.to_list()});
-  }
-  std::string out =
-      fmt::format("process {}: {} threads, {:.1f} s watched, {} samples\n", history.pid(),
-                  rows.size(), history.last_s() - history.first_s(), history.samples());
-  out += table.str();
-  if (rows.size() > shown) out += fmt::format("... {} more threads\n", rows.size() - shown);
-  out += "(CPU %, migrations/s, switches/s: over the last sampling interval)\n";
-  return out;
+std::string process_comm(const monitor::WatchHistory& history, pid_t pid) {
+  for (const auto& p : history.processes())
+    if (p.pid == pid) return p.comm;
+  return "";
 }
 
-std::string watch_empty_text(const monitor::WatchSummary& s) {
-  return fmt::format(
-      "watch summary: process {} exited after {:.3f} s, before the first sample: no thread was "
-      "seen (sample sooner with --interval)\n",
-      s.pid, s.duration_s);
+const monitor::ProcessSummary* process_of(const monitor::WatchSummary& s, pid_t pid) {
+  for (const auto& p : s.processes)
+    if (p.pid == pid) return &p;
+  return nullptr;
 }
 
-std::string watch_summary_text(const monitor::WatchSummary& s) {
-  bool planned = std::any_of(s.threads.begin(), s.threads.end(),
-                             [](const monitor::ThreadSummary& t) { return t.planned.has_value(); });
+// The per-thread table of the summary, for the threads given.
+std::string thread_table(const monitor::WatchSummary& s,
+                         const std::vector<const monitor::ThreadSummary*>& threads, bool planned) {
   std::vector<std::string> headers = {"tid>",         "name",        "seen s>",
                                       "CPUs visited", "migrations>", "migrations/s>",
                                       "switches/s>",  "CPU time ms>"};
@@ -128,7 +88,8 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
     headers.push_back("LLC misses>");
   }
   TextTable table(headers);
-  for (const auto& t : s.threads) {
+  for (const monitor::ThreadSummary* tp : threads) {
+    const auto& t = *tp;
     std::vector<std::string> row = {std::to_string(t.tid),
                                     terminal_safe(t.name),
                                     fmt::format("{:.2f}", t.seconds_seen),
@@ -156,11 +117,120 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
     }
     table.add_row(row);
   }
-  std::string out = fmt::format(
-      "watch summary: process {}, {} threads, {:.2f} s, {} samples; {} migrations in all "
-      "({:.2f}/s)\n",
-      s.pid, s.threads.size(), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
+  return table.str();
+}
+
+// Following: one heading and table per process, in the order they were found.
+std::string followed_tables(const monitor::WatchSummary& s, bool planned) {
+  std::string out;
+  if (s.processes_not_followed > 0)
+    out += fmt::format(
+        "warning: {} more processes were found after {} were followed, and not watched\n",
+        s.processes_not_followed, s.max_processes);
+  for (const auto& p : s.processes) {
+    std::vector<const monitor::ThreadSummary*> threads;
+    for (const auto& t : s.threads)
+      if (t.pid == p.pid) threads.push_back(&t);
+    out += fmt::format("process {} {} ({}), parent {}, seen {:.2f}-{:.2f} s{}: {} threads\n", p.pid,
+                       terminal_safe(p.comm),
+                       p.exe.empty() ? "executable unknown" : terminal_safe(p.exe), p.ppid,
+                       p.first_s, p.last_s, p.ended ? ", exited" : "", threads.size());
+    out += thread_table(s, threads, planned);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string watch_live_table(const monitor::WatchHistory& history, size_t max_rows) {
+  struct Row {
+    const monitor::ThreadTrack* track;
+    double cpu_percent, migrations_per_s, switches_per_s;
+  };
+  std::vector<Row> rows;
+  for (const auto& t : history.threads()) {
+    if (t.last_s != history.last_s()) continue;  // exited
+    double dt = t.last_s - t.previous_s;
+    Row r{&t, 0, 0, 0};
+    if (dt > 0) {
+      r.cpu_percent =
+          static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) / 1e9 / dt * 100.0;
+      r.migrations_per_s = static_cast<double>(t.counts.migrations - t.previous.migrations) / dt;
+      r.switches_per_s =
+          static_cast<double>(t.counts.context_switches - t.previous.context_switches) / dt;
+    }
+    rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.cpu_percent > b.cpu_percent; });
+  const bool follow = history.follow();
+  std::vector<std::string> headers = {"tid>",          "name",        "CPU now>",    "CPU %>",
+                                      "migrations/s>", "switches/s>", "CPUs visited"};
+  // Following, each thread says which process it belongs to: the pid and the command name.
+  if (follow) headers.insert(headers.begin(), {"pid>", "process"});
+  TextTable table(headers);
+  size_t shown = std::min(rows.size(), max_rows);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& t = *rows[i].track;
+    CpuSet visited;
+    for (const auto& [cpu, n] : t.samples_on_cpu) visited.add(cpu);
+    std::vector<std::string> row = {std::to_string(t.tid),
+                                    terminal_safe(t.name),
+                                    t.spans.empty() ? "-" : std::to_string(t.spans.back().cpu),
+                                    fmt::format("{:.1f}", rows[i].cpu_percent),
+                                    fmt::format("{:.1f}", rows[i].migrations_per_s),
+                                    fmt::format("{:.1f}", rows[i].switches_per_s),
+                                    visited.to_list()};
+    if (follow)
+      row.insert(row.begin(), {std::to_string(t.pid), terminal_safe(process_comm(history, t.pid))});
+    table.add_row(row);
+  }
+  std::string out;
+  if (follow) {
+    size_t live = 0;
+    for (const auto& p : history.processes()) live += p.last_s == history.last_s() ? 1 : 0;
+    out = fmt::format(
+        "process {} and its descendants: {} processes ({} seen in all), {} threads, {:.1f} s "
+        "watched, {} samples\n",
+        history.pid(), live, history.processes().size(), rows.size(),
+        history.last_s() - history.first_s(), history.samples());
+  } else {
+    out = fmt::format("process {}: {} threads, {:.1f} s watched, {} samples\n", history.pid(),
+                      rows.size(), history.last_s() - history.first_s(), history.samples());
+  }
   out += table.str();
+  if (rows.size() > shown) out += fmt::format("... {} more threads\n", rows.size() - shown);
+  out += "(CPU %, migrations/s, switches/s: over the last sampling interval)\n";
+  return out;
+}
+
+std::string watch_empty_text(const monitor::WatchSummary& s) {
+  return fmt::format(
+      "watch summary: process {} exited after {:.3f} s, before the first sample: no thread was "
+      "seen (sample sooner with --interval)\n",
+      s.pid, s.duration_s);
+}
+
+std::string watch_summary_text(const monitor::WatchSummary& s) {
+  bool planned = std::any_of(s.threads.begin(), s.threads.end(),
+                             [](const monitor::ThreadSummary& t) { return t.planned.has_value(); });
+  std::string out;
+  if (s.follow) {
+    out = fmt::format(
+        "watch summary: process {} and its descendants, {} processes, {} threads, {:.2f} s, {} "
+        "samples; {} migrations in all ({:.2f}/s)\n",
+        s.pid, s.processes.size(), s.threads.size(), s.duration_s, s.samples, s.total_migrations,
+        s.migrations_per_s);
+    out += followed_tables(s, planned);
+  } else {
+    std::vector<const monitor::ThreadSummary*> threads;
+    for (const auto& t : s.threads) threads.push_back(&t);
+    out = fmt::format(
+        "watch summary: process {}, {} threads, {:.2f} s, {} samples; {} migrations in all "
+        "({:.2f}/s)\n",
+        s.pid, s.threads.size(), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
+    out += thread_table(s, threads, planned);
+  }
   out += fmt::format(
       "(migrations, switches, CPU time: {} over the time each thread was watched; "
       "CPUs visited{}: CPU seen at each sample)\n",
@@ -196,6 +266,11 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
                         {"context_switches_per_s", t.switches_per_s},
                         {"cpu_time_ms", t.cpu_time_ms},
                         {"spans", spans}};
+    if (s.follow) {
+      const monitor::ProcessSummary* p = process_of(s, t.pid);
+      j["pid"] = t.pid;
+      j["comm"] = valid_utf8(p ? p->comm : "");
+    }
     if (t.planned) j["planned_cpus"] = t.planned->to_vector();
     if (t.share_on_planned) j["share_on_planned"] = *t.share_on_planned;
     if (t.hardware) {
@@ -213,17 +288,36 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
     numa = {{"source", s.numa_source},
             {"start", numa_json(s.numa_start, s.numa_start_s)},
             {"end", numa_json(s.numa_end, s.numa_end_s)}};
-  return {{"schema", "threadmap.watch/1"},
-          {"pid", s.pid},
-          {"numa_pages", numa},
-          {"duration_s", s.duration_s},
-          {"samples", s.samples},
-          {"counter_source", monitor::counter_source_name(s.source)},
-          {"hardware_counters", s.hardware ? nlohmann::json("supported")
-                                           : nlohmann::json("not supported: " + s.hardware_note)},
-          {"total_migrations", s.total_migrations},
-          {"migrations_per_s", s.migrations_per_s},
-          {"threads", threads}};
+  nlohmann::json doc = {
+      {"schema", "threadmap.watch/1"},
+      {"pid", s.pid},
+      {"numa_pages", numa},
+      {"duration_s", s.duration_s},
+      {"samples", s.samples},
+      {"counter_source", monitor::counter_source_name(s.source)},
+      {"hardware_counters", s.hardware ? nlohmann::json("supported")
+                                       : nlohmann::json("not supported: " + s.hardware_note)},
+      {"total_migrations", s.total_migrations},
+      {"migrations_per_s", s.migrations_per_s},
+      {"threads", threads}};
+  if (s.follow) {
+    nlohmann::json processes = nlohmann::json::array();
+    for (const auto& p : s.processes)
+      processes.push_back(
+          {{"pid", p.pid},
+           {"ppid", p.ppid},
+           {"comm", valid_utf8(p.comm)},
+           {"exe", p.exe.empty() ? nlohmann::json() : nlohmann::json(valid_utf8(p.exe))},
+           {"first_s", p.first_s},
+           {"last_s", p.last_s},
+           {"exited", p.ended},
+           {"threads", p.threads}});
+    doc["follow"] = true;
+    doc["processes"] = std::move(processes);
+    doc["max_processes"] = s.max_processes;
+    doc["processes_not_followed"] = s.processes_not_followed;
+  }
+  return doc;
 }
 
 }  // namespace threadmap::render

@@ -1,158 +1,20 @@
-// threadmap fleet on generated fleets: hosts built from recorded topologies and latency matrices
-// (tests/data) with measurement noise, plus planted outliers. Every planted difference is found,
-// on its host and of its kind, and nothing else is; 10,000 reports are read and compared in
-// under 10 s.
+// threadmap fleet on generated fleets (synthetic_fleet.hpp: hosts built from recorded topologies
+// and latency matrices with measurement noise, plus planted outliers). Every planted difference
+// is found, on its host and of its kind, and nothing else is; 10,000 reports are read and
+// compared (how fast: bench/fleet).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 
 #include "src/fleet/fleet_compare.hpp"
-#include "src/latency/matrix.hpp"
-#include "threadmap/topology.hpp"
+#include "tests/unit/fleet/synthetic_fleet.hpp"
 
 using namespace threadmap;
-using nlohmann::json;
 
 namespace {
-
-struct Machine {
-  std::string model;
-  int packages, numa, l3, cores, pus;
-  std::string complete;
-  std::vector<int> cpus;           // latency matrix CPUs (empty: no matrix)
-  std::vector<double> one_way_ns;  // row-major
-};
-
-Machine from_topology(const std::string& name) {
-  auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + name + ".xml");
-  EXPECT_TRUE(t);
-  TopologyCounts c = t->counts();
-  return {t->cpu_model(),
-          c.packages,
-          c.numa_nodes,
-          c.l3_caches,
-          c.cores,
-          c.pus,
-          t->complete_cpus().to_list(),
-          {},
-          {}};
-}
-
-Machine from_matrix(const std::string& file, const std::string& model, int cores) {
-  auto m = latency::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/" + file);
-  EXPECT_TRUE(m) << (m ? "" : m.error().message);
-  const int n = static_cast<int>(m->cpus.size());
-  return {model, 1, 1, 1, cores, n, CpuSet::range(0, n - 1).to_list(), m->cpus, m->one_way_ns};
-}
-
-// What is planted on a host (all false: a normal member of its group).
-struct Plant {
-  bool missing_cpu = false, smt_off = false, numa = false, slow_cpu = false, slow_spawn = false,
-       old_kernel = false;
-};
-
-json report(const Machine& m, const std::string& host, const Plant& p, std::mt19937& rng) {
-  std::normal_distribution<double> noise(0.0, 1.0);
-  int pus = m.pus, cores = m.cores;
-  std::string complete = m.complete;
-  if (p.missing_cpu) {
-    CpuSet all = *CpuSet::parse(m.complete);
-    all.remove(all.last());
-    complete = all.to_list();
-    pus -= 1;
-  }
-  if (p.smt_off) pus = cores;
-  json topo = {{"cpu_model", m.model},
-               {"counts",
-                {{"packages", m.packages},
-                 {"numa_nodes", p.numa ? m.numa * 2 : m.numa},
-                 {"l3_caches", m.l3},
-                 {"cores", cores},
-                 {"pus", pus}}},
-               {"allowed_cpus", complete},
-               {"complete_cpus", complete},
-               {"machine_infos",
-                {{"HostName", host}, {"OSRelease", p.old_kernel ? "5.10.0-28" : "6.1.0-18"}}}};
-  json doc = {{"schema", "threadmap.report/1"}, {"topology", {{"topology", topo}}}};
-  if (!m.cpus.empty()) {
-    const size_t n = m.cpus.size();
-    json rows = json::array(), pairs = json::array();
-    std::vector<std::vector<double>> cells(n, std::vector<double>(n, 0.0));
-    for (size_t i = 0; i < n; ++i)
-      for (size_t k = i + 1; k < n; ++k) {
-        double v = m.one_way_ns[i * n + k] * (1 + 0.02 * noise(rng));
-        if (p.slow_cpu && (i == 3 || k == 3)) v *= 1.8;  // one CPU's paths 80% slower
-        cells[i][k] = cells[k][i] = v;
-        pairs.push_back({{"cpus", {m.cpus[i], m.cpus[k]}}, {"ci95_ns", 0.01 * v}});
-      }
-    for (auto& r : cells) rows.push_back(r);
-    doc["latency"] = {{"matrix", {{"cpus", m.cpus}, {"matrix", rows}, {"pairs", pairs}}}};
-  }
-  const double spawn = 40.0 * (1 + 0.03 * noise(rng)) * (p.slow_spawn ? 2.0 : 1.0);
-  const double contention = 5.0 * (1 + 0.03 * noise(rng));
-  doc["benches"] = {
-      {{"bench", "spawn"},
-       {"unit", "us"},
-       {"higher_is_better", false},
-       {"variants", {{{"name", "no-cache-1-creator"}, {"median", spawn}, {"available", true}}}}},
-      {{"bench", "contention"},
-       {"unit", "ms"},
-       {"higher_is_better", false},
-       {"variants", {{{"name", "os"}, {"median", contention}, {"available", true}}}}}};
-  // The rest of a real report (advice, bench notes, provenance): a quick report of a 2-CPU
-  // machine is about 30 KB of JSON, so the reader is timed on files of that size.
-  json advice = json::array();
-  for (int k = 0; k < 60; ++k)
-    advice.push_back(
-        {{"title", std::string(120, 'a' + k % 26)}, {"why", std::string(300, 'b' + k % 20)}});
-  doc["advice"] = {{"recommendations", advice}};
-  return doc;
-}
-
-struct Fleet {
-  std::filesystem::path dir;
-  std::set<std::pair<std::string, std::string>> planted;  // (host, kind)
-  ~Fleet() { std::filesystem::remove_all(dir); }
-};
-
-// `counts`: hosts per machine. Plants one of each kind in the first hosts of chosen groups.
-void build(Fleet& fleet, const std::vector<std::pair<Machine, int>>& machines) {
-  fleet.dir = std::filesystem::temp_directory_path() /
-              ("tm-fleet-" + std::to_string(::getpid()) + "-" +
-               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-  std::filesystem::create_directories(fleet.dir);
-  std::mt19937 rng(7);
-  int g = 0;
-  for (const auto& [machine, count] : machines) {
-    for (int i = 0; i < count; ++i) {
-      const std::string host = "g" + std::to_string(g) + "-n" + std::to_string(i);
-      Plant p;
-      if (g == 0 && i == 1) p.missing_cpu = true, fleet.planted.insert({host, "missing_cpus"});
-      if (g == 0 && i == 2) p.smt_off = true, fleet.planted.insert({host, "smt"});
-      if (g == 0 && i == 3) p.numa = true, fleet.planted.insert({host, "numa_mode"});
-      if (g == 1 && i == 4) p.slow_cpu = true, fleet.planted.insert({host, "latency"});
-      if (g == 1 && i == 5) p.slow_spawn = true, fleet.planted.insert({host, "bench"});
-      if (g == 2 && i == 0) p.old_kernel = true, fleet.planted.insert({host, "kernel"});
-      // Every other host as report --out DIR/%h lays it out, the rest as DIR/<host>.json.
-      std::filesystem::path file =
-          (i % 2 == 0) ? fleet.dir / host / "report.json" : fleet.dir / (host + ".json");
-      std::filesystem::create_directories(file.parent_path());
-      std::ofstream(file) << report(machine, host, p, rng).dump();
-    }
-    ++g;
-  }
-  // A file that is not a report: listed as unreadable, the rest still compared.
-  std::ofstream(fleet.dir / "notes.json") << "{\"hello\": 1}";
-  // Nor is a document that only claims to be one: it has nothing to group or compare by.
-  std::ofstream(fleet.dir / "bare.json") << "{\"schema\": \"threadmap.report/1\"}";
-}
 
 std::set<std::pair<std::string, std::string>> found(const fleet::FleetReport& r) {
   std::set<std::pair<std::string, std::string>> out;
@@ -161,19 +23,11 @@ std::set<std::pair<std::string, std::string>> found(const fleet::FleetReport& r)
   return out;
 }
 
-std::vector<std::pair<Machine, int>> machines(int scale) {
-  return {{from_topology("amd-2x-epyc9654-zen4"), 4 * scale},
-          {from_matrix("Apple_M1_Pro.csv", "Apple M1 Pro", 8), 5 * scale},
-          {from_matrix("AMD_Ryzen_9_5950X_3.40_GHz.csv", "AMD Ryzen 9 5950X 16-Core Processor", 16),
-           scale * 4 / 5},
-          {from_topology("this-vm-kvm-2vcpu-epyc"), scale / 5}};
-}
-
 }  // namespace
 
 TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
-  Fleet fleet;
-  build(fleet, machines(20));
+  tm_test::SyntheticFleet fleet;
+  tm_test::build(fleet, tm_test::machines(20));
   auto r = fleet::load_fleet(fleet.dir.string());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->hosts, 4 * 20 + 5 * 20 + 16 + 4);
@@ -192,13 +46,13 @@ TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
 // How fast is a benchmark, not a test (a busy CI box took 17 s): the time is printed, and only
 // what holds on any machine is asserted. The ctest timeout still catches a hang.
 TEST(Fleet, TenThousandHostsAllReadAndCompared) {
-  Fleet fleet;
+  tm_test::SyntheticFleet fleet;
 #ifdef THREADMAP_SANITIZED
   const int scale = 100;  // sanitizers: the same fleet shape, 1,000 hosts (10k takes minutes)
 #else
   const int scale = 1000;  // 4000 + 5000 + 800 + 200
 #endif
-  build(fleet, machines(scale));
+  tm_test::build(fleet, tm_test::machines(scale));
   const auto start = std::chrono::steady_clock::now();
   auto r = fleet::load_fleet(fleet.dir.string());
   const double seconds =

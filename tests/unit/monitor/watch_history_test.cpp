@@ -76,5 +76,79 @@ TEST(Summary, ShareOnPlannedByName) {
   EXPECT_EQ(planned[2]->to_list(), "1");
 }
 
+ThreadSample in_process(pid_t pid, pid_t tid, const std::string& name) {
+  ThreadSample s = thread(tid, name, 0, 0);
+  s.pid = pid;
+  return s;
+}
+
+// A followed family: shell 100 starts child 300 (thread 301) at 0.1 s, which ends at 0.2 s;
+// child 200 (pid below the first child's) is found later, at 0.2 s.
+WatchHistory family_history() {
+  WatchHistory h(100, /*follow=*/true);
+  h.add({0.0, {in_process(100, 100, "sh")}}, {{100, 50, "sh", "/bin/sh"}});
+  h.add({0.1, {in_process(100, 100, "sh"), in_process(300, 300, "sh"), in_process(300, 301, "w")}},
+        {{100, 50, "sh", "/bin/sh"}, {300, 100, "sh", "/bin/sh"}});
+  h.add({0.2,
+         {in_process(100, 100, "sh"), in_process(300, 300, "probe"), in_process(300, 301, "w"),
+          in_process(200, 200, "late")}},
+        {{100, 50, "sh", "/bin/sh"}, {300, 100, "probe", "/x/probe"}, {200, 100, "late", ""}});
+  h.add({0.3, {in_process(100, 100, "sh"), in_process(200, 200, "late")}},
+        {{100, 50, "sh", "/bin/sh"}, {200, 100, "late", ""}});
+  return h;
+}
+
+TEST(WatchHistory, FollowedThreadsAreGroupedByProcessInTheOrderFound) {
+  WatchHistory h = family_history();
+  std::vector<std::pair<pid_t, pid_t>> order;
+  for (const auto& t : h.threads()) order.push_back({t.pid, t.tid});
+  EXPECT_EQ(order,
+            (std::vector<std::pair<pid_t, pid_t>>{{100, 100}, {300, 300}, {300, 301}, {200, 200}}));
+  EXPECT_TRUE(h.threads()[1].main_thread);   // 300 is its own process's main thread
+  EXPECT_FALSE(h.threads()[2].main_thread);  // 301 is not
+  ASSERT_EQ(h.processes().size(), 3u);
+  // After its exec, the process has the new program's name and executable; an unreadable
+  // executable keeps none.
+  EXPECT_EQ(h.processes()[1].comm, "probe");
+  EXPECT_EQ(h.processes()[1].exe, "/x/probe");
+  EXPECT_EQ(h.processes()[2].exe, "");
+}
+
+TEST(Summary, FollowedProcessesKeepTheirDataAfterTheyEnd) {
+  WatchHistory h = family_history();
+  auto s = summarize_watch(h, {}, CounterSource::perf, false, "");
+  EXPECT_TRUE(s.follow);
+  ASSERT_EQ(s.processes.size(), 3u);
+  EXPECT_EQ(s.processes[1].pid, 300);
+  EXPECT_EQ(s.processes[1].ppid, 100);
+  EXPECT_TRUE(s.processes[1].ended);
+  EXPECT_DOUBLE_EQ(s.processes[1].first_s, 0.1);
+  EXPECT_DOUBLE_EQ(s.processes[1].last_s, 0.2);
+  EXPECT_EQ(s.processes[1].threads, 2u);
+  EXPECT_FALSE(s.processes[0].ended);
+  ASSERT_EQ(s.threads.size(), 4u);
+  EXPECT_EQ(s.threads[2].pid, 300);
+  EXPECT_EQ(s.threads[2].tid, 301);
+}
+
+TEST(Summary, APlanPlacesOnlyTheWatchedProcesssThreads) {
+  WatchHistory h = family_history();
+  // "main" is the watched shell's main thread, not its children's; ordered entries go to the
+  // shell's other threads (it has none), not to the children's.
+  auto planned = match_plan(h, {{"main", CpuSet{0}}, {"w", CpuSet{1}}}, false);
+  ASSERT_EQ(planned.size(), 4u);
+  EXPECT_TRUE(planned[0].has_value());
+  EXPECT_FALSE(planned[1].has_value());
+  EXPECT_FALSE(planned[2].has_value());
+  EXPECT_FALSE(planned[3].has_value());
+}
+
+TEST(Summary, NotFollowingLeavesNoProcesses) {
+  auto s = summarize_watch(hopping_history(), {}, CounterSource::perf, false, "");
+  EXPECT_FALSE(s.follow);
+  EXPECT_TRUE(s.processes.empty());
+  for (const auto& t : s.threads) EXPECT_EQ(t.pid, 100);
+}
+
 }  // namespace
 }  // namespace threadmap::monitor

@@ -25,8 +25,18 @@ TEST(ParseTaskStat, FieldsCountedFromTheLastParenthesis) {
   EXPECT_EQ(st->tid, 7858);
   EXPECT_EQ(st->comm, "we ird) (x");
   EXPECT_EQ(st->state, 'S');
+  EXPECT_EQ(st->ppid, 7812);  // field 4, after a comm holding ") ("
   EXPECT_EQ(st->last_cpu, 1);
   EXPECT_EQ(parse_task_stat_cpu(kStat), 1);
+}
+
+// /proc/PID/task/TID/children as the kernel writes it: "pid pid " (a space after each, no
+// newline), or nothing for a thread without children.
+TEST(ParseChildrenList, PidsInTheKernelsOrder) {
+  EXPECT_EQ(parse_children_list("8229 8231 "), (std::vector<pid_t>{8229, 8231}));
+  EXPECT_EQ(parse_children_list(""), std::vector<pid_t>{});
+  EXPECT_EQ(parse_children_list("12\n"), std::vector<pid_t>{12});
+  EXPECT_EQ(parse_children_list("0 x7 -3 99999999999 5"), std::vector<pid_t>{5});
 }
 
 TEST(ParseTaskStat, UserAndSystemTicks) {
