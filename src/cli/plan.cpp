@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "src/apply/plan_file.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/cluster/rank_export.hpp"
@@ -164,13 +165,13 @@ int run_plan(const PlanOptions& opt) {
   auto planned = plan::make_plan(*spec, inputs);
   if (!planned) return fail(planned.error());
 
-  out.set(&opt.output, render::plan_json(*planned).dump(2) + "\n");
+  out.set(&opt.output, apply::plan_json(*planned).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
     print(plan::export_plan(*planned, *format, topology ? &*topology : nullptr));
   else if (opt.json) {
     if (opt.output.empty())  // with -o FILE the JSON goes there, once
-      print(render::plan_json(*planned).dump(2) + "\n");
+      print(apply::plan_json(*planned).dump(2) + "\n");
   } else {
     print(render::plan_text(*planned));
   }

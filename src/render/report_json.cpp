@@ -1,8 +1,8 @@
 #include "src/render/report_json.hpp"
 
 #include "src/latency/compare.hpp"
+#include "src/latency/matrix_files.hpp"
 #include "src/render/bench_view.hpp"
-#include "src/render/latency_files.hpp"
 #include "src/render/machine_state_json.hpp"
 #include "src/render/topology_view.hpp"
 
@@ -31,7 +31,7 @@ json latency_part_json(const report::LatencyPart& lat, const std::string& heatma
       {"finding", lat.stability_finding.empty() ? json(nullptr) : json(lat.stability_finding)}};
   j["heatmap_png"] = heatmap_file.empty() ? json(nullptr) : json(heatmap_file);
   j["matrix"] =
-      latency_json(lat.matrix, lat.domains, lat.measurement ? &*lat.measurement : nullptr);
+      latency::latency_json(lat.matrix, lat.domains, lat.measurement ? &*lat.measurement : nullptr);
   json lines = json::array();
   if (lat.comparison)
     for (const auto& c : lat.comparison->lines)
