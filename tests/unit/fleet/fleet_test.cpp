@@ -15,6 +15,7 @@
 
 #include "src/fleet/fleet_compare.hpp"
 #include "src/latency/matrix.hpp"
+#include "src/render/report_json.hpp"
 #include "threadmap/topology.hpp"
 
 using namespace threadmap;
@@ -174,7 +175,7 @@ std::vector<std::pair<Machine, int>> machines(int scale) {
 TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
   Fleet fleet;
   build(fleet, machines(20));
-  auto r = fleet::load_fleet(fleet.dir.string());
+  auto r = fleet::load_fleet(fleet.dir.string(), render::parse_host_record);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->hosts, 4 * 20 + 5 * 20 + 16 + 4);
   EXPECT_EQ(r->groups.size(), 4u);
@@ -200,7 +201,7 @@ TEST(Fleet, TenThousandHostsAllReadAndCompared) {
 #endif
   build(fleet, machines(scale));
   const auto start = std::chrono::steady_clock::now();
-  auto r = fleet::load_fleet(fleet.dir.string());
+  auto r = fleet::load_fleet(fleet.dir.string(), render::parse_host_record);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r) << r.error().message;
