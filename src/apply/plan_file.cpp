@@ -1,5 +1,5 @@
-// Plan JSON reader: strict about what `run` relies on, tolerant of fields it does not use
-// (cost, baselines, exports) so the planner can grow them.
+// The plan JSON, both ways. The reader is strict about what `run` relies on and tolerant of
+// fields it does not use (cost, baselines, exports) so the planner can grow them.
 #include "src/apply/plan_file.hpp"
 
 #include <cerrno>
@@ -13,6 +13,55 @@
 #include "src/preload/common/tm_pin_limits.h"
 
 namespace threadmap::apply {
+namespace {
+
+nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
+  return {{"communication", c.communication},
+          {"share_core", c.share_core},
+          {"background", c.background},
+          {"kinds", c.kinds},
+          {"numa", c.numa},
+          {"isolated", c.isolated},
+          {"total", c.total()},
+          {"rule_breaks",
+           {{"compute_smt_pairs", c.compute_smt_pairs},
+            {"exclusive_conflicts", c.exclusive_conflicts},
+            {"oversubscribed_threads", c.oversubscribed_threads}}}};
+}
+
+}  // namespace
+
+nlohmann::json plan_json(const plan::Plan& p) {
+  nlohmann::json assignments = nlohmann::json::array();
+  for (const auto& a : p.assignments) {
+    assignments.push_back({{"thread", a.name}, {"cpus", a.cpus}, {"why", a.why}});
+    if (a.memory_node >= 0) assignments.back()["memory_node"] = a.memory_node;  // run --plan
+  }
+  nlohmann::json baselines = nlohmann::json::object();
+  nlohmann::json baseline_detail = nlohmann::json::object();
+  for (const auto& [name, cost] : p.baselines) {
+    baselines[name] = cost.total();
+    baseline_detail[name] = breakdown_json(cost);
+    baseline_detail[name]["feasible"] = cost.rule_breaks() <= p.cost.rule_breaks();
+  }
+  return {
+      {"schema", "threadmap.plan/1"},
+      {"source", p.source},
+      {"cpus", p.candidates.to_list()},
+      {"assignments", assignments},
+      {"cost", p.cost.total()},
+      {"rule_breaks", p.cost.rule_breaks()},
+      {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
+      {"cost_breakdown", breakdown_json(p.cost)},
+      {"model", p.model},
+      {"solver", p.solver},
+      {"proven_optimal", p.proven_optimal},
+      {"stopped_by_time", p.stopped_by_time},
+      {"solve_ms", p.solve_ms},
+      {"kinds", p.kinds_note},
+      {"baselines", baselines},
+      {"baseline_breakdown", baseline_detail}};
+}
 
 Result<PlanFile> parse_plan(const std::string& text, const std::string& source) {
   auto bad = [&source](const std::string& why) {

@@ -1,10 +1,14 @@
-// Reading a placement plan (schema "threadmap.plan/1", written by `threadmap plan --json`).
+// The placement plan file (schema "threadmap.plan/1", docs/json.md): its writer (`threadmap plan
+// --json` / `-o FILE`) and its reader (`run --plan`, `watch --plan`) live here together, so the
+// two cannot drift apart.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "src/core/planned_thread.hpp"
+#include "src/plan/planner.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 
@@ -17,6 +21,11 @@ struct PlanFile {
   std::vector<PlannedThread> assignments;
   std::string model;  ///< cost model the plan was solved with ("" when absent)
 };
+
+/// The plan as written: {"schema":"threadmap.plan/1","assignments":[{"thread","cpus","why",
+/// "memory_node"?}],"cost","model","baselines":{"sequential",...}, ...}; assignments in
+/// thread-creation order. parse_plan reads it back.
+nlohmann::json plan_json(const plan::Plan& plan);
 
 /// Parses plan JSON text. `source` names the input in errors. Fails with EINVAL on a wrong
 /// schema, a missing/ill-typed field, an empty or negative CPU list, or duplicate thread names.

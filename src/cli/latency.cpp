@@ -15,7 +15,7 @@
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/latency/latency_run.hpp"
-#include "src/render/latency_files.hpp"
+#include "src/latency/matrix_files.hpp"
 #include "src/render/latency_heatmap_text.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
@@ -73,12 +73,12 @@ Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
                       const std::optional<MachineState>& machine, Outputs& out) {
   const latency::Matrix& matrix = run.matrix;
   const latency::Measurement* m = run.measurement ? &*run.measurement : nullptr;
-  if (out.wanted(&opt.csv)) out.set(&opt.csv, render::latency_csv(matrix));
+  if (out.wanted(&opt.csv)) out.set(&opt.csv, latency::latency_csv(matrix));
   if (out.wanted(&opt.json)) {
-    auto doc = render::latency_json(matrix, run.analysis.domains, m);
+    auto doc = latency::latency_json(matrix, run.analysis.domains, m);
     if (run.analysis.comparison) {
       doc["topology_comparison"] =
-          render::topology_comparison_json(*run.analysis.comparison, run.topology_source);
+          latency::topology_comparison_json(*run.analysis.comparison, run.topology_source);
     }
     // A loaded matrix was measured some other time: this machine's state now says nothing
     // about it.

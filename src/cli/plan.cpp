@@ -3,11 +3,12 @@
 #include <memory>
 #include <optional>
 
+#include "src/apply/plan_file.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/cluster/rank_export.hpp"
+#include "src/cluster/rank_plan.hpp"
 #include "src/latency/matrix.hpp"
-#include "src/os/host.hpp"
 #include "src/plan/export.hpp"
 #include "src/plan/isolated.hpp"
 #include "src/plan/planner.hpp"
@@ -60,37 +61,40 @@ Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
   return spec;
 }
 
-// plan --ranks N: split the allowed CPUs of the machine (or --topology) into N rank shares and
-// print them, or export them as an srun line or an Open MPI rankfile.
+// plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,
+// printed, or exported as an srun line or an Open MPI rankfile.
 int run_plan_ranks(const PlanOptions& opt) {
-  std::optional<cluster::RankExport> format;
+  cluster::RankPlanRequest request;
   if (!opt.export_format.empty()) {
     auto parsed = cluster::parse_rank_export(opt.export_format);
     if (!parsed) return usage_error(parsed.error().with_context("bad --export"));
-    format = *parsed;
+    request.format = *parsed;
   }
   if (!opt.latency_file.empty() || !opt.reserved.empty() || !opt.output.empty())
     return usage_error(std::string(
         "plan --ranks splits a node's CPUs: --latency, --reserved and --output do not apply"));
-  auto topo = opt.topology_file.empty() ? Topology::load_this_machine()
-                                        : Topology::load_xml(opt.topology_file);
-  if (!topo) return fail(topo.error());
-  CpuSet allowed = topo->allowed_cpus();
-  if (!opt.allowed.empty()) {
-    auto resolved = topo->resolve(opt.allowed);
-    if (!resolved) return usage_error(resolved.error().with_context("bad --allowed"));
-    allowed = *resolved;
+  request.ranks = opt.ranks;
+  request.topology_file = opt.topology_file;
+  request.allowed = opt.allowed;
+  request.host = opt.host;
+  cluster::RankPlan planned = cluster::plan_ranks(request);
+  if (planned.refused) {
+    switch (planned.refused_field) {
+      case cluster::RankPlanField::allowed:
+        return usage_error(planned.refused->with_context("bad --allowed"));
+      case cluster::RankPlanField::ranks:
+        return usage_error(planned.refused->with_context("bad --ranks"));
+      case cluster::RankPlanField::topology:
+        break;
+    }
+    return fail(*planned.refused);
   }
-  auto shares = cluster::split_shares(*topo, allowed, opt.ranks);
-  if (!shares) return usage_error(shares.error().with_context("bad --ranks"));
-  if (format) {
-    std::string host = opt.host.empty() ? os::host_name() : opt.host;
-    print(cluster::export_ranks(*shares, *format, host.empty() ? "localhost" : host));
-  } else if (opt.json) {
-    print(render::rank_shares_json(*shares).dump(2) + "\n");
-  } else {
-    print(render::rank_shares_text(*shares));
-  }
+  if (request.format)
+    print(planned.exported);
+  else if (opt.json)
+    print(render::rank_shares_json(planned.shares).dump(2) + "\n");
+  else
+    print(render::rank_shares_text(planned.shares));
   return 0;
 }
 
@@ -161,13 +165,13 @@ int run_plan(const PlanOptions& opt) {
   auto planned = plan::make_plan(*spec, inputs);
   if (!planned) return fail(planned.error());
 
-  out.set(&opt.output, render::plan_json(*planned).dump(2) + "\n");
+  out.set(&opt.output, apply::plan_json(*planned).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
     print(plan::export_plan(*planned, *format, topology ? &*topology : nullptr));
   else if (opt.json) {
     if (opt.output.empty())  // with -o FILE the JSON goes there, once
-      print(render::plan_json(*planned).dump(2) + "\n");
+      print(apply::plan_json(*planned).dump(2) + "\n");
   } else {
     print(render::plan_text(*planned));
   }

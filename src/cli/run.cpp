@@ -1,31 +1,22 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch]
-//               [--ranks auto|K/N] [--verbose] -- CMD ARGS
-// Parses; the library validates everything before CMD starts (apply::prepare_run), runs it
-// (apply::run_program) and decides the exit status; this file prints.
+//               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
+// Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
+// --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
+// it returns: the one error line, the watch summary, the exit status.
 #include <memory>
 
 #include "src/apply/program_run.hpp"
-#include "src/apply/run_request.hpp"
+#include "src/apply/run_command.hpp"
 #include "src/cli/command.hpp"
-#include "src/cli/outputs.hpp"
 #include "src/cli/watch_output.hpp"
-#include "src/cluster/rank_run.hpp"
+#include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
+#include "src/os/process.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
 namespace {
-
-struct RunOptions {
-  apply::RunRequest request;
-  bool watch = false;
-  int interval_ms = 100;
-  bool policy_given = false;    // --policy on the command line (it applies to --cpus only)
-  bool interval_given = false;  // --interval (it applies to --watch only)
-  std::string ranks;            // --ranks auto|K/N: take this rank's share of the node
-  std::string record_dir;       // --record DIR: with --ranks, write DIR/<host>.<rank>.json
-};
 
 // The flag a request error is about, for the one error line.
 std::string flag_of(apply::RunField field) {
@@ -44,93 +35,51 @@ std::string flag_of(apply::RunField field) {
       return "command";
     case apply::RunField::memory:
       return "--mem";
+    case apply::RunField::ranks:
+      return "--ranks";
     case apply::RunField::none:
       break;
   }
   return "";
 }
 
-int run_run(const RunOptions& given) {
-  RunOptions opt = given;
-  // Options that would be silently ignored are refused: the user meant something by them.
-  if (opt.interval_given && !opt.watch)
-    return usage_error(std::string("run: --interval applies to --watch only"));
-  std::optional<cluster::RankPlacement> rank;
-  if (!opt.ranks.empty()) {
-    auto placed = cluster::place_rank(opt.request, opt.ranks);
-    if (!placed) {
-      Error e = placed.error().with_context("bad --ranks").with_context("run");
-      return e.code == std::errc::invalid_argument ? usage_error(e) : fail(e);
-    }
-    rank = std::move(*placed);
-    // Every pin line of this rank says where it comes from, as --report-bindings does.
-    opt.request.line_tag =
-        rank->host + "/" +
-        std::to_string(rank->id.global_rank >= 0 ? rank->id.global_rank : rank->id.local_rank);
-    if (opt.request.verbose) os::write_stderr("threadmap: " + describe_placement(*rank) + "\n");
+// The one error line of a run that stopped before its program ran, and its exit status.
+int print_stop(const apply::RunStop& stop) {
+  if (stop.kind == apply::RunStopKind::start) {
+    fail(stop.error);
+    return os::start_failure_status(stop.error);
   }
-  if (!opt.record_dir.empty() && !rank)
-    return usage_error(std::string("run: --record applies to --ranks only"));
-  // The record's path is checked before the program starts (whole or absent, like every output).
-  std::string record_path;
-  Outputs record_out;
-  if (rank && !opt.record_dir.empty()) {
-    if (!os::is_directory(opt.record_dir))
-      return fail(Error::invalid("--record " + opt.record_dir + ": not an existing directory")
-                      .with_context("run"));
-    record_path = opt.record_dir + "/" + cluster::record_file_name(rank->host, rank->id.local_rank);
-    record_out.declare("--record", &record_path);
-    if (auto st = record_out.check(); !st) return fail(st.error().with_context("run"));
-  }
-  if (opt.policy_given && opt.request.cpus.empty())
-    return usage_error(std::string("run: --policy applies to --cpus or --ranks only"));
-  apply::RunField field = apply::RunField::none;
-  std::string memory_note;
-  // The plan is read once, by prepare_run: for pinning, and with --watch/--record for checking.
-  std::optional<apply::PlanFile> plan;
-  auto launch = apply::prepare_run(opt.request, &field, &memory_note, &plan);
-  if (!launch) {
-    std::string flag = flag_of(field);
-    Error e = flag.empty() ? launch.error() : launch.error().with_context("bad " + flag);
-    // A value or combination of options that cannot work is a usage error (2); a plan file
-    // that cannot be read or used, or a library not found, is a failure (1).
-    bool usage = field != apply::RunField::plan && e.code == std::errc::invalid_argument;
-    return usage ? usage_error(e.with_context("run")) : fail(e.with_context("run"));
-  }
-  if (opt.request.verbose && !memory_note.empty())
-    os::write_stderr("threadmap: " + memory_note + "\n");
-  std::optional<monitor::WatchSettings> watch;
-  if (opt.watch || !record_path.empty()) {
-    watch = apply::watch_settings(opt.interval_ms, 0, plan ? &*plan : nullptr, opt.request.by_name);
-  }
-  auto outcome = apply::run_program(*launch, watch);
-  if (!outcome) {
-    fail(outcome.error());
-    return os::start_failure_status(outcome.error());
-  }
+  std::string flag = flag_of(stop.field);
+  Error e =
+      (flag.empty() ? stop.error : stop.error.with_context("bad " + flag)).with_context("run");
+  return stop.kind == apply::RunStopKind::usage ? usage_error(e) : fail(e);
+}
+
+int run_run(const cluster::RankRunCommand& given) {
+  cluster::RankRunCommand command = given;
+  command.run.note = [](const std::string& line) { os::write_stderr("threadmap: " + line + "\n"); };
+  command.watch_document = [](const monitor::WatchResult& w) {
+    return render::watch_json(w.summary, w.history).dump();
+  };
+  const bool ranked = !command.ranks.empty() || !command.record_dir.empty();
+  apply::RunReport report =
+      ranked ? cluster::run_rank_command(command) : apply::run_command(command.run);
+  if (report.stopped) return print_stop(*report.stopped);
   bool ours_ok = true;
-  if (!record_path.empty()) {
-    cluster::RankRecord record = cluster::make_record(*rank, outcome->exit_status);
-    if (outcome->watched && *outcome->watched)
-      record.watch_json =
-          render::watch_json((*outcome->watched)->summary, (*outcome->watched)->history).dump();
-    else if (outcome->watched)
-      record.watch_error = outcome->watched->error().message;
-    record_out.set(&record_path, cluster::rank_record_to_json(record));
-    if (auto st = record_out.commit(); !st) ours_ok = fail(st.error().with_context("run")) == 0;
-  }
-  if (outcome->watched && opt.watch) {
+  if (report.output_error) ours_ok = fail(report.output_error->with_context("run")) == 0;
+  if (report.watched && command.run.watch) {
     // The summary goes to stderr: the program's stdout stays clean.
-    ours_ok = print_watch_outcome(*outcome->watched, WatchOutputs{}, /*summary_to_stderr=*/true);
+    ours_ok = print_watch_outcome(*report.watched, WatchOutputs{}, /*summary_to_stderr=*/true);
   }
-  return apply::combined_exit_status(outcome->exit_status, ours_ok);
+  return apply::combined_exit_status(report.exit_status, ours_ok);
 }
 
 }  // namespace
 
 void add_run_command(CLI::App& app, Runner& selected) {
-  auto opt = std::make_shared<RunOptions>();
-  apply::RunRequest& r = opt->request;
+  auto opt = std::make_shared<cluster::RankRunCommand>();
+  apply::RunCommand& run = opt->run;
+  apply::RunRequest& r = run.request;
   auto* sub = app.add_subcommand(
       "run", "Run a program with its threads pinned (LD_PRELOAD) and/or the thread cache");
   sub->add_option("--plan", r.plan_path,
@@ -159,9 +108,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
-  sub->add_flag("--watch", opt->watch, "Watch the program's threads and print a summary at exit");
+  sub->add_flag("--watch", run.watch, "Watch the program's threads and print a summary at exit");
   auto* interval =
-      sub->add_option("--interval", opt->interval_ms, "With --watch: sampling interval in ms")
+      sub->add_option("--interval", run.interval_ms, "With --watch: sampling interval in ms")
           ->check(CLI::Range(10, 60000));
   sub->add_option("--ranks", opt->ranks,
                   "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
@@ -173,8 +122,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
   sub->callback([&selected, opt, policy, interval] {
-    opt->policy_given = policy->count() > 0;
-    opt->interval_given = interval->count() > 0;
+    opt->run.policy_given = policy->count() > 0;
+    opt->run.interval_given = interval->count() > 0;
     selected = [opt] { return run_run(*opt); };
   });
 }

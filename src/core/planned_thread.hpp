@@ -2,7 +2,7 @@
 // "assignments" of a threadmap.plan/1 file (read by apply/plan_file), matched to the threads
 // `run` pins and `watch` checks. One type for both, so a plan read once serves both.
 // (The planner's own output, plan::PlannedThread, carries the reason for each choice and is
-// written to that file by render/plan_view.)
+// written to that file by apply/plan_file, beside the reader.)
 #pragma once
 
 #include <string>

@@ -1,7 +1,10 @@
 // What `threadmap fleet` compares about one host, read from its machine report
-// (threadmap.report/1, as `threadmap report --out DIR/%h` writes it).
+// (threadmap.report/1, as `threadmap report --out DIR/%h` writes it). The reader lives with the
+// report's writer in render/report_json (one home per data format; the report is assembled
+// there from the topology, latency, bench and machine-state documents); fleet is handed it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,7 +41,10 @@ struct HostRecord {
 };
 
 /// Parses a report's JSON text; `file` names it in errors (EINVAL: not a threadmap.report/1).
-Result<HostRecord> parse_host_record(const std::string& text, const std::string& file);
+/// render::parse_host_record is the one implementation; load_fleet takes it as a parameter
+/// because render sits above fleet.
+using HostRecordParser =
+    std::function<Result<HostRecord>(const std::string& text, const std::string& file)>;
 
 /// `report --out` paths: "%h" becomes `host` (the short host name), "%%" a literal '%'; any
 /// other '%' sequence is an error (EINVAL) so a typo does not become a directory name.

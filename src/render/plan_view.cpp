@@ -39,20 +39,6 @@ std::string solver_line(const plan::Plan& p) {
   return fmt::format("{} ({}; {}; {:.1f} ms wall, one run)", p.solver, how, work, p.solve_ms);
 }
 
-nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
-  return {{"communication", c.communication},
-          {"share_core", c.share_core},
-          {"background", c.background},
-          {"kinds", c.kinds},
-          {"numa", c.numa},
-          {"isolated", c.isolated},
-          {"total", c.total()},
-          {"rule_breaks",
-           {{"compute_smt_pairs", c.compute_smt_pairs},
-            {"exclusive_conflicts", c.exclusive_conflicts},
-            {"oversubscribed_threads", c.oversubscribed_threads}}}};
-}
-
 }  // namespace
 
 std::string plan_text(const plan::Plan& p) {
@@ -98,38 +84,6 @@ std::string plan_text(const plan::Plan& p) {
         "infeasible = breaks more rules than the plan (e.g. compute threads on SMT siblings): its "
         "total does not count that, so it is not comparable\n";
   return out;
-}
-
-nlohmann::json plan_json(const plan::Plan& p) {
-  nlohmann::json assignments = nlohmann::json::array();
-  for (const auto& a : p.assignments) {
-    assignments.push_back({{"thread", a.name}, {"cpus", a.cpus}, {"why", a.why}});
-    if (a.memory_node >= 0) assignments.back()["memory_node"] = a.memory_node;  // run --plan
-  }
-  nlohmann::json baselines = nlohmann::json::object();
-  nlohmann::json baseline_detail = nlohmann::json::object();
-  for (const auto& [name, cost] : p.baselines) {
-    baselines[name] = cost.total();
-    baseline_detail[name] = breakdown_json(cost);
-    baseline_detail[name]["feasible"] = cost.rule_breaks() <= p.cost.rule_breaks();
-  }
-  return {
-      {"schema", "threadmap.plan/1"},
-      {"source", p.source},
-      {"cpus", p.candidates.to_list()},
-      {"assignments", assignments},
-      {"cost", p.cost.total()},
-      {"rule_breaks", p.cost.rule_breaks()},
-      {"cost_unit", "sum of edge weight x one-way latency ns, plus penalties in ns-equivalents"},
-      {"cost_breakdown", breakdown_json(p.cost)},
-      {"model", p.model},
-      {"solver", p.solver},
-      {"proven_optimal", p.proven_optimal},
-      {"stopped_by_time", p.stopped_by_time},
-      {"solve_ms", p.solve_ms},
-      {"kinds", p.kinds_note},
-      {"baselines", baselines},
-      {"baseline_breakdown", baseline_detail}};
 }
 
 }  // namespace threadmap::render

@@ -1,10 +1,11 @@
-// Our CSV and JSON files load back to the same matrix.
+// Our CSV and JSON files load back to the same matrix (writer latency/matrix_files, reader
+// latency/matrix_load: one home), and a damaged document is refused saying what is wrong.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "src/latency/domains.hpp"
-#include "src/render/latency_files.hpp"
+#include "src/latency/matrix_files.hpp"
 
 using namespace threadmap;
 
@@ -39,7 +40,7 @@ void expect_same(const latency::Matrix& a, const latency::Matrix& b) {
 
 TEST(LatencyFiles, CsvRoundTrip) {
   auto m = sample_matrix();
-  std::string csv = render::latency_csv(m);
+  std::string csv = latency::latency_csv(m);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "cpu,0,1,4,9");
   latency::MatrixFormat format{};
   auto back = latency::parse_matrix_text(csv, "rt.csv", &format);
@@ -51,7 +52,7 @@ TEST(LatencyFiles, CsvRoundTrip) {
 TEST(LatencyFiles, JsonRoundTripCarriesDomainsAndModel) {
   auto m = sample_matrix();
   auto d = latency::analyse_domains(m);
-  auto doc = render::latency_json(m, d, nullptr);
+  auto doc = latency::latency_json(m, d, nullptr);
   EXPECT_EQ(doc["schema"], "threadmap.latency/1");
   EXPECT_EQ(doc["domains"].size(), d.domains.size());
   EXPECT_EQ(doc["levels"].size(), d.levels.size());
@@ -61,6 +62,16 @@ TEST(LatencyFiles, JsonRoundTripCarriesDomainsAndModel) {
   EXPECT_EQ(format, latency::MatrixFormat::threadmap_json);
   EXPECT_EQ(back->cpu_model, "Test CPU");
   expect_same(m, *back);
+}
+
+TEST(LatencyFiles, AJsonMatrixThatIsNotSquareIsRefused) {
+  auto doc =
+      latency::latency_json(sample_matrix(), latency::analyse_domains(sample_matrix()), nullptr);
+  doc["matrix"].erase(doc["matrix"].size() - 1);  // one row short: not square any more
+  auto back = latency::parse_matrix_text(doc.dump(), "damaged.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.error().code, std::errc::invalid_argument);
+  EXPECT_NE(back.error().message.find("damaged.json"), std::string::npos) << back.error().message;
 }
 
 }  // namespace

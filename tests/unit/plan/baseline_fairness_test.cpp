@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "src/apply/plan_file.hpp"
 #include "src/render/plan_view.hpp"
 #include "tests/unit/plan/plan_test_util.hpp"
 
@@ -41,7 +42,7 @@ TEST(BaselineFairness, PlanNeverLosesToAFeasibleBaselineOnSmt4With8Nodes) {
   EXPECT_GT(infeasible, 0);
   const std::string text = render::plan_text(plan);
   EXPECT_NE(text.find("infeasible"), std::string::npos) << text;
-  const auto j = render::plan_json(plan);
+  const auto j = apply::plan_json(plan);
   bool marked = false;
   for (const auto& [name, detail] : j["baseline_breakdown"].items())
     marked = marked || !detail["feasible"].get<bool>();

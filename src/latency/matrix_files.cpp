@@ -1,12 +1,12 @@
 // Writers for latency matrices. Numbers are written with enough digits to round-trip at the
 // precision anyone measures (0.01 ns), not the 17 digits a double could carry.
-#include "src/render/latency_files.hpp"
+#include "src/latency/matrix_files.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace threadmap::render {
+namespace threadmap::latency {
 namespace {
 
 nlohmann::json ns_value(double v) {
@@ -163,4 +163,4 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
   return doc;
 }
 
-}  // namespace threadmap::render
+}  // namespace threadmap::latency

@@ -1,5 +1,6 @@
-// Latency results as files: our square CSV and JSON (schema "threadmap.latency/1", documented in
-// docs/latency.md). Both load back with latency::load_matrix.
+// Latency results as files: the writers of our square CSV and JSON (schema "threadmap.latency/1",
+// documented in docs/latency.md). Their reader, latency::load_matrix / parse_matrix_text, sits
+// beside them (matrix_load.cpp): one home per data format, so the two cannot drift apart.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +11,7 @@
 #include "src/latency/matrix.hpp"
 #include "src/latency/measurement.hpp"
 
-namespace threadmap::render {
+namespace threadmap::latency {
 
 /// Square CSV: header "cpu,C0,C1,...", then one row per CPU "Ci,ns,ns,..."; one-way ns, diagonal
 /// 0, unmeasured cells empty.
@@ -29,4 +30,4 @@ nlohmann::json topology_comparison_json(const latency::TopologyComparison& compa
 /// A CpuSet as a JSON array of CPU numbers.
 nlohmann::json cpu_array(const CpuSet& cpus);
 
-}  // namespace threadmap::render
+}  // namespace threadmap::latency

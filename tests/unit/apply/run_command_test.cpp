@@ -1,0 +1,119 @@
+// `threadmap run` as one library call: options that cannot work are refused before the program
+// starts (and say how the CLI reports them), and a run reports the program's own status.
+#include "src/apply/run_command.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+
+namespace threadmap::apply {
+namespace {
+
+// A file the command creates when it runs: its absence proves the program never started.
+std::string marker_path(const std::string& name) {
+  return testing::TempDir() + "/tm_run_command_" + std::to_string(getpid()) + "_" + name;
+}
+
+RunCommand touching(const std::string& marker) {
+  RunCommand command;
+  command.request.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
+  return command;
+}
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+TEST(RunCommand, AnIntervalWithoutAWatchIsAUsageErrorAndNothingStarts) {
+  std::string marker = marker_path("interval");
+  RunCommand command = touching(marker);
+  command.request.cpus = "0";
+  command.interval_given = true;
+  RunReport report = run_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, RunStopKind::usage);
+  EXPECT_NE(report.stopped->error.message.find("--interval applies to --watch only"),
+            std::string::npos)
+      << report.stopped->error.message;
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RunCommand, APolicyWithoutACpuListIsAUsageError) {
+  std::string marker = marker_path("policy");
+  RunCommand command = touching(marker);
+  command.request.plan_path = "/nonexistent/plan.json";
+  command.policy_given = true;
+  RunReport report = run_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, RunStopKind::usage);
+  EXPECT_NE(report.stopped->error.message.find("--policy"), std::string::npos);
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RunCommand, AnUnreadablePlanIsAFailureAboutThePlan) {
+  std::string marker = marker_path("plan");
+  RunCommand command = touching(marker);
+  command.request.plan_path = "/nonexistent/plan.json";
+  RunReport report = run_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, RunStopKind::failure);
+  EXPECT_EQ(report.stopped->field, RunField::plan);
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RunCommand, ACpuOutsideTheMachineIsAUsageErrorAboutTheCpus) {
+  RunCommand command = touching(marker_path("cpus"));
+  command.request.cpus = "100000";
+  RunReport report = run_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, RunStopKind::usage);
+  EXPECT_EQ(report.stopped->field, RunField::cpus);
+}
+
+TEST(RunCommand, ReportsTheProgramsStatusAndItsWatch) {
+  RunCommand command;
+  command.request.cpus = "0";
+  command.request.command = {"/bin/sh", "-c", "exit 6"};
+  command.watch = true;
+  command.interval_ms = 10;
+  RunReport report = run_command(command);
+  ASSERT_FALSE(report.stopped.has_value()) << report.stopped->error.message;
+  EXPECT_EQ(report.exit_status, 6);
+  EXPECT_TRUE(report.watched.has_value());
+  EXPECT_FALSE(report.output_error.has_value());
+}
+
+TEST(RunCommand, AProgramThatCannotStartIsAStartStop) {
+  RunCommand command;
+  command.request.cpus = "0";
+  command.request.command = {"/nonexistent/tm-program"};
+  RunReport report = run_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, RunStopKind::start);
+}
+
+TEST(RunCommand, TheMemoryPolicyIsNotedBeforeTheStartOnlyWhenVerbose) {
+  std::string marker = marker_path("note");
+  RunCommand command = touching(marker);
+  command.request.cpus = "0";
+  command.request.memory = "local";
+  std::vector<std::string> notes;
+  bool started_before_note = false;
+  command.note = [&](const std::string& line) {
+    started_before_note = exists(marker);
+    notes.push_back(line);
+  };
+  RunReport quiet = run_command(command);
+  ASSERT_FALSE(quiet.stopped.has_value()) << quiet.stopped->error.message;
+  EXPECT_TRUE(notes.empty());
+  unlink(marker.c_str());
+  command.request.verbose = true;
+  RunReport verbose = run_command(command);
+  ASSERT_FALSE(verbose.stopped.has_value()) << verbose.stopped->error.message;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_FALSE(started_before_note);
+  EXPECT_TRUE(exists(marker));
+  unlink(marker.c_str());
+}
+
+}  // namespace
+}  // namespace threadmap::apply

@@ -1,0 +1,129 @@
+// `run --ranks --record` as one library call, without a launcher (--ranks K/N): the record's
+// path is refused before the program starts, a record without ranks is a usage error, and a run
+// leaves the whole record with the program's status and the watch document it was given.
+#include "src/cluster/rank_command.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "src/cluster/rank_record.hpp"
+#include "src/os/host.hpp"
+
+namespace threadmap::cluster {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "/tm_rank_command_" + std::to_string(getpid()) + "_" + name;
+}
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+// A command that leaves `marker` when it runs: its absence proves the program never started.
+RankRunCommand touching(const std::string& marker) {
+  RankRunCommand command;
+  command.run.request.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
+  return command;
+}
+
+TEST(RankCommand, ARecordWithoutRanksIsAUsageErrorAndNothingStarts) {
+  std::string marker = temp_path("no_ranks");
+  RankRunCommand command = touching(marker);
+  command.run.request.cpus = "0";
+  command.record_dir = testing::TempDir();
+  apply::RunReport report = run_rank_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::usage);
+  EXPECT_NE(report.stopped->error.message.find("--record applies to --ranks only"),
+            std::string::npos)
+      << report.stopped->error.message;
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RankCommand, AMissingRecordDirectoryIsRefusedBeforeTheStart) {
+  std::string marker = temp_path("missing_dir");
+  RankRunCommand command = touching(marker);
+  command.ranks = "0/1";
+  command.record_dir = temp_path("no_such_dir");
+  apply::RunReport report = run_rank_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::failure);
+  EXPECT_NE(report.stopped->error.message.find("not an existing directory"), std::string::npos)
+      << report.stopped->error.message;
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RankCommand, ARecordPathThatCannotBeWrittenIsRefusedBeforeTheStart) {
+  std::string marker = temp_path("blocked");
+  std::string dir = temp_path("blocked_dir");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  // The record's own name taken by a directory: the file can never be written there.
+  std::string record = dir + "/" + record_file_name(os::host_name(), 0);
+  ASSERT_EQ(mkdir(record.c_str(), 0755), 0);
+  RankRunCommand command = touching(marker);
+  command.ranks = "0/1";
+  command.record_dir = dir;
+  apply::RunReport report = run_rank_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::failure);
+  EXPECT_NE(report.stopped->error.message.find("bad --record"), std::string::npos)
+      << report.stopped->error.message;
+  EXPECT_FALSE(exists(marker));
+  rmdir(record.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST(RankCommand, ABadRankSpecIsAUsageErrorAboutTheRanks) {
+  std::string marker = temp_path("bad_spec");
+  RankRunCommand command = touching(marker);
+  command.ranks = "3/2";
+  apply::RunReport report = run_rank_command(command);
+  ASSERT_TRUE(report.stopped.has_value());
+  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::usage);
+  EXPECT_EQ(report.stopped->field, apply::RunField::ranks);
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RankCommand, ARunLeavesTheWholeRecordWithTheStatusAndTheWatch) {
+  std::string dir = temp_path("record_dir");
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  RankRunCommand command;
+  command.run.request.command = {"/bin/sh", "-c", "exit 3"};
+  command.run.interval_ms = 10;
+  command.ranks = "0/1";
+  command.record_dir = dir;
+  int documents = 0;
+  command.watch_document = [&](const monitor::WatchResult&) {
+    ++documents;
+    return std::string(R"({"schema":"threadmap.watch/1","pid":4242,"threads":[]})");
+  };
+  apply::RunReport report = run_rank_command(command);
+  ASSERT_FALSE(report.stopped.has_value()) << report.stopped->error.message;
+  EXPECT_EQ(report.exit_status, 3);
+  EXPECT_FALSE(report.output_error.has_value());
+  std::string path = dir + "/" + record_file_name(os::host_name(), 0);
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto loaded = parse_rank_record(text.str(), path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->record.exit_status, 3);
+  EXPECT_EQ(loaded->record.rank, 0);
+  EXPECT_EQ(loaded->record.ranks, 1);
+  if (report.watched && report.watched->ok()) {
+    EXPECT_EQ(documents, 1);
+    EXPECT_EQ(loaded->pid, 4242);  // the document the caller's writer made, verbatim
+  } else {
+    EXPECT_FALSE(loaded->record.watch_error.empty());
+  }
+  unlink(path.c_str());
+  rmdir(dir.c_str());
+}
+
+}  // namespace
+}  // namespace threadmap::cluster
