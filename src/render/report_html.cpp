@@ -319,8 +319,9 @@ std::string report_html(const MachineReport& r, const ReportImages& images) {
   head.title = "threadmap report: " + model;
   head.meta = {r.generated_utc, r.command_line, r.threadmap_version, r.host};
   head.extras.push_back(
-      fmt::format("took {:.0f} s of a {:.0f} s budget{}", r.total_seconds, r.budget_s,
-                  r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : ""));
+      fmt::format("took {:.0f} s", r.total_seconds) +
+      (r.budget_s > 0 ? fmt::format(" of a {:.0f} s budget", r.budget_s) : std::string()) +
+      (r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : ""));
   if (r.latency.status.available && !r.latency.measurement)
     head.extras.push_back(loaded_label(r.latency));
   const std::vector<html::NavLink> nav{{"glance", "At a glance"},

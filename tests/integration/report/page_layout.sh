@@ -3,11 +3,14 @@
 # widths: nothing cut off at the right edge, no page-wide sideways scroll (wide tables scroll in
 # their own box), no blank rows under scaled drawings, no text under 10 px (layout_probe.js
 # says what it checks).
-# usage: page_layout.sh THREADMAP_BIN MATRIX
+# The fleet page (fleet --html over recorded reports, FLEET_DIR) shares the report's shell and is
+# held to the same checks.
+# usage: page_layout.sh THREADMAP_BIN MATRIX [FLEET_DIR]
 # Exit 77 (skipped) when no Chromium is installed.
 set -u
 bin=$1
 matrix=$2
+fleet=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then echo "skipped: no chromium"; exit 77; fi
@@ -19,12 +22,19 @@ if ! "$bin" report --quick --runs 1 --latency "$matrix" --out "$dir/recorded" >"
    ! "$bin" report --quick --runs 1 --out "$dir/measured" >>"$dir/report.log" 2>&1; then
   echo "threadmap report failed:"; cat "$dir/report.log"; exit 1
 fi
-for page in recorded measured; do
+pages="recorded measured"
+if [ -n "$fleet" ]; then
+  mkdir -p "$dir/fleet"
+  "$bin" fleet "$fleet" --html "$dir/fleet/report.html" >>"$dir/report.log" 2>&1 ||
+    { echo "threadmap fleet failed:"; cat "$dir/report.log"; exit 1; }
+  pages="$pages fleet"
+fi
+for page in $pages; do
   { sed 's#</body>##; s#</html>##' "$dir/$page/report.html"; echo '<script>'
     cat "$here/layout_probe.js"; echo '</script></body></html>'; } >"$dir/$page/probe.html"
 done
 status=0
-for page in recorded measured; do
+for page in $pages; do
   for width in 400 1400; do
     cat >"$dir/frame.html" <<FRAME
 <!DOCTYPE html><html><body style="margin:0">

@@ -112,7 +112,6 @@ TEST(HtmlPages, BenchTablesMarkTheVerdictAndStackOnAPhone) {
   EXPECT_NE(table.find("<td class=\"verdict\" data-label=\"vs baseline\">3.85x faster</td>"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("<td class=\"num\" data-label=\"median\">1.32 ms</td>"),
-            std::string::npos)
+  EXPECT_NE(table.find("<td class=\"num\" data-label=\"median\">1.32 ms</td>"), std::string::npos)
       << table;
 }

@@ -1,10 +1,10 @@
 // `report --budget`: every part gets a share, and the shares add up to the stated budget (so the
 // page and report.json can show them side by side with the time each part took).
+#include "src/report/report_budget.hpp"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
-
-#include "src/report/report_budget.hpp"
 
 namespace threadmap::report {
 namespace {
