@@ -3,8 +3,8 @@
 # widths: nothing cut off at the right edge, no page-wide sideways scroll (wide tables scroll in
 # their own box), no blank rows under scaled drawings, no text under 10 px (layout_probe.js
 # says what it checks).
-# The fleet page (fleet --html over recorded reports, FLEET_DIR) shares the report's shell and is
-# held to the same checks.
+# The fleet page (fleet --html over recorded reports, FLEET_DIR) and the job page (job --html over
+# a small two-rank job recorded here) share the report's shell and are held to the same checks.
 # usage: page_layout.sh THREADMAP_BIN MATRIX [FLEET_DIR]
 # Exit 77 (skipped) when no Chromium is installed.
 set -u
@@ -29,6 +29,19 @@ if [ -n "$fleet" ]; then
     { echo "threadmap fleet failed:"; cat "$dir/report.log"; exit 1; }
   pages="$pages fleet"
 fi
+# The job page: two ranks of a small job, as Open MPI's mpirun would start them (its environment
+# variables), recorded by `run --ranks auto --record` and merged by `job --html`.
+mkdir -p "$dir/records" "$dir/job"
+for rank in 0 1; do
+  OMPI_COMM_WORLD_RANK=$rank OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=$rank \
+    OMPI_COMM_WORLD_LOCAL_SIZE=2 "$bin" run --ranks auto --record "$dir/records" -- \
+    sh -c 'sleep 0.3 & i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; wait' \
+    >>"$dir/report.log" 2>&1 &
+done
+wait
+"$bin" job "$dir/records" --html "$dir/job/report.html" >>"$dir/report.log" 2>&1 ||
+  { echo "threadmap job failed:"; cat "$dir/report.log"; exit 1; }
+pages="$pages job"
 for page in $pages; do
   { sed 's#</body>##; s#</html>##' "$dir/$page/report.html"; echo '<script>'
     cat "$here/layout_probe.js"; echo '</script></body></html>'; } >"$dir/$page/probe.html"
