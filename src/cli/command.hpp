@@ -60,6 +60,9 @@ Status write_file(const std::string& path, const std::string& text);
 void record_command_line(int argc, char** argv);
 /// Arguments after "--", or -1 when the command line has no "--".
 int arguments_after_separator();
+/// The command line record_command_line saw, as "threadmap ARGS..." shell-quoted (shown in the
+/// HTML pages' headers); "" before it was called.
+const std::string& command_line_text();
 
 /// Validates a process or thread id option: a positive integer that fits a pid_t. The message
 /// says so plainly instead of CLI11's numeric range.

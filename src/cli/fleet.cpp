@@ -32,7 +32,9 @@ int run_fleet(const FleetOptions& opt) {
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";
   if (out.wanted(&opt.json_path))
     out.set(&opt.json_path, render::fleet_json(*fleet_report).dump(2) + "\n");
-  if (out.wanted(&opt.html_path)) out.set(&opt.html_path, render::fleet_html(*fleet_report));
+  if (out.wanted(&opt.html_path))
+    out.set(&opt.html_path,
+            render::fleet_html(*fleet_report, render::html::page_meta_here(command_line_text())));
   if (auto st = out.commit(); !st) return fail(st.error().with_context("fleet"));
   if (text_to_stdout) print(render::fleet_text(*fleet_report));
   return opt.strict && !fleet_report->outliers.empty() ? kFindingsStatus : 0;

@@ -31,7 +31,9 @@ int run_job(const JobOptions& opt) {
   if (!job) return fail(job.error().with_context("job"));
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";
   if (out.wanted(&opt.json_path)) out.set(&opt.json_path, render::job_json(*job).dump(2) + "\n");
-  if (out.wanted(&opt.html_path)) out.set(&opt.html_path, render::job_html(*job));
+  if (out.wanted(&opt.html_path))
+    out.set(&opt.html_path,
+            render::job_html(*job, render::html::page_meta_here(command_line_text())));
   if (auto st = out.commit(); !st) return fail(st.error().with_context("job"));
   if (text_to_stdout) print(render::job_text(*job));
   return opt.strict && !job->findings.empty() ? kFindingsStatus : 0;

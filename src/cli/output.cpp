@@ -3,15 +3,19 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "src/cli/command.hpp"
 #include "src/os/files.hpp"
+#include "src/tune/candidates.hpp"
 
 namespace threadmap::cli {
 namespace {
 
 int g_stdout_error = 0;  // first errno of a failed write to stdout (EPIPE, ENOSPC on /dev/full)
 int g_after_separator = -1;
+std::string g_command_line;  // "threadmap report --quick", for the pages' headers
 
 }  // namespace
 
@@ -52,6 +56,9 @@ Status write_file(const std::string& path, const std::string& text) {
 }
 
 void record_command_line(int argc, char** argv) {
+  std::vector<std::string> args{"threadmap"};
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  g_command_line = tune::shell_join(args);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--") {
       g_after_separator = argc - i - 1;
@@ -60,6 +67,8 @@ void record_command_line(int argc, char** argv) {
 }
 
 int arguments_after_separator() { return g_after_separator; }
+
+const std::string& command_line_text() { return g_command_line; }
 
 CLI::Validator process_id_validator() {
   return CLI::Validator(

@@ -12,6 +12,7 @@
 #include "src/render/report_html.hpp"
 #include "src/render/report_json.hpp"
 #include "src/report/report_data.hpp"
+#include "src/tune/duration.hpp"
 #include "threadmap/version.hpp"
 
 namespace threadmap::cli {
@@ -22,6 +23,7 @@ struct ReportCliOptions {
   bool quick = false;
   int runs = 0;
   std::string latency_file;
+  std::string budget;  ///< --budget as typed ("60", "90s", "2m"); "" = the default
 };
 
 void show_latency_progress(const latency::Progress& p) {
@@ -31,14 +33,15 @@ void show_latency_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-int write_report(const ReportCliOptions& opt) {
+int write_report(const ReportCliOptions& opt, double budget_s) {
   report::ReportOptions ro;
+  ro.budget_s = budget_s;
+  ro.command_line = command_line_text();
   ro.quick = opt.quick;
   ro.runs = opt.runs;
   ro.latency_file = opt.latency_file;
   ro.version = std::string("threadmap ") + THREADMAP_VERSION_STRING;
   ro.spawn_tools = experiments::locate_spawn_tools();
-  ro.latency_seconds = opt.quick ? 10 : 45;
   ro.progress = [](const std::string& line) {
     std::fprintf(stderr, "threadmap report: %s\n", line.c_str());
     std::fflush(stderr);
@@ -71,6 +74,12 @@ int write_report(const ReportCliOptions& opt) {
 // A report that fails leaves no directory it created behind.
 int run_report(const ReportCliOptions& given) {
   ReportCliOptions opt = given;
+  double budget_s = 0;
+  if (!opt.budget.empty()) {
+    auto parsed = tune::parse_duration(opt.budget);
+    if (!parsed) return usage_error(parsed.error().with_context("bad --budget"));
+    budget_s = *parsed;
+  }
   // "%h" is this host's name, so one command line serves a whole fleet (srun ... --out DIR/%h).
   auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
   if (!expanded) return usage_error(expanded.error().with_context("bad --out"));
@@ -78,7 +87,7 @@ int run_report(const ReportCliOptions& given) {
   bool created = false;
   if (Status made = os::create_directory(opt.out_dir, &created); !made)
     return fail(made.error().with_context("cannot write the report"));
-  int status = write_report(opt);
+  int status = write_report(opt, budget_s);
   if (status != 0 && created) os::remove_empty_directory(opt.out_dir);
   return status;
 }
@@ -97,6 +106,9 @@ void add_report_command(CLI::App& app, Runner& selected) {
                 "Quick: one latency pair per topology class, short benchmarks");
   sub->add_option("--runs", opt->runs, "Runs per benchmark variant (default 5, 3 with --quick)")
       ->check(CLI::Range(1, 100));
+  sub->add_option("--budget", opt->budget,
+                  "Time the report may take in all, shared between its parts (topology, "
+                  "latency, each bench); e.g. 60, 90s, 2m (default 60 s, 20 s with --quick)");
   sub->add_option("--latency", opt->latency_file,
                   "Use this saved latency matrix (threadmap latency --json/--csv) instead of "
                   "measuring");

@@ -9,6 +9,12 @@
 #include "src/os/files.hpp"
 
 namespace threadmap::cluster {
+
+bool runnable(const RecordSpan& s, const JobRules& rules) {
+  const double len = s.end_s - s.start_s;
+  return s.cpu_s < 0 || (len > 0 && s.cpu_s >= rules.runnable_share * len);
+}
+
 namespace {
 
 // A thread's spans as (start, end, cpu), for overlap sums.
@@ -23,11 +29,6 @@ double overlap(const Placed& a, const Placed& b) {
 }
 
 std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
-
-bool runnable(const RecordSpan& s, const JobRules& rules) {
-  const double len = s.end_s - s.start_s;
-  return s.cpu_s < 0 || (len > 0 && s.cpu_s >= rules.runnable_share * len);
-}
 
 // The start-up window of one rank (see StartupWindow): ends at the first of (a) the start of
 // the first runnable span of a thread that appeared after the watch's first sample (the
@@ -113,6 +114,7 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
       continue;
     }
     view.threads[r.rank] = static_cast<int>(loaded->threads.size());
+    view.timelines[r.rank] = loaded->threads;
     const std::optional<StartupWindow> window = startup_window(*loaded, rules);
     const double startup_end = window ? window->end_s : -1e300;
     StartupWindow shown = window.value_or(StartupWindow{});

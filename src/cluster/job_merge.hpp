@@ -51,6 +51,9 @@ struct JobHost {
   /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
   /// sample holds a thread's CPU until the next).
   std::map<std::pair<int, int>, double> seconds;
+  /// rank -> its threads as its watch saw them (where and when each ran): the per-rank
+  /// timeline of `job --html`. Ranks without a watch have none.
+  std::map<int, std::vector<RecordThread>> timelines;
 };
 
 struct JobReport {
@@ -74,6 +77,11 @@ struct JobRules {
   /// runnable spans touch at one sample (a team starting on a loaded machine) are not a finding.
   double min_oversubscribed_s = 0.15;
 };
+
+/// Whether a thread was runnable during span `s` under `rules` (it used at least
+/// runnable_share of the span's time on its CPU; a span without CPU time counts as runnable):
+/// the one rule behind the findings and the timeline's running vs waiting.
+bool runnable(const RecordSpan& s, const JobRules& rules);
 
 /// Merges records already read. Records that failed to parse are passed as findings.
 JobReport merge_job(const std::vector<LoadedRecord>& records,

@@ -73,15 +73,17 @@ struct Variant {
 
 /// How many rounds were run and why the runner stopped adding rounds.
 struct RoundsTaken {
-  int planned = 0;          ///< the rounds asked for (--runs)
-  int added = 0;            ///< interleaved rounds added because a verdict was unclear
-  int cap = 0;              ///< the most rounds the runner would run in all
-  double time_factor = 0;   ///< added rounds may take at most this times the planned rounds' time
-  double budget_s = 0;      ///< the added rounds' time budget that resulted
-  double planned_s = 0;     ///< wall time of the planned rounds
-  double added_s = 0;       ///< wall time of the added rounds
-  std::string budget;       ///< the rule, in words
-  std::string stop_reason;  ///< "every verdict is clear", "time budget reached", ...
+  int planned = 0;         ///< the rounds asked for (--runs)
+  int added = 0;           ///< interleaved rounds added because a verdict was unclear
+  int cap = 0;             ///< the most rounds the runner would run in all
+  double time_factor = 0;  ///< added rounds may take at most this times the planned rounds' time
+  double budget_s = 0;     ///< the added rounds' time budget that resulted
+  double planned_s = 0;    ///< wall time of the planned rounds
+  double added_s = 0;      ///< wall time of the added rounds
+  double share_s = 0;      ///< the bench's share of a stated budget (0: none), warm-up included
+  bool share_reached = false;  ///< planned rounds were cut because the share was spent
+  std::string budget;          ///< the rule, in words
+  std::string stop_reason;     ///< "every verdict is clear", "time budget reached", ...
 };
 
 /// One experiment's complete outcome.

@@ -34,6 +34,11 @@ struct BenchOptions {
   /// them, in which threadmap sleeps to see what the others do, lasts this long.
   bool watch_machine = true;
   int idle_window_ms = 200;
+  /// This bench's share of a stated time budget (`report --budget`), in seconds; 0 = none.
+  /// Within it the bench stops by its own rule: planned rounds stop when the next would not fit
+  /// (never before min(3, runs) rounds: fewer can never give a clear verdict), added rounds get
+  /// at most what is left; the spawn bench also shortens each run to fit its rounds.
+  double share_s = 0;
   /// Seconds on a monotonic clock; empty = the steady clock (tests give a fake one).
   std::function<double()> clock_s;
 };

@@ -32,10 +32,16 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
   rounds.planned = options.runs;
   rounds.cap = std::max(options.runs, options.max_runs);
   rounds.time_factor = std::max(0.0, options.added_time_factor);
+  rounds.share_s = std::max(0.0, options.share_s);
   rounds.budget = fmt::format(
       "while a verdict is unclear and more runs could settle it, interleaved rounds are added "
       "for at most {:g}x the planned rounds' time (at least {:g} s), up to {} rounds in all",
       rounds.time_factor, options.min_added_s, rounds.cap);
+  if (rounds.share_s > 0)
+    rounds.budget += fmt::format(
+        "; within the bench's share of the report's budget, {:.1f} s: planned rounds stop when "
+        "the next would not fit (after at least {}), added rounds get what is left",
+        rounds.share_s, std::min(3, options.runs));
 
   MachineWatch watch;
   if (options.watch_machine) {
@@ -58,23 +64,45 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
     }
     return {};
   };
+  const double bench_start = now();
   if (Status st = run_round(0, ""); !st) return st;
   const double planned_start = now();
-  for (int round = 1; round <= options.runs; ++round)
+  // The share's stop rule, judged by the mean round so far (the warm-up counts as one).
+  auto next_round_fits = [&](int rounds_done) {
+    if (rounds.share_s <= 0) return true;
+    const double spent = now() - bench_start;
+    return spent + spent / (rounds_done + 1) <= rounds.share_s;
+  };
+  int planned_done = 0;
+  for (int round = 1; round <= options.runs; ++round) {
+    if (round > std::min(3, options.runs) && !next_round_fits(round - 1)) {
+      rounds.share_reached = true;
+      break;
+    }
     if (Status st = run_round(round, std::to_string(options.runs)); !st) return st;
+    planned_done = round;
+  }
   const double planned_end = now();
   rounds.planned_s = planned_end - planned_start;
   summarize(result, samples);
 
   // Added rounds: each must fit what is left of the budget, judged by the mean round so far.
-  const double budget_s = rounds.time_factor > 0 ? std::max(rounds.time_factor * rounds.planned_s,
-                                                            std::max(0.0, options.min_added_s))
-                                                 : 0;
+  double budget_s = rounds.time_factor > 0 ? std::max(rounds.time_factor * rounds.planned_s,
+                                                      std::max(0.0, options.min_added_s))
+                                           : 0;
+  if (rounds.share_s > 0)
+    budget_s = std::min(budget_s, std::max(0.0, rounds.share_s - (planned_end - bench_start)));
   rounds.budget_s = budget_s;
-  int round = options.runs;
+  int round = planned_done;
   for (;;) {
+    if (rounds.share_reached) {
+      rounds.stop_reason = fmt::format(
+          "share of the budget reached ({:.1f} s) after {} of {} planned rounds; no round added",
+          rounds.share_s, planned_done, options.runs);
+      break;
+    }
     if (!verdicts_could_settle(result)) {
-      rounds.stop_reason = rounds.added == 0 && round == options.runs
+      rounds.stop_reason = rounds.added == 0 && round == planned_done
                                ? "no round added: every verdict is clear or more runs could not "
                                  "make it clear (effect below the minimum)"
                                : "stopped adding: every verdict is clear or more runs could not "

@@ -34,7 +34,10 @@ struct Matrix {
   std::vector<double> one_way_ns;  ///< row-major size()*size(); diagonal 0; NaN = not measured
   std::string source;              ///< "measured on this machine" or the file it came from
   std::string cpu_model;           ///< may be empty (nviennot CSVs carry none)
-  std::string cell_statistic;      ///< how a cell was obtained ("median of timed batches", ...)
+  /// The host it was measured on, when the file says (our JSON's machine.hostname); CSVs and
+  /// matrices measured here leave it empty.
+  std::string host;
+  std::string cell_statistic;  ///< how a cell was obtained ("median of timed batches", ...)
   /// What loading did to the file's values that a reader should know (directions averaged).
   std::vector<std::string> load_notes;
   Stability stability;  ///< from the measurement or the file; "unknown" when it carries none

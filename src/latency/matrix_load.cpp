@@ -316,6 +316,10 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
   if (doc.contains("cpu_model") && doc["cpu_model"].is_string()) {
     m.cpu_model = doc["cpu_model"].get<std::string>();
   }
+  // Where it was measured, so a report can tell another machine's matrix from this one's.
+  if (doc.contains("machine") && doc["machine"].is_object() &&
+      doc["machine"].contains("hostname") && doc["machine"]["hostname"].is_string())
+    m.host = doc["machine"]["hostname"].get<std::string>();
   m.stability = stability_of(doc);
   m.cell_statistic = doc.contains("statistic") && doc["statistic"].is_string()
                          ? doc["statistic"].get<std::string>()

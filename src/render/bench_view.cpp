@@ -135,6 +135,8 @@ nlohmann::json bench_json(const BenchResult& r) {
                    {"planned_seconds", r.rounds.planned_s},
                    {"added_seconds", r.rounds.added_s},
                    {"added_budget_seconds", r.rounds.budget_s},
+                   {"share_seconds", r.rounds.share_s},
+                   {"share_reached", r.rounds.share_reached},
                    {"budget", r.rounds.budget},
                    {"stop_reason", r.rounds.stop_reason}};
   json variants = json::array();

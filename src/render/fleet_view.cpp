@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "src/render/html_page.hpp"
 #include "src/render/report_html_util.hpp"
 #include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
@@ -109,60 +110,65 @@ nlohmann::json fleet_json(const fleet::FleetReport& f) {
           {"unreadable", f.unreadable}};
 }
 
-std::string fleet_html(const fleet::FleetReport& f) {
+std::string fleet_html(const fleet::FleetReport& f, const html::PageMeta& meta) {
   using html::escape;
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<title>threadmap fleet</title><style>"
-      "body{font-family:system-ui,sans-serif;margin:1rem;max-width:1400px}"
-      ".scroll{overflow-x:auto}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}"
-      "tr.bad td{background:#fde8e6}code{background:#f3f3f3;padding:0 3px}"
-      "</style></head><body>\n";
-  out += "<h1>threadmap fleet</h1>\n<p>" + escape(f.dir) + ": " + std::to_string(f.hosts) +
-         " host(s), " + std::to_string(f.groups.size()) +
-         " group(s) by CPU model and package "
-         "count, " +
-         std::to_string(f.outliers.size()) + " outlier(s).</p>\n";
-  out +=
-      "<h2>Groups</h2>\n<div class=\"scroll\"><table><tr><th>group</th><th>hosts</th>"
-      "<th>outliers</th><th>what most hosts have</th></tr>\n";
+  html::PageHead head;
+  head.title = "threadmap fleet: " + f.dir;
+  head.meta = meta;
+  head.extras.push_back(
+      fmt::format("{} host(s), {} group(s) by CPU model and package count, {} outlier(s).", f.hosts,
+                  f.groups.size(), f.outliers.size()));
+  std::vector<html::NavLink> nav{{"groups", "Groups"}};
+  std::string body =
+      "<section id=\"groups\"><h2>Groups</h2>\n<div class=\"scroll\"><table class=\"stack\">\n"
+      "<thead><tr><th>group</th><th class=\"num\">hosts</th><th class=\"num\">outliers</th>"
+      "<th>what most hosts have</th></tr></thead>\n<tbody>\n";
   for (const fleet::FleetGroup& g : f.groups)
-    out += std::string("<tr") + (g.outliers ? " class=\"bad\"" : "") + "><td>" + escape(g.key) +
-           "</td><td>" + std::to_string(g.hosts.size()) + "</td><td>" + std::to_string(g.outliers) +
-           "</td><td>" + escape(majority_line(g)) + "</td></tr>\n";
-  out += "</table></div>\n";
+    body += std::string("<tr") + (g.outliers ? " class=\"bad\"" : "") +
+            "><td data-label=\"group\">" + escape(g.key) +
+            "</td><td class=\"num\" data-label=\"hosts\">" + std::to_string(g.hosts.size()) +
+            "</td><td class=\"num\" data-label=\"outliers\">" + std::to_string(g.outliers) +
+            "</td><td data-label=\"what most hosts have\">" + escape(majority_line(g)) +
+            "</td></tr>\n";
+  body += "</tbody></table></div>\n</section>\n";
   if (!f.outliers.empty()) {
-    out +=
-        "<h2>Outliers</h2>\n<div class=\"scroll\"><table><tr><th>host</th><th>group</th>"
-        "<th>differences</th></tr>\n";
+    nav.push_back({"outliers", "Outliers"});
+    body +=
+        "<section id=\"outliers\"><h2>Outliers</h2>\n<div class=\"scroll\"><table "
+        "class=\"stack\">\n<thead><tr><th>host</th><th>group</th><th>differences</th></tr>"
+        "</thead>\n<tbody>\n";
     for (const fleet::Outlier& o : f.outliers) {
       std::string diffs;
       for (const fleet::Difference& d : o.differences)
-        diffs += "<code>" + escape(d.kind) + "</code> " + escape(d.text) + "<br>";
-      out += "<tr class=\"bad\"><td>" + escape(o.host) + "</td><td>" + escape(o.group) +
-             "</td><td>" + diffs + "</td></tr>\n";
+        diffs += "<code>" + escape(d.kind) + "</code> " + escape(d.text) + "<br/>";
+      body += "<tr class=\"bad\"><td data-label=\"host\">" + escape(o.host) +
+              "</td><td data-label=\"group\">" + escape(o.group) +
+              "</td><td data-label=\"differences\">" + diffs + "</td></tr>\n";
     }
-    out += "</table></div>\n";
+    body += "</tbody></table></div>\n</section>\n";
   }
   if (!f.set_aside.empty()) {
-    out +=
-        "<h2>Not compared</h2>\n<p>Measured under unfair conditions (latency that did not hold "
-        "still, a busy machine); their configuration is still compared.</p>\n<ul>\n";
-    for (const fleet::SetAside& a : f.set_aside) out += "<li>" + escape(a.text) + "</li>\n";
-    out += "</ul>\n";
+    nav.push_back({"not-compared", "Not compared"});
+    body +=
+        "<section id=\"not-compared\"><h2>Not compared</h2>\n<p>Measured under unfair "
+        "conditions (latency that did not hold still, a busy machine); their configuration is "
+        "still compared.</p>\n<ul>\n";
+    for (const fleet::SetAside& a : f.set_aside) body += "<li>" + escape(a.text) + "</li>\n";
+    body += "</ul>\n</section>\n";
   }
   std::string noise;
   for (const fleet::FleetGroup& g : f.groups) noise += noise_lines(g);
-  if (!noise.empty()) out += "<h2>Noise</h2>\n<pre>" + escape(noise) + "</pre>\n";
-  if (!f.unreadable.empty()) {
-    out += "<h2>Unreadable</h2>\n<ul>\n";
-    for (const std::string& u : f.unreadable) out += "<li>" + escape(u) + "</li>\n";
-    out += "</ul>\n";
+  if (!noise.empty()) {
+    nav.push_back({"noise", "Noise"});
+    body += "<section id=\"noise\"><h2>Noise</h2>\n<pre>" + escape(noise) + "</pre>\n</section>\n";
   }
-  out += "</body></html>\n";
-  return out;
+  if (!f.unreadable.empty()) {
+    nav.push_back({"unreadable", "Unreadable"});
+    body += "<section id=\"unreadable\"><h2>Unreadable</h2>\n<ul>\n";
+    for (const std::string& u : f.unreadable) body += "<li>" + escape(u) + "</li>\n";
+    body += "</ul>\n</section>\n";
+  }
+  return html::page(head, nav, body);
 }
 
 }  // namespace threadmap::render

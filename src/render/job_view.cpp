@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "src/render/html_page.hpp"
 #include "src/render/report_html_util.hpp"
 #include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
@@ -176,67 +177,173 @@ nlohmann::json rank_shares_json(const std::vector<cluster::RankShare>& shares) {
   return {{"schema", "threadmap.rank-shares/1"}, {"ranks", ranks}};
 }
 
-std::string job_html(const JobReport& job) {
+namespace {
+
+// The colours of the page: time inside the rank's share blue, outside it red (the grid and the
+// timeline agree); a waiting thread is a thin grey line.
+constexpr const char* kInShare = "40,110,220";
+constexpr const char* kOutside = "220,50,40";
+// More threads than this in one rank are summarised, not drawn (a row each would make a page
+// no one scrolls through; the grid above still counts all of them).
+constexpr std::size_t kMostThreadsDrawn = 48;
+
+std::string findings_section(const JobReport& job) {
   using html::escape;
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<title>threadmap job</title><style>"
-      "body{font-family:system-ui,sans-serif;margin:1rem;max-width:1400px}"
-      ".scroll{overflow-x:auto}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px "
-      "6px;text-align:right;font-variant-numeric:tabular-nums}"
-      "li.finding{margin:.2rem 0}code{background:#f3f3f3;padding:0 3px}"
-      "</style></head><body>\n";
-  out += "<h1>threadmap job</h1>\n<p>" + escape(job.dir) + ": " + std::to_string(job.records) +
-         " rank record(s), " + std::to_string(job.hosts.size()) +
-         " host(s). Seconds are "
-         "thread-seconds, sampled: a thread counts on the CPU it last ran on until the next "
-         "sample.</p>\n";
-  out += "<h2>Findings</h2>\n";
-  if (job.findings.empty()) {
-    out += "<p>None: every rank's threads stayed in its own share.</p>\n";
-  } else {
-    out += "<ul>\n";
-    for (const JobFinding& f : job.findings)
-      out += "<li class=\"finding\"><code>" + escape(f.id) + "</code> " +
-             (f.host.empty() ? "" : escape(f.host) + ": ") + escape(f.text) + "</li>\n";
-    out += "</ul>\n";
-  }
+  std::string out = "<section id=\"findings\"><h2>Findings</h2>\n";
+  if (job.findings.empty())
+    return out + "<p>None: every rank's threads stayed in its own share.</p>\n</section>\n";
+  out += "<ul class=\"glance\">\n";
+  for (const JobFinding& f : job.findings)
+    out += "<li><code>" + escape(f.id) + "</code> " +
+           (f.host.empty() ? "" : escape(f.host) + ": ") + escape(f.text) + "</li>\n";
+  return out + "</ul>\n</section>\n";
+}
+
+std::string startup_section(const JobReport& job) {
+  using html::escape;
   std::string startup;
   for (const JobHost& h : job.hosts)
     if (std::string t = startup_text(h); !t.empty()) startup += escape(h.host) + ":\n" + escape(t);
-  if (!startup.empty())
-    out +=
-        "<h2>Start-up</h2>\n<p>The launcher's and the MPI library's binding while the ranks "
-        "started: shown apart, not findings.</p>\n<pre>" +
-        startup + "</pre>\n";
-  for (const JobHost& h : job.hosts) {
-    std::vector<int> ranks = ranks_of(h);
-    double most = 0;
-    for (const auto& [key, s] : h.seconds) most = std::max(most, s);
-    out += "<h2>Host " + escape(h.host) + "</h2>\n<div class=\"scroll\"><table><tr><th>CPU</th>";
-    for (int r : ranks) out += "<th>rank " + std::to_string(r) + "</th>";
-    out += "</tr>\n";
-    for (int cpu : cpus_of(h)) {
-      out += "<tr><th>" + std::to_string(cpu) + "</th>";
-      for (int r : ranks) {
-        const double s = seconds_at(h, cpu, r);
-        const bool own = h.shares.at(r).contains(cpu);
-        // Blue for time inside the rank's share, red outside it; darker = longer.
-        const double alpha = most > 0 ? 0.15 + 0.85 * s / most : 0;
-        std::string style = s > 0 ? fmt::format(" style=\"background:rgba({},{:.2f})\"",
-                                                own ? "40,110,220" : "220,50,40", alpha)
-                                  : "";
-        out += "<td" + style + " title=\"" + (own ? "in its share" : "outside its share") + "\">" +
-               cell(s) + "</td>";
-      }
-      out += "</tr>\n";
+  if (startup.empty()) return "";
+  return "<section id=\"startup\"><h2>Start-up</h2>\n<p>The launcher's and the MPI library's "
+         "binding while the ranks started: shown apart, not findings.</p>\n<pre>" +
+         startup + "</pre>\n</section>\n";
+}
+
+std::string cpu_grid(const JobHost& h) {
+  std::vector<int> ranks = ranks_of(h);
+  double most = 0;
+  for (const auto& [key, s] : h.seconds) most = std::max(most, s);
+  std::string out =
+      "<h3>Where each rank's threads ran</h3>\n<p class=\"note\">Thread-seconds per CPU and "
+      "rank; blue inside the rank's share, red outside it, darker = longer.</p>\n"
+      "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">CPU</th>";
+  for (int r : ranks) out += "<th class=\"num\">rank " + std::to_string(r) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (int cpu : cpus_of(h)) {
+    out += "<tr><th class=\"num\">" + std::to_string(cpu) + "</th>";
+    for (int r : ranks) {
+      const double s = seconds_at(h, cpu, r);
+      const bool own = h.shares.at(r).contains(cpu);
+      const double alpha = most > 0 ? 0.15 + 0.85 * s / most : 0;
+      std::string style = s > 0 ? fmt::format(" style=\"background:rgba({},{:.2f})\"",
+                                              own ? kInShare : kOutside, alpha)
+                                : "";
+      out += "<td class=\"num\"" + style + " title=\"" +
+             (own ? "in its share" : "outside its share") + "\">" + cell(s) + "</td>";
     }
-    out += "</table></div>\n";
+    out += "</tr>\n";
   }
-  out += "</body></html>\n";
+  return out + "</tbody></table></div>\n";
+}
+
+// One rank's threads over time, as the watch timeline draws them (thin = waiting, full =
+// running), coloured by whether the CPU was in the rank's share. Inline SVG, one row per thread
+// with its name above the bar, so it stays legible when a phone scales it down.
+std::string rank_timeline_svg(const JobHost& h, int rank, double t0, double t1) {
+  using html::escape;
+  const auto it = h.timelines.find(rank);
+  if (it == h.timelines.end() || it->second.empty())
+    return "<p class=\"note\">rank " + std::to_string(rank) +
+           ": no watch of its threads (see the findings).</p>\n";
+  const std::vector<cluster::RecordThread>& threads = it->second;
+  const CpuSet& share = h.shares.at(rank);
+  const cluster::JobRules rules;
+  const std::size_t shown = std::min(threads.size(), kMostThreadsDrawn);
+  const int row = 30, bar = 12, width = 480, axis = 22;
+  const int height = static_cast<int>(shown) * row + axis;
+  const double span = std::max(t1 - t0, 1e-3);
+  auto x_of = [&](double t) { return (t - t0) / span * width; };
+  std::string svg = fmt::format(
+      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" width=\"{}\" role=\"img\" "
+      "aria-label=\"rank {}: its threads over time, running or waiting\">\n",
+      width, height, width, rank);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const cluster::RecordThread& t = threads[i];
+    const int y = static_cast<int>(i) * row;
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 13,
+                       escape(fmt::format("{} {}", t.tid, t.name).substr(0, 40)));
+    for (const cluster::RecordSpan& s : t.spans) {
+      const double x0 = x_of(s.start_s);
+      const double w = std::max(x_of(s.end_s) - x0, 1.0);
+      const bool running = cluster::runnable(s, rules);
+      const bool own = share.contains(s.cpu);
+      const double hgt = running ? bar : 3;
+      svg += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
+          "fill=\"{}\"><title>CPU {}, {:.2f}-{:.2f} s, {}{}</title></rect>\n",
+          x0, y + 16 + (bar - hgt) / 2, w, hgt,
+          running ? fmt::format("rgb({})", own ? kInShare : kOutside) : "#8a8f98", s.cpu, s.start_s,
+          s.end_s, running ? "running" : "waiting", own ? "" : ", outside the rank's share");
+    }
+  }
+  const int axis_y = static_cast<int>(shown) * row + 2;
+  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n", width,
+                     axis_y, axis_y);
+  svg += fmt::format("<text x=\"0\" y=\"{}\">{:.2f} s</text>\n", axis_y + 17, t0);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.2f} s</text>\n", width,
+                     axis_y + 17, t1);
+  svg += "</svg>\n";
+  std::string out = "<h4>rank " + std::to_string(rank) + " (share " + escape(share.to_list()) +
+                    ", " + std::to_string(threads.size()) + " thread(s))</h4>\n" + svg;
+  if (threads.size() > shown)
+    out +=
+        fmt::format("<p class=\"note\">First {} of {} threads drawn.</p>\n", shown, threads.size());
   return out;
+}
+
+std::string host_section(const JobHost& h, std::size_t index) {
+  using html::escape;
+  std::string out =
+      fmt::format("<section id=\"host-{}\"><h2>Host {}</h2>\n", index, escape(h.host));
+  out += fmt::format("<p>{} of {} rank(s) recorded; CPUs {}.</p>\n", h.ranks_seen.size(), h.ranks,
+                     escape(h.cpus.to_list()));
+  out += cpu_grid(h);
+  // One time axis for every rank of the host: each rank's watch counts from its own start, and
+  // the ranks of a job start together, so their rows line up.
+  double t0 = 1e300, t1 = -1e300;
+  for (const auto& [rank, threads] : h.timelines)
+    for (const cluster::RecordThread& t : threads)
+      for (const cluster::RecordSpan& s : t.spans) {
+        t0 = std::min(t0, s.start_s);
+        t1 = std::max(t1, s.end_s);
+      }
+  out +=
+      "<h3>Timeline per rank</h3>\n<p class=\"legend\">"
+      "<span><i style=\"background:rgb(" +
+      std::string(kInShare) +
+      ")\"></i>running in its share</span><span><i style=\"background:rgb(" + kOutside +
+      ")\"></i>running outside it</span><span><i style=\"background:#8a8f98;height:.25rem\">"
+      "</i>waiting</span></p>\n<p class=\"note\">Each rank's threads over the time its watch "
+      "sampled (seconds from the start of its watch). Running: the thread used at least " +
+      fmt::format("{:.0f}%", 100 * cluster::JobRules{}.runnable_share) +
+      " of a span's time on its CPU (the rule of the findings).</p>\n";
+  if (t1 < t0) return out + "<p class=\"note\">No rank has a watch.</p>\n</section>\n";
+  for (int rank : ranks_of(h)) out += rank_timeline_svg(h, rank, t0, t1);
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string job_html(const JobReport& job, const html::PageMeta& meta) {
+  html::PageHead head;
+  head.title = "threadmap job: " + job.dir;
+  head.meta = meta;
+  head.extras.push_back(fmt::format(
+      "{} rank record(s), {} host(s), {} finding(s). Seconds are thread-seconds, sampled: a "
+      "thread counts on the CPU it last ran on until the next sample.",
+      job.records, job.hosts.size(), job.findings.size()));
+  for (const std::string& f : job.ignored)
+    head.extras.push_back("skipped " + f + ": a job document, not a rank record");
+  std::vector<html::NavLink> nav{{"findings", "Findings"}};
+  const std::string startup = startup_section(job);
+  if (!startup.empty()) nav.push_back({"startup", "Start-up"});
+  std::string body = findings_section(job) + startup;
+  for (std::size_t i = 0; i < job.hosts.size(); ++i) {
+    nav.push_back({"host-" + std::to_string(i), "Host " + job.hosts[i].host});
+    body += host_section(job.hosts[i], i);
+  }
+  return html::page(head, nav, body);
 }
 
 }  // namespace threadmap::render

@@ -7,6 +7,7 @@
 
 #include "src/cluster/job_merge.hpp"
 #include "src/cluster/rank_share.hpp"
+#include "src/render/html_page.hpp"
 
 namespace threadmap::render {
 
@@ -20,7 +21,9 @@ nlohmann::json job_json(const cluster::JobReport& job);
 std::string rank_shares_text(const std::vector<cluster::RankShare>& shares);
 nlohmann::json rank_shares_json(const std::vector<cluster::RankShare>& shares);
 
-/// One page: findings first, then per host a CPU x rank grid shaded by seconds.
-std::string job_html(const cluster::JobReport& job);
+/// One page in the report's shell (html_page.hpp, header from `meta`): findings first, the
+/// start-up windows, then per host a CPU x rank grid shaded by seconds and each rank's
+/// timeline (its threads over time, running vs waiting, inside vs outside its share).
+std::string job_html(const cluster::JobReport& job, const html::PageMeta& meta = {});
 
 }  // namespace threadmap::render

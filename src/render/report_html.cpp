@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "src/latency/compare.hpp"
 #include "src/render/bench_view.hpp"
+#include "src/render/html_page.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
 #include "src/render/report_html_util.hpp"
@@ -21,39 +20,6 @@ namespace threadmap::render {
 namespace {
 
 using report::MachineReport;
-
-const char* kStyle = R"(
-:root { color-scheme: light; }
-body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
-       color: #1d2330; background: #f6f7f9; }
-main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
-header { background: #1d2330; color: #fff; padding: 1.2rem 1rem; }
-header h1 { margin: 0 auto; max-width: 60rem; font-size: 1.5rem; }
-header p { margin: .3rem auto 0; max-width: 60rem; color: #c9cfdb; font-size: .9rem; }
-section { background: #fff; border-radius: 8px; padding: .6rem 1rem 1rem; margin: 1rem 0;
-          box-shadow: 0 1px 3px rgba(0,0,0,.08); }
-h2 { font-size: 1.2rem; border-bottom: 2px solid #e3e6eb; padding-bottom: .3rem; }
-p, li, h1, h2, h3, summary { overflow-wrap: anywhere; } /* long paths wrap on a phone */
-h3 { font-size: 1rem; margin-bottom: .2rem; }
-nav ul { columns: 2 12rem; padding-left: 1.2rem; margin: 0; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; margin: .5rem 0; font-size: .9rem; }
-th, td { border-bottom: 1px solid #e3e6eb; padding: .25rem .6rem; text-align: left;
-         vertical-align: top; }
-th { background: #f0f2f5; }
-.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-pre { background: #f0f2f5; padding: .6rem; overflow-x: auto; font-size: .85rem; }
-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
-img, svg { max-width: 100%; height: auto; }
-svg.bars text { font: 14px system-ui, sans-serif; fill: #1d2330; }
-svg.bars { display: block; margin: .4rem 0; }
-.unavailable { background: #fff4e5; border-left: 4px solid #e69a28; padding: .4rem .6rem; }
-.note { color: #5a6270; font-size: .9rem; }
-.glance li { margin: .2rem 0; }
-.warn { color: #9a3412; font-weight: 600; }
-.cmd { margin: .2rem 0 .6rem; }
-.cmd span { font-size: .8rem; color: #5a6270; }
-)";
 
 std::string ns_text(double v) { return std::isfinite(v) ? fmt::format("{:.1f} ns", v) : "-"; }
 
@@ -97,47 +63,66 @@ std::string machine_line(const MachineReport& r) {
   return line + ".";
 }
 
-std::string glance_section(const MachineReport& r) {
+// What the page says about a matrix it did not measure: "Loaded matrix: AMD EPYC 7763, from
+// FILE". Its sentences are kept under this label, apart from this machine's own.
+std::string loaded_label(const report::LatencyPart& lat) {
+  return "Loaded matrix: " + lat.loaded_machine + ", from " + lat.matrix.source +
+         (lat.describes_this_machine ? ""
+                                     : " (another machine: not combined with this one's "
+                                       "topology, advice or benchmarks)");
+}
+
+// The latency sentences "At a glance" shows: the range, the stability warning, the numbering.
+std::vector<std::string> latency_glance(const MachineReport& r) {
   std::vector<std::string> items;
-  if (!r.latency.stability_finding.empty()) items.push_back(r.latency.stability_finding);
+  MatrixStats s = matrix_stats(r.latency.matrix);
+  const std::string from = r.latency.measurement ? "measured here" : "loaded";
+  items.push_back(
+      fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over {} CPU pairs.",
+                  from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+  if (r.latency.measurement) {
+    // A number shown at a glance must carry its warning there too, not only further down.
+    int unstable = 0, multimodal = 0;
+    double spread = 0;
+    for (const latency::PairStats& p : r.latency.measurement->pairs) {
+      unstable += p.unstable;
+      multimodal += p.multimodal;
+      if (p.rechecked && p.median_ns > 0 && p.recheck_median_ns > 0)
+        spread = std::max(spread, 200.0 * std::fabs(p.median_ns - p.recheck_median_ns) /
+                                      (p.median_ns + p.recheck_median_ns));
+    }
+    if (unstable + multimodal > 0)
+      items.push_back(fmt::format(
+          "WARNING: latency unstable here: {} of {} pair(s) disagree between passes, {} show "
+          "separate modes (largest between-pass spread {:.0f}%); treat these numbers as one "
+          "moment of this machine, see the latency section.",
+          unstable, r.latency.measurement->pairs.size(), multimodal, spread));
+  }
+  if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
+    const auto& w = r.latency.numbering.worst[0];
+    items.push_back(fmt::format(
+        "Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x farther than its nearest "
+        "partner.",
+        w.cpu, w.next_cpu, w.cost_ratio));
+  }
+  return items;
+}
+
+std::string glance_list(const std::vector<std::string>& items) {
+  std::string out = "<ul class=\"glance\">\n";
+  for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
+  return out + "</ul>\n";
+}
+
+std::string glance_section(const MachineReport& r) {
+  const bool loaded = r.latency.status.available && !r.latency.measurement;
+  std::vector<std::string> items, about_loaded;
+  std::vector<std::string>& stability = loaded ? about_loaded : items;
+  if (!r.latency.stability_finding.empty()) stability.push_back(r.latency.stability_finding);
   if (!r.advice.placement_summary.empty()) items.push_back(r.advice.placement_summary + ".");
   if (r.topology) items.push_back(topology_summary(*r.topology));
   if (r.latency.status.available) {
-    MatrixStats s = matrix_stats(r.latency.matrix);
-    const std::string from =
-        r.latency.measurement ? "measured here"
-        : r.latency.describes_this_machine
-            ? "loaded from " + r.latency.matrix.source
-            : "loaded from " + r.latency.matrix.source + ", which looks like another machine";
-    items.push_back(
-        fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over "
-                    "{} CPU pairs.",
-                    from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
-    if (r.latency.measurement) {
-      // A number shown at a glance must carry its warning there too, not only further down.
-      int unstable = 0, multimodal = 0;
-      double spread = 0;
-      for (const latency::PairStats& p : r.latency.measurement->pairs) {
-        unstable += p.unstable;
-        multimodal += p.multimodal;
-        if (p.rechecked && p.median_ns > 0 && p.recheck_median_ns > 0)
-          spread = std::max(spread, 200.0 * std::fabs(p.median_ns - p.recheck_median_ns) /
-                                        (p.median_ns + p.recheck_median_ns));
-      }
-      if (unstable + multimodal > 0)
-        items.push_back(fmt::format(
-            "WARNING: latency unstable here: {} of {} pair(s) disagree between passes, {} show "
-            "separate modes (largest between-pass spread {:.0f}%); treat these numbers as one "
-            "moment of this machine, see the latency section.",
-            unstable, r.latency.measurement->pairs.size(), multimodal, spread));
-    }
-    if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
-      const auto& w = r.latency.numbering.worst[0];
-      items.push_back(
-          fmt::format("Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x "
-                      "farther than its nearest partner.",
-                      w.cpu, w.next_cpu, w.cost_ratio));
-    }
+    for (std::string& i : latency_glance(r)) (loaded ? about_loaded : items).push_back(i);
   } else {
     items.push_back("Latency: unavailable (" + r.latency.status.reason + ").");
   }
@@ -151,9 +136,14 @@ std::string glance_section(const MachineReport& r) {
   std::string out =
       "<section id=\"glance\"><h2>At a glance</h2>\n<p class=\"" +
       std::string(r.machine_state && r.machine_state->verdict == "busy" ? "warn" : "note") + "\">" +
-      html::escape(machine_line(r)) + "</p>\n<ul class=\"glance\">\n";
-  for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
-  return out + "</ul>\n</section>\n";
+      html::escape(machine_line(r)) + "</p>\n";
+  out += glance_list(items);
+  // A matrix this report did not measure is a separate story, told under its own label.
+  if (loaded)
+    out += "<div class=\"loaded\" id=\"loaded-matrix\"><h3>" +
+           html::escape(loaded_label(r.latency)) + "</h3>\n" + glance_list(about_loaded) +
+           "</div>\n";
+  return out + "</section>\n";
 }
 
 std::string topology_section(const MachineReport& r) {
@@ -183,6 +173,8 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
   std::string out = "<section id=\"latency\"><h2>Core-to-core latency</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
+  if (!lat.measurement)
+    out += "<p class=\"loaded\"><strong>" + html::escape(loaded_label(lat)) + "</strong></p>\n";
   out +=
       "<p>" +
       html::escape(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement : nullptr)) +
@@ -273,6 +265,9 @@ std::string numbering_section(const MachineReport& r) {
   out +=
       "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
       "partners and what its numeric neighbour costs instead (worst first).</p>\n";
+  if (!lat.measurement)
+    out += "<p class=\"loaded\">" + html::escape(loaded_label(lat)) + ": these are its CPUs." +
+           "</p>\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& w : lat.numbering.worst) {
     std::string nearest;
@@ -320,39 +315,32 @@ std::string report_html(const MachineReport& r, const ReportImages& images) {
   const std::string model = r.topology && !r.topology->cpu_model().empty()
                                 ? r.topology->cpu_model()
                                 : std::string("this machine");
-  std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-      "<title>threadmap report: " +
-      html::escape(model) + "</title>\n<style>" + kStyle +
-      "</style>\n</head>\n<body>\n<header>\n<h1>threadmap report: " + html::escape(model) +
-      "</h1>\n";
-  out +=
-      "<p>" +
-      html::escape(fmt::format(
-          "generated {} by {} in {:.0f} s{}", r.generated_utc, r.threadmap_version, r.total_seconds,
-          r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : "")) +
-      "</p>\n</header>\n<main>\n";
-  out +=
-      "<nav><ul>"
-      "<li><a href=\"#glance\">At a glance</a></li>"
-      "<li><a href=\"#topology\">Topology</a></li>"
-      "<li><a href=\"#latency\">Core-to-core latency</a></li>"
-      "<li><a href=\"#domains\">Domains vs hwloc</a></li>"
-      "<li><a href=\"#numbering\">The numbering lies</a></li>"
-      "<li><a href=\"#recommendations\">Recommendations</a></li>"
-      "<li><a href=\"#smt\">SMT guidance</a></li>"
-      "<li><a href=\"#thread-cache\">Thread cache</a></li>"
-      "<li><a href=\"#benchmarks\">Key benchmarks</a></li>"
-      "<li><a href=\"#method\">How this was measured</a></li>"
-      "</ul></nav>\n";
-  out += glance_section(r);
-  out += topology_section(r);
-  out += latency_section(r, images);
-  out += domains_section(r);
-  out += numbering_section(r);
-  out += detail::advice_and_bench_sections(r);
-  return out + "</main>\n</body>\n</html>\n";
+  html::PageHead head;
+  head.title = "threadmap report: " + model;
+  head.meta = {r.generated_utc, r.command_line, r.threadmap_version, r.host};
+  head.extras.push_back(
+      fmt::format("took {:.0f} s", r.total_seconds) +
+      (r.budget_s > 0 ? fmt::format(" of a {:.0f} s budget", r.budget_s) : std::string()) +
+      (r.quick ? " (quick mode: fewer latency pairs, shorter benchmarks)" : ""));
+  if (r.latency.status.available && !r.latency.measurement)
+    head.extras.push_back(loaded_label(r.latency));
+  const std::vector<html::NavLink> nav{{"glance", "At a glance"},
+                                       {"topology", "Topology"},
+                                       {"latency", "Core-to-core latency"},
+                                       {"domains", "Domains vs hwloc"},
+                                       {"numbering", "The numbering lies"},
+                                       {"recommendations", "Recommendations"},
+                                       {"smt", "SMT guidance"},
+                                       {"thread-cache", "Thread cache"},
+                                       {"benchmarks", "Key benchmarks"},
+                                       {"method", "How this was measured"}};
+  std::string body = glance_section(r);
+  body += topology_section(r);
+  body += latency_section(r, images);
+  body += domains_section(r);
+  body += numbering_section(r);
+  body += detail::advice_and_bench_sections(r);
+  return html::page(head, nav, body);
 }
 
 }  // namespace threadmap::render

@@ -31,16 +31,19 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
   std::vector<std::vector<std::string>> rows;
   for (const auto& v : b.variants) {
     if (!v.available) {
-      rows.push_back({v.label, "-", "-", "-", "-", "not run: " + v.unavailable_reason});
+      rows.push_back({v.label, "not run: " + v.unavailable_reason, "-", "-", "-", "-"});
       continue;
     }
     rows.push_back(
-        {v.label, v.placement, bench_value_text(v.value.median, b.unit),
+        {v.label, bench_ratio_text(v), bench_value_text(v.value.median, b.unit),
          bench_value_text(v.value.min, b.unit) + " .. " + bench_value_text(v.value.max, b.unit),
-         fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
+         fmt::format("{:.0f}%", v.value.spread_pct), v.placement});
   }
-  out += html::table({"variant", "placement", "median", "min .. max", "spread", "vs baseline"},
-                     rows, {2, 3, 4});
+  // The verdict right after the variant's name, and rows that stack on a phone: what a reader
+  // came for is on screen at 400 px without scrolling sideways.
+  out +=
+      html::stacked_table({"variant", "vs baseline", "median", "min .. max", "spread", "placement"},
+                          rows, {2, 3, 4}, 1);
   bool counters = false;
   for (const auto& v : b.variants) counters = counters || !v.counters.empty();
   if (counters) {
@@ -60,7 +63,7 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
         row.push_back(c.supported ? fmt::format("{:.0f}", c.median) : "not supported");
       crow.push_back(row);
     }
-    out += html::table(headers, crow, {1, 2, 3, 4});
+    out += html::stacked_table(headers, crow, {1, 2, 3, 4});
     for (const auto& h : how) out += "<p class=\"note\">" + html::escape(h) + "</p>\n";
   }
   for (const auto& n : b.notes) out += "<p class=\"note\">" + html::escape(n) + "</p>\n";
@@ -132,20 +135,31 @@ std::string advice_and_bench_sections(const MachineReport& r) {
     if (r.benches[i].name != "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);
   out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
+  // Each part's share of the budget beside the time it took (report_budget.hpp).
+  auto row = [](const std::string& part, const std::string& how, const report::PartStatus& s) {
+    return std::vector<std::string>{part, fmt::format("{:.1f} s", s.share_s),
+                                    fmt::format("{:.1f} s", s.seconds), how};
+  };
   std::vector<std::vector<std::string>> rows{
-      {"topology", r.topology_status.available ? "ok" : r.topology_status.reason,
-       fmt::format("{:.1f} s", r.topology_status.seconds)},
-      {"latency", r.latency.status.available ? r.latency.how : r.latency.status.reason,
-       fmt::format("{:.1f} s", r.latency.status.seconds)}};
+      row("topology", r.topology_status.available ? "ok" : r.topology_status.reason,
+          r.topology_status),
+      row("latency", r.latency.status.available ? r.latency.how : r.latency.status.reason,
+          r.latency.status)};
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     rows.push_back(
-        {"bench " + r.benches[i].name,
-         r.bench_status[i].available ? r.benches[i].how_measured : r.bench_status[i].reason,
-         fmt::format("{:.1f} s", r.bench_status[i].seconds)});
-  rows.push_back({"recommendations",
-                  r.advice.status.available ? r.advice.model : r.advice.status.reason,
-                  fmt::format("{:.1f} s", r.advice.status.seconds)});
-  out += html::table({"part", "how / why unavailable", "wall time"}, rows, {2});
+        row("bench " + r.benches[i].name,
+            r.bench_status[i].available ? r.benches[i].how_measured : r.bench_status[i].reason,
+            r.bench_status[i]));
+  rows.push_back(row("recommendations",
+                     r.advice.status.available ? r.advice.model : r.advice.status.reason,
+                     r.advice.status));
+  out += fmt::format(
+      "<p>Time budget: {:.0f} s (<code>report --budget</code>), shared between the parts; each "
+      "stops by its own rule within its share (latency: time per CPU pair; a bench: no planned "
+      "round that would not fit, after at least 3, and added rounds only in what is left). "
+      "Used in all: {:.1f} s.</p>\n",
+      r.budget_s, r.total_seconds);
+  out += html::stacked_table({"part", "share", "wall time", "how / why unavailable"}, rows, {1, 2});
   out +=
       "<p class=\"note\">Everything on this page was measured on this machine by this run, "
       "except where a part says it was loaded from a file. The same data is in report.json "

@@ -85,6 +85,30 @@ std::string table(const std::vector<std::string>& headers,
   return out + "</tbody></table></div>\n";
 }
 
+std::string stacked_table(const std::vector<std::string>& headers,
+                          const std::vector<std::vector<std::string>>& rows,
+                          const std::vector<std::size_t>& numeric, std::size_t verdict) {
+  auto cell_class = [&](std::size_t col) {
+    std::string classes;
+    if (std::find(numeric.begin(), numeric.end(), col) != numeric.end()) classes = "num";
+    if (col == verdict) classes += classes.empty() ? "verdict" : " verdict";
+    return classes.empty() ? std::string() : " class=\"" + classes + "\"";
+  };
+  std::string out = "<div class=\"scroll\"><table class=\"stack\">\n<thead><tr>";
+  for (std::size_t c = 0; c < headers.size(); ++c)
+    out += "<th" + cell_class(c) + ">" + escape(headers[c]) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : rows) {
+    out += "<tr>";
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out += "<td" + cell_class(c) + " data-label=\"" +
+             escape(c < headers.size() ? headers[c] : std::string()) + "\">" + escape(row[c]) +
+             "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
 std::string bench_bars_svg(const experiments::BenchResult& bench) {
   std::vector<const experiments::Variant*> shown;
   double top = 0;

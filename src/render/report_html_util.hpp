@@ -25,6 +25,14 @@ std::string table(const std::vector<std::string>& headers,
                   const std::vector<std::vector<std::string>>& rows,
                   const std::vector<std::size_t>& numeric = {});
 
+/// The same table, readable on a phone without scrolling sideways: below 40rem of width each
+/// row becomes a card of "header: value" lines (the page's CSS, html_page.cpp), so its last
+/// columns stay on screen. Column `verdict` (when < headers.size()) is marked class "verdict".
+std::string stacked_table(const std::vector<std::string>& headers,
+                          const std::vector<std::vector<std::string>>& rows,
+                          const std::vector<std::size_t>& numeric = {},
+                          std::size_t verdict = static_cast<std::size_t>(-1));
+
 /// An inline SVG of horizontal bars, one per available variant of `bench` (median, with a
 /// min-max whisker), labelled with the value in the bench's unit. Empty when nothing ran.
 std::string bench_bars_svg(const experiments::BenchResult& bench);

@@ -72,6 +72,20 @@ json advice_json(const report::AdvicePart& a) {
   return j;
 }
 
+// The time budget and, per part, its share and the time it actually took (report_budget.hpp).
+json budget_json(const report::MachineReport& r) {
+  json parts = json::array();
+  auto add = [&](const std::string& part, const report::PartStatus& s) {
+    parts.push_back({{"part", part}, {"share_s", s.share_s}, {"used_s", s.seconds}});
+  };
+  add("topology", r.topology_status);
+  add("latency", r.latency.status);
+  for (std::size_t i = 0; i < r.benches.size() && i < r.bench_status.size(); ++i)
+    add("bench " + r.benches[i].name, r.bench_status[i]);
+  add("recommendations", r.advice.status);
+  return {{"seconds", r.budget_s}, {"used_s", r.total_seconds}, {"parts", parts}};
+}
+
 }  // namespace
 
 json report_json(const report::MachineReport& r, const std::string& heatmap_file) {
@@ -91,6 +105,11 @@ json report_json(const report::MachineReport& r, const std::string& heatmap_file
     benches.push_back(b);
   }
   j["benches"] = benches;
+  j["host"] = r.host;
+  j["command_line"] = r.command_line;
+  j["budget"] = budget_json(r);
+  if (r.latency.status.available && !r.latency.loaded_machine.empty())
+    j["latency"]["loaded_machine"] = r.latency.loaded_machine;
   return j;
 }
 

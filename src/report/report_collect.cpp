@@ -7,8 +7,10 @@
 #include "src/experiments/latency_pairs.hpp"
 #include "src/experiments/registry.hpp"
 #include "src/latency/analysis.hpp"
+#include "src/os/host.hpp"
 #include "src/os/monotonic_clock.hpp"
 #include "src/report/report_advice.hpp"
+#include "src/report/report_budget.hpp"
 #include "src/report/report_data.hpp"
 
 namespace threadmap::report {
@@ -20,8 +22,25 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Names the machine a loaded matrix comes from, and takes it for another machine when the file
+// names another host than this one (the CPU set and model are checked by
+// matrix_mismatch_notes): what the page says about it is then kept apart from this machine.
+void label_loaded_machine(LatencyPart& part, const std::string& this_host) {
+  const latency::Matrix& m = part.matrix;
+  part.loaded_machine = m.cpu_model.empty() ? "machine unknown" : m.cpu_model;
+  if (!m.host.empty()) part.loaded_machine += " (host " + m.host + ")";
+  part.loaded_machine += ", " + std::to_string(m.size()) + " CPUs";
+  if (!m.host.empty() && !this_host.empty() && m.host != this_host) {
+    part.describes_this_machine = false;
+    part.notes.push_back("the latency matrix was measured on host '" + m.host +
+                         "', this is host '" + this_host + "'");
+  }
+}
+
 // Measures (or loads) the matrix and analyses it. Only an unreadable --latency file is an error.
-Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet& usable) {
+// `seconds` is the latency part's share of the budget.
+Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet& usable,
+                       double seconds) {
   LatencyPart& part = rep.latency;
   const Topology* topo = rep.topology ? &*rep.topology : nullptr;
   if (!o.latency_file.empty()) {
@@ -33,6 +52,7 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
       part.notes = experiments::matrix_mismatch_notes(part.matrix, *topo);
       part.describes_this_machine = part.notes.empty();
     }
+    label_loaded_machine(part, rep.host);
   } else if (!topo) {
     part.status = {false, "the topology of this machine could not be read", 0};
     return {};
@@ -44,10 +64,10 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     latency::MeasureOptions mo;
     mo.cpus = usable;
     mo.quick = o.quick;
-    // Budget per pair and pass so that the whole matrix (two passes) fits latency_seconds.
+    // Budget per pair and pass so that the whole matrix (two passes) fits the share.
     const double n = static_cast<double>(usable.count());
     const double pair_passes = o.quick ? 2 * std::max(1.0, n) : n * (n - 1);
-    mo.budget_ms = std::clamp(o.latency_seconds * 1000 / pair_passes, 2.0, o.quick ? 50.0 : 100.0);
+    mo.budget_ms = std::clamp(seconds * 1000 / pair_passes, 2.0, o.quick ? 50.0 : 100.0);
     mo.progress = o.latency_progress;
     auto run = latency::measure(mo, *topo);
     if (!run) {
@@ -108,6 +128,15 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   rep.generated_utc = os::utc_timestamp();
   rep.threadmap_version = o.version;
   rep.quick = o.quick;
+  rep.host = os::host_name();
+  rep.command_line = o.command_line;
+  rep.budget_s = o.budget_s > 0 ? o.budget_s : default_budget_s(o.quick);
+  const std::vector<PartShare> shares = split_budget(rep.budget_s, experiments::bench_names());
+  auto share_of = [&](const std::string& part) {
+    for (const PartShare& p : shares)
+      if (p.part == part) return p.share_s;
+    return 0.0;
+  };
   const std::size_t steps = 3 + experiments::benches().size();
   std::size_t step = 0;
   auto say = [&](const std::string& what) {
@@ -130,6 +159,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   }
   rep.usable_cpus = usable.to_list();
   rep.topology_status.seconds = seconds_since(t);
+  rep.topology_status.share_s = share_of("topology");
 
   // The state of the machine over everything measured (latency and benches): a busy or
   // virtual machine is said at the top of the page, beside the numbers it affects.
@@ -139,8 +169,9 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
 
   say(o.latency_file.empty() ? "measuring core-to-core latency" : "loading " + o.latency_file);
   t = Clock::now();
-  if (Status st = collect_latency(rep, o, usable); !st) return st.error();
+  if (Status st = collect_latency(rep, o, usable, share_of("latency")); !st) return st.error();
   rep.latency.status.seconds = seconds_since(t);
+  rep.latency.status.share_s = share_of("latency");
 
   experiments::BenchOptions base;
   base.quick = o.quick;
@@ -150,6 +181,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
+    base.share_s = share_of("bench " + name);
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
       rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
@@ -157,6 +189,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
+    status.share_s = base.share_s;
     rep.bench_status.push_back(status);
   }
 
@@ -166,6 +199,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   t = Clock::now();
   rep.advice = make_advice(rep, usable);
   rep.advice.status.seconds = seconds_since(t);
+  rep.advice.status.share_s = share_of("recommendations");
   rep.total_seconds = seconds_since(start);
   return rep;
 }

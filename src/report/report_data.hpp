@@ -32,6 +32,10 @@ struct PartStatus {
   bool available = true;
   std::string reason;  ///< why not (the library's error message); empty when available
   double seconds = 0;  ///< wall time spent producing it
+  /// Its share of the report's time budget (ReportOptions::budget_s), in seconds; the part
+  /// stops measuring by its own rule within it (latency: time per pair; a bench: its rounds).
+  /// `seconds` may exceed it where a part cannot be cut shorter (one round of each variant).
+  double share_s = 0;
 };
 
 /// One command that applies a recommendation with a given tool.
@@ -59,7 +63,10 @@ struct LatencyPart {
   std::optional<latency::TopologyComparison> comparison;  ///< vs this machine's hwloc topology
   std::vector<std::size_t> order;                         ///< heatmap row order (topology)
   bool describes_this_machine = true;  ///< false when a loaded matrix looks like another machine
-  std::vector<std::string> notes;      ///< caveats (quick mode, another machine's matrix...)
+  /// For a loaded matrix, the machine it names: its CPU model (and host, when the JSON says),
+  /// or "machine unknown" (a CSV names none). Empty when measured here.
+  std::string loaded_machine;
+  std::vector<std::string> notes;  ///< caveats (quick mode, another machine's matrix...)
   /// Whether the latency structure held still: "stable", "unstable" or "unknown" (the latency
   /// JSON's "stability" object, from latency::analyse). When "unstable", `stability_finding` is
   /// the sentence the page shows at the top ("this machine's latency structure is not stable (N
@@ -90,6 +97,9 @@ struct AdvicePart {
 struct MachineReport {
   std::string generated_utc;  ///< ISO 8601 UTC time the report was started
   std::string threadmap_version;
+  std::string host;          ///< this host's name ("" when it cannot be read)
+  std::string command_line;  ///< the command that asked for the report (ReportOptions)
+  double budget_s = 0;       ///< the time budget the parts' shares add up to
   bool quick = false;
   std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
   PartStatus topology_status;
@@ -115,8 +125,10 @@ struct ReportOptions {
   std::function<void(const std::string&)> progress;
   /// Latency measurement progress (pairs done), for a live display; may be empty.
   std::function<void(const latency::Progress&)> latency_progress;
-  /// Seconds the latency measurement should take at most (the budget per pair is derived).
-  double latency_seconds = 45;
+  /// The time budget in seconds that the parts share (report_budget.hpp: topology, latency,
+  /// each bench, recommendations); 0 = the default, 60 (20 with quick).
+  double budget_s = 0;
+  std::string command_line;  ///< shown in the page's header; may be empty
 };
 
 /// Collects the report. Fails only when `options` are invalid (an unreadable --latency file is

@@ -5,7 +5,8 @@
 //    right edge without a scrolling box around it (cut off);
 //  - an image or drawing taller than its drawing needs at the width it got (blank rows), or an
 //    image that did not decode;
-//  - text smaller than 10 px.
+//  - text smaller than 10 px;
+//  - a bench verdict (td.verdict) past the window's right edge, scrolling box or not.
 // page_layout.sh shows the page in an iframe of the width under test (Chromium's headless window
 // is never narrower than 500 px), so the result also goes to the parent page.
 window.addEventListener('load', function () {
@@ -45,6 +46,14 @@ window.addEventListener('load', function () {
         }
       }
     }
+  }
+  // A bench's verdict is what a reader came for: on screen without scrolling sideways, even
+  // inside a scrolling table.
+  for (const el of document.querySelectorAll('td.verdict')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > width + 1)
+      problems.push(name(el) + ' (a verdict) ends at ' + Math.round(r.right) +
+                    ' px: only reachable by scrolling sideways');
   }
   for (const img of document.querySelectorAll('img')) {
     const r = img.getBoundingClientRect();

@@ -3,11 +3,14 @@
 # widths: nothing cut off at the right edge, no page-wide sideways scroll (wide tables scroll in
 # their own box), no blank rows under scaled drawings, no text under 10 px (layout_probe.js
 # says what it checks).
-# usage: page_layout.sh THREADMAP_BIN MATRIX
+# The fleet page (fleet --html over recorded reports, FLEET_DIR) and the job page (job --html over
+# a small two-rank job recorded here) share the report's shell and are held to the same checks.
+# usage: page_layout.sh THREADMAP_BIN MATRIX [FLEET_DIR]
 # Exit 77 (skipped) when no Chromium is installed.
 set -u
 bin=$1
 matrix=$2
+fleet=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then echo "skipped: no chromium"; exit 77; fi
@@ -19,12 +22,32 @@ if ! "$bin" report --quick --runs 1 --latency "$matrix" --out "$dir/recorded" >"
    ! "$bin" report --quick --runs 1 --out "$dir/measured" >>"$dir/report.log" 2>&1; then
   echo "threadmap report failed:"; cat "$dir/report.log"; exit 1
 fi
-for page in recorded measured; do
+pages="recorded measured"
+if [ -n "$fleet" ]; then
+  mkdir -p "$dir/fleet"
+  "$bin" fleet "$fleet" --html "$dir/fleet/report.html" >>"$dir/report.log" 2>&1 ||
+    { echo "threadmap fleet failed:"; cat "$dir/report.log"; exit 1; }
+  pages="$pages fleet"
+fi
+# The job page: two ranks of a small job, as Open MPI's mpirun would start them (its environment
+# variables), recorded by `run --ranks auto --record` and merged by `job --html`.
+mkdir -p "$dir/records" "$dir/job"
+for rank in 0 1; do
+  OMPI_COMM_WORLD_RANK=$rank OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=$rank \
+    OMPI_COMM_WORLD_LOCAL_SIZE=2 "$bin" run --ranks auto --record "$dir/records" -- \
+    sh -c 'sleep 0.3 & i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; wait' \
+    >>"$dir/report.log" 2>&1 &
+done
+wait
+"$bin" job "$dir/records" --html "$dir/job/report.html" >>"$dir/report.log" 2>&1 ||
+  { echo "threadmap job failed:"; cat "$dir/report.log"; exit 1; }
+pages="$pages job"
+for page in $pages; do
   { sed 's#</body>##; s#</html>##' "$dir/$page/report.html"; echo '<script>'
     cat "$here/layout_probe.js"; echo '</script></body></html>'; } >"$dir/$page/probe.html"
 done
 status=0
-for page in recorded measured; do
+for page in $pages; do
   for width in 400 1400; do
     cat >"$dir/frame.html" <<FRAME
 <!DOCTYPE html><html><body style="margin:0">

@@ -218,6 +218,105 @@ TEST(ReportCli, AnUnstableMatrixIsTheFirstLatencyFindingAndNoStructureIsDrawnFro
   EXPECT_NE(html.find("not stable"), std::string::npos);
 }
 
+// `report --budget` (issue 27): the JSON states the budget, every part's share of it (they add up
+// to the budget) and the time each part actually took; the page says the same.
+TEST_F(Report, JsonStatesTheBudgetEachPartsShareAndItsTimeUsed) {
+  nlohmann::json j = nlohmann::json::parse(slurp(*dir_ / "report.json"), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_TRUE(j["budget"].is_object()) << j["budget"].dump();
+  EXPECT_EQ(j["budget"]["seconds"].get<double>(), 20.0) << "the --quick default budget";
+  double shares = 0;
+  std::vector<std::string> parts;
+  for (const auto& p : j["budget"]["parts"]) {
+    parts.push_back(p["part"].get<std::string>());
+    EXPECT_GT(p["share_s"].get<double>(), 0) << p.dump();
+    ASSERT_TRUE(p["used_s"].is_number()) << p.dump();
+    EXPECT_GE(p["used_s"].get<double>(), 0) << p.dump();
+    shares += p["share_s"].get<double>();
+  }
+  EXPECT_NEAR(shares, 20.0, 1e-6);
+  const std::vector<std::string> expected{"topology",       "latency",        "bench contention",
+                                          "bench pingpong", "bench smt",      "bench migrate",
+                                          "bench spawn",    "recommendations"};
+  EXPECT_EQ(parts, expected);
+  const std::string html = slurp(*dir_ / "report.html");
+  EXPECT_NE(html.find("Time budget: 20 s"), std::string::npos);
+}
+
+TEST(ReportCli, ABadBudgetIsAUsageError) {
+  for (const char* bad : {"0", "-5", "soon", "10x"}) {
+    Ran r = run(std::string("report --quick --budget ") + bad + " --out " +
+                (fs::temp_directory_path() / "threadmap-report-bad-budget").string());
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+    EXPECT_EQ(r.out.rfind("threadmap: bad --budget", 0), 0u) << r.out;
+  }
+}
+
+// The "At a glance" list as two parts: what is said about this machine, and the labelled block
+// about a loaded matrix ("" when there is none).
+struct Glance {
+  std::string this_machine, loaded;
+};
+Glance glance_of(const std::string& html) {
+  const size_t a = html.find("<section id=\"glance\">");
+  const size_t b = html.find("</section>", a);
+  if (a == std::string::npos || b == std::string::npos) return {};
+  const std::string g = html.substr(a, b - a);
+  const size_t split = g.find("id=\"loaded-matrix\"");
+  if (split == std::string::npos) return {g, ""};
+  return {g.substr(0, split), g.substr(split)};
+}
+
+// Issue 27: a matrix of another machine was summarised among this machine's claims ("CPU 39's
+// neighbour 40 is 13.4x farther" on a 2-CPU VM). Its sentences now stand apart, under a label
+// that names the machine it came from (a CSV names none: "machine unknown").
+TEST(ReportCli, AnotherMachinesMatrixIsNotAttributedToThisMachineAtAGlance) {
+  if (sysconf(_SC_NPROCESSORS_CONF) >= 128) GTEST_SKIP() << "the 128-CPU matrix may fit here";
+  const fs::path dir =
+      fs::temp_directory_path() / ("threadmap-report-other-" + std::to_string(getpid()));
+  Ran r = run("report --quick --runs 1 --budget 4s --latency " THREADMAP_TEST_DATA
+              "/latency/AMD_EPYC_7773X.csv --out " +
+              dir.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string html = slurp(dir / "report.html");
+  fs::remove_all(dir);
+  const Glance g = glance_of(html);
+  ASSERT_FALSE(g.loaded.empty()) << g.this_machine;
+  EXPECT_EQ(g.this_machine.find("Numbering lies"), std::string::npos) << g.this_machine;
+  EXPECT_EQ(g.this_machine.find("Core-to-core latency"), std::string::npos) << g.this_machine;
+  EXPECT_NE(g.loaded.find("Loaded matrix: machine unknown, 128 CPUs, from"), std::string::npos)
+      << g.loaded;
+  EXPECT_NE(g.loaded.find("AMD_EPYC_7773X.csv"), std::string::npos) << g.loaded;
+  EXPECT_NE(g.loaded.find("Core-to-core latency"), std::string::npos) << g.loaded;
+}
+
+// A JSON matrix names its CPU model and host: one from another host is another machine even
+// when its CPU numbers would fit this one.
+TEST(ReportCli, AJsonMatrixOfAnotherHostIsLabelledWithItsCpuModel) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("threadmap-report-host-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path matrix = dir / "other.json";
+  std::ofstream(matrix) << R"({"schema": "threadmap.latency/1", "cpus": [0, 1],
+    "matrix": [[0, 61.5], [61.5, 0]], "cpu_model": "AMD EPYC 7763 64-Core Processor",
+    "machine": {"hostname": "threadmap-test-other-node-17", "kernel": "Linux 6.1"}})";
+  Ran r = run("report --quick --runs 1 --budget 4s --latency " + matrix.string() + " --out " +
+              (dir / "out").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string html = slurp(dir / "out" / "report.html");
+  nlohmann::json j = nlohmann::json::parse(slurp(dir / "out" / "report.json"), nullptr, false);
+  fs::remove_all(dir);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_FALSE(j["latency"]["describes_this_machine"].get<bool>());
+  EXPECT_EQ(j["latency"]["loaded_machine"],
+            "AMD EPYC 7763 64-Core Processor (host threadmap-test-other-node-17), 2 CPUs");
+  const Glance g = glance_of(html);
+  EXPECT_NE(g.loaded.find("Loaded matrix: AMD EPYC 7763 64-Core Processor"), std::string::npos)
+      << g.loaded;
+  EXPECT_NE(g.loaded.find("another machine"), std::string::npos) << g.loaded;
+  EXPECT_EQ(g.this_machine.find("61.5"), std::string::npos) << g.this_machine;
+}
+
 TEST(ReportCli, AnUnwritableDirectoryIsOneErrorLine) {
   Ran r = run("report --quick --out /proc/threadmap-cannot-write-here");
   EXPECT_NE(r.status, 0);

@@ -163,6 +163,41 @@ TEST(AddedRounds, NoRoundsWhenTheEffectIsBelowTheMinimumOrTheBudgetIsZero) {
   EXPECT_EQ(z.rounds.added, 0);
 }
 
+// `report --budget`: a bench's share stops its planned rounds when the next would not fit, but
+// never before 3 (fewer can never give a clear verdict).
+TEST(BudgetShare, PlannedRoundsStopWhenTheNextWouldNotFitAfterAtLeastThree) {
+  Scripted s;
+  s.cycle = {{100, 100, 200}, {100, 200, 200}};
+  BenchResult r = two_variants();
+  BenchOptions o = s.options(10, 2.0, 20);
+  o.share_s = 9;  // warm-up 2 s + 3 rounds of 2 s = 8 s; a fourth would end at 10 s
+  ASSERT_TRUE(run_interleaved(r, o, s.once()));
+  EXPECT_TRUE(r.rounds.share_reached);
+  EXPECT_EQ(r.runs, 3);
+  EXPECT_EQ(r.rounds.added, 0);
+  EXPECT_NE(r.rounds.stop_reason.find("share"), std::string::npos) << r.rounds.stop_reason;
+  Scripted tiny;
+  tiny.cycle = s.cycle;
+  BenchResult t = two_variants();
+  BenchOptions small = tiny.options(10, 2.0, 20);
+  small.share_s = 0.5;  // smaller than one round: still 3 rounds, the overrun is recorded
+  ASSERT_TRUE(run_interleaved(t, small, tiny.once()));
+  EXPECT_EQ(t.runs, 3);
+  EXPECT_DOUBLE_EQ(t.rounds.share_s, 0.5);
+}
+
+TEST(BudgetShare, AddedRoundsGetOnlyWhatIsLeftOfTheShare) {
+  Scripted s;
+  s.cycle = {{100, 100, 200}, {100, 200, 200}};
+  BenchResult r = two_variants();
+  BenchOptions o = s.options(3, 2.0, 20);
+  o.share_s = 14;  // warm-up 2 s + planned 6 s leave 6 s: 3 added rounds (unshared: 6)
+  ASSERT_TRUE(run_interleaved(r, o, s.once()));
+  EXPECT_FALSE(r.rounds.share_reached);
+  EXPECT_EQ(r.rounds.added, 3);
+  EXPECT_LE(s.clock, 14.0);
+}
+
 TEST(AddedRounds, TheMachineIsWatchedAroundTheRounds) {
   Scripted s;
   s.cycle = {{1.0}, {1.0}};

@@ -1,0 +1,26 @@
+#include "src/report/report_budget.hpp"
+
+#include <numeric>
+
+namespace threadmap::report {
+
+double default_budget_s(bool quick) { return quick ? 20 : 60; }
+
+std::vector<PartShare> split_budget(double budget_s, const std::vector<std::string>& bench_names) {
+  std::vector<PartShare> shares;
+  shares.push_back({"topology", 0.02 * budget_s});
+  shares.push_back({"latency", 0.40 * budget_s});
+  const double for_benches = budget_s * (1 - 0.02 - 0.40 - 0.02);
+  double weights = 0;
+  for (const std::string& name : bench_names) weights += name == "spawn" ? 2 : 1;
+  for (const std::string& name : bench_names)
+    shares.push_back({"bench " + name, for_benches * (name == "spawn" ? 2 : 1) / weights});
+  // The last part takes what rounding left, so the shares add up to the budget exactly.
+  const double given =
+      std::accumulate(shares.begin(), shares.end(), 0.0,
+                      [](double sum, const PartShare& p) { return sum + p.share_s; });
+  shares.push_back({"recommendations", budget_s - given});
+  return shares;
+}
+
+}  // namespace threadmap::report
