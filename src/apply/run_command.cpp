@@ -15,6 +15,9 @@ std::optional<RunStop> refuse_unused_options(const RunCommand& command) {
   // Options that would be silently ignored are refused: the user meant something by them.
   if (command.interval_given && !command.watch)
     return stop(RunStopKind::usage, Error::invalid("--interval applies to --watch only"));
+  // A rank record watches too, but only the rank's own process: --follow needs --watch.
+  if (command.follow && !command.watch)
+    return stop(RunStopKind::usage, Error::invalid("--follow applies to --watch only"));
   return std::nullopt;
 }
 
@@ -42,9 +45,11 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
   }
   if (request.verbose && !memory_note.empty() && command.note) command.note(memory_note);
   prepared.launch = std::move(*launch);
-  if (command.watch || watch_for_record)
+  if (command.watch || watch_for_record) {
     prepared.watch =
         watch_settings(command.interval_ms, 0, plan ? &*plan : nullptr, request.by_name);
+    prepared.watch->follow.follow = command.follow && command.watch;
+  }
   return prepared;
 }
 

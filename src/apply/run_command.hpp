@@ -21,6 +21,9 @@ struct RunCommand {
   bool watch = false;           ///< watch the program's threads; the caller shows the summary
   int interval_ms = 100;        ///< the watch's sampling interval
   bool interval_given = false;  ///< an interval was given: it applies to the watch only
+  /// The watch follows the program's descendants too (forked children, what they exec), as
+  /// `watch --follow` does; it applies to the watch only.
+  bool follow = false;
   bool policy_given = false;    ///< a policy was given: it applies to a CPU list only
   /// Shown before the program starts (with request.verbose: the rank's placement, the memory
   /// policy). The library does not print: the caller does, so the lines come before the
@@ -61,8 +64,8 @@ struct PreparedRun {
   std::optional<monitor::WatchSettings> watch;
 };
 
-/// The first check, from the options alone: an interval without a watch would be silently
-/// ignored, so it is refused (usage). nullopt: nothing to refuse.
+/// The first check, from the options alone: an interval or --follow without a watch would be
+/// silently ignored, so it is refused (usage). nullopt: nothing to refuse.
 std::optional<RunStop> refuse_unused_options(const RunCommand& command);
 
 /// A policy without a CPU list refused (usage), the request validated and its launch built on

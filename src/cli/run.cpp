@@ -1,5 +1,5 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
-//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch]
+//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch [--follow]]
 //               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
 // Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
 // --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
@@ -109,6 +109,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
   sub->add_flag("--watch", run.watch, "Watch the program's threads and print a summary at exit");
+  sub->add_flag("--follow", run.follow,
+                "With --watch: follow the processes it starts too (forked children and what "
+                "they exec), each thread labelled with its process");
   auto* interval =
       sub->add_option("--interval", run.interval_ms, "With --watch: sampling interval in ms")
           ->check(CLI::Range(10, 60000));

@@ -107,4 +107,18 @@ TEST(WatchFollow, WithoutFollowTheChildrenAreAbsent) {
   }
 }
 
+// run --watch shares the watch: with --follow its summary (on stderr) lists the children
+// the program started, with their threads; without it they are absent.
+TEST(WatchFollow, RunWatchFollowListsTheChildrenInItsSummary) {
+  const std::string family = " -- sh -c '" + kProbe + " kidA 600 & " + kProbe + " kidB 600; wait'";
+  auto followed = run(kTm + " run --cpus 0 --watch --follow --interval 50" + family);
+  ASSERT_EQ(followed.status, 0) << followed.err;
+  EXPECT_NE(followed.err.find(" " + kProbeComm + " ("), std::string::npos) << followed.err;
+  EXPECT_NE(followed.err.find("kidA-0"), std::string::npos) << followed.err;
+  EXPECT_NE(followed.err.find("kidB-1"), std::string::npos) << followed.err;
+  auto alone = run(kTm + " run --cpus 0 --watch --interval 50" + family);
+  ASSERT_EQ(alone.status, 0) << alone.err;
+  EXPECT_EQ(alone.err.find("kidA-0"), std::string::npos) << alone.err;
+}
+
 }  // namespace
