@@ -24,7 +24,7 @@ struct RunCommand {
   /// The watch follows the program's descendants too (forked children, what they exec), as
   /// `watch --follow` does; it applies to the watch only.
   bool follow = false;
-  bool policy_given = false;    ///< a policy was given: it applies to a CPU list only
+  bool policy_given = false;  ///< a policy was given: it applies to a CPU list only
   /// Shown before the program starts (with request.verbose: the rank's placement, the memory
   /// policy). The library does not print: the caller does, so the lines come before the
   /// program's own output. Empty: not shown.
