@@ -212,8 +212,13 @@ std::string shell_join(const std::vector<std::string>& args) {
   return out;
 }
 
-std::string run_line(const Candidate& c) {
-  std::vector<std::string> args = {"threadmap", "run"};
+std::vector<std::string> run_arguments(const Candidate& c) {
+  std::vector<std::string> args = {"run"};
+  if (!c.launcher.empty()) {
+    // Inside a job the rank's share is the CPU list; the policy orders threads inside it.
+    args.insert(args.end(), {"--ranks", "auto"});
+    if (c.request.plan_path.empty()) args.insert(args.end(), {"--policy", c.request.policy});
+  }
   if (!c.request.plan_path.empty()) args.insert(args.end(), {"--plan", c.request.plan_path});
   if (!c.request.cpus.empty())
     args.insert(args.end(), {"--cpus", c.request.cpus, "--policy", c.request.policy});
@@ -221,7 +226,18 @@ std::string run_line(const Candidate& c) {
   if (c.request.thread_cache) args.push_back("--thread-cache");
   args.push_back("--");
   args.insert(args.end(), c.request.command.begin(), c.request.command.end());
-  if (c.name == "os") return shell_join(c.request.command);
+  return args;
+}
+
+std::string run_line(const Candidate& c) {
+  std::vector<std::string> args = c.launcher;
+  if (c.name == "os") {
+    args.insert(args.end(), c.request.command.begin(), c.request.command.end());
+  } else {
+    args.push_back("threadmap");
+    std::vector<std::string> run = run_arguments(c);
+    args.insert(args.end(), run.begin(), run.end());
+  }
   return shell_join(args);
 }
 
