@@ -77,9 +77,9 @@ Result<std::vector<std::string>> split_words(const std::string& text) {
 }
 
 const std::vector<std::string>& job_candidate_names() {
-  static const std::vector<std::string> names = {
-      "os", "compact", "scatter", "round-robin", "mem-local", "mem-interleave", "cache",
-      "plan:FILE"};
+  static const std::vector<std::string> names = {"os",          "compact",   "scatter",
+                                                 "round-robin", "mem-local", "mem-interleave",
+                                                 "cache",       "plan:FILE"};
   return names;
 }
 
@@ -105,9 +105,8 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       "threads inside it (threadmap run --ranks auto); os is the launcher alone");
   std::vector<Candidate> built;
   for (const std::string& name : names) {
-    if (std::find_if(built.begin(), built.end(), [&](const Candidate& c) {
-          return c.name == name;
-        }) != built.end())
+    if (std::find_if(built.begin(), built.end(),
+                     [&](const Candidate& c) { return c.name == name; }) != built.end())
       continue;
     Candidate c;
     c.name = name;
@@ -133,8 +132,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       c.meaning = "the plan " + c.request.plan_path + " in every rank (its CPUs inside the share)";
     } else {
       const auto& whole = builtin_candidate_names();
-      if (std::find(whole.begin(), whole.end(), name) != whole.end() ||
-          name.rfind("cpus:", 0) == 0)
+      if (std::find(whole.begin(), whole.end(), name) != whole.end() || name.rfind("cpus:", 0) == 0)
         return Error::invalid("candidate '" + name +
                               "' names CPUs of the whole machine; with --ranks auto a rank's "
                               "CPUs are its share (candidates for a job: " +

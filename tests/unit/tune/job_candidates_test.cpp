@@ -67,8 +67,8 @@ TEST(TuneJobCandidates, DefaultIsTheLauncherAloneThenTheShareOrders) {
             "mpirun -np 2 threadmap run --ranks auto --policy scatter -- prog 'a b'");
   // What the launcher starts in each rank: our `run`, the rank's place read inside the rank.
   EXPECT_EQ(tune::run_arguments(*find(*set, "compact")),
-            (std::vector<std::string>{"run", "--ranks", "auto", "--policy", "compact", "--",
-                                      "prog", "a b"}));
+            (std::vector<std::string>{"run", "--ranks", "auto", "--policy", "compact", "--", "prog",
+                                      "a b"}));
   // The winner's reproduce line is the job itself.
   EXPECT_NE(tune::reproduce_lines(*find(*set, "scatter"), &t)
                 .find("mpirun -np 2 threadmap run --ranks auto --policy scatter -- prog"),
@@ -79,8 +79,8 @@ TEST(TuneJobCandidates, MemoryPoliciesOnlyWhereThereAreSeveralNodes) {
   Topology multi = load("amd-4x-opteron6200-bulldozer-8numa.xml");
   auto set = tune::make_job_candidates("", multi, kLauncher, {"prog"}, false);
   ASSERT_TRUE(set) << set.error().message;
-  EXPECT_EQ(names(*set), (std::vector<std::string>{"os", "compact", "scatter", "mem-local",
-                                                   "mem-interleave"}));
+  EXPECT_EQ(names(*set),
+            (std::vector<std::string>{"os", "compact", "scatter", "mem-local", "mem-interleave"}));
   EXPECT_EQ(tune::run_line(*find(*set, "mem-interleave")),
             "mpirun -np 2 threadmap run --ranks auto --policy compact --mem interleave -- prog");
   Topology vm = load("this-vm-kvm-2vcpu-epyc.xml");
