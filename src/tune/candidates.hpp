@@ -32,6 +32,12 @@ struct CandidateSet {
   std::vector<std::string> notes;  ///< "scatter, one-l3: same CPUs in the same order as compact"
 };
 
+/// `text` split at commas, blanks around each item dropped, empty items skipped ("os, compact").
+std::vector<std::string> split_names(const std::string& text);
+
+/// How many NUMA nodes of `topology` hold allowed CPUs (the memory candidates need two).
+int nodes_with_cpus(const Topology& topology);
+
 /// Names `threadmap tune` knows, for the help text and the unknown-name error.
 const std::vector<std::string>& builtin_candidate_names();
 

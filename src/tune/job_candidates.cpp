@@ -1,36 +1,16 @@
 #include "src/tune/job_candidates.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "src/apply/plan_file.hpp"
 
 namespace threadmap::tune {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-bool multi_node(const Topology& topology) {
-  int n = 0;
-  for (const NumaNode& node : topology.numa_nodes())
-    if (node.cpus.intersects(topology.allowed_cpus())) ++n;
-  return n > 1;
 }
 
 }  // namespace
@@ -87,8 +67,8 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
                                          const std::vector<std::string>& launcher,
                                          const std::vector<std::string>& command,
                                          bool thread_cache) {
-  std::vector<std::string> names = split_list(list);
-  const bool nodes = multi_node(topology);
+  std::vector<std::string> names = split_names(list);
+  const bool nodes = nodes_with_cpus(topology) > 1;
   if (names.empty()) {
     names = {"os", "compact", "scatter"};
     if (nodes) names.insert(names.end(), {"mem-local", "mem-interleave"});
