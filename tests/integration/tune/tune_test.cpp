@@ -252,6 +252,9 @@ TEST(TuneIntegration, RanksAutoRunsTheWholeJobUnderEachCandidate) {
   EXPECT_NE(mine[0], mine[1]) << compact_out;
   EXPECT_NE(mine[0], os_lists[0]) << compact_out;
   EXPECT_NE(mine[1], os_lists[0]) << compact_out;
+  // The table says what each rank's run adds, and that os is the launcher alone.
+  EXPECT_NE(o.out.find("(launcher alone)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("--ranks auto --policy compact"), std::string::npos) << o.out;
   // A verdict came out either way.
   EXPECT_TRUE(j["best"] == "os" || j["best"] == "compact") << o.out;
   EXPECT_NE(o.out.find("best: "), std::string::npos) << o.out;
