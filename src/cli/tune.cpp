@@ -1,6 +1,8 @@
 // threadmap tune [--candidates LIST] [--metric wall|cpu|REGEX [--higher|--lower]]
-//                [--budget DURATION] [--runs N] [--thread-cache] [--json FILE] -- CMD ARGS
-// Parses; the library builds the candidates (tune::make_candidates), runs the loop
+//                [--budget DURATION] [--runs N] [--thread-cache] [--json FILE]
+//                [--ranks auto --launcher 'LAUNCHER ARGS'] -- CMD ARGS
+// Parses; the library builds the candidates (tune::make_candidates, or
+// tune::make_job_candidates for a job under a launcher), runs the loop
 // (tune::run_tune) and writes the reproduce lines; this file prints.
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "src/render/tune_view.hpp"
 #include "src/tune/candidates.hpp"
 #include "src/tune/duration.hpp"
+#include "src/tune/job_candidates.hpp"
 #include "src/tune/reproduce.hpp"
 #include "src/tune/tune_run.hpp"
 #include "threadmap/topology.hpp"
@@ -30,6 +33,8 @@ struct TuneCliOptions {
   bool thread_cache = false;
   std::string json_file;
   std::string keep_output;  // DIR: each candidate's first run's output, DIR/NAME.out
+  std::string ranks;        // --ranks auto: tune the per-rank placement of a job
+  std::string launcher;     // --launcher 'mpirun -np 4': what starts the job's ranks
   std::vector<std::string> command;
 };
 
@@ -51,6 +56,23 @@ int run_tune(const TuneCliOptions& opt) {
   if (!metric) return usage_error(metric.error().with_context("tune: bad --metric"));
   auto budget = tune::parse_duration(opt.budget);
   if (!budget) return usage_error(budget.error().with_context("tune: bad --budget"));
+  // A job: the launcher is named, never guessed from CMD (mpirun and srun have dozens of
+  // options that take a value; guessing where the program starts would misplace some).
+  std::vector<std::string> launcher;
+  if (!opt.ranks.empty() && opt.ranks != "auto")
+    return usage_error("tune: bad --ranks: '" + opt.ranks +
+                       "': tune takes only 'auto' (each rank reads its place from the launcher)");
+  if (!opt.ranks.empty() && opt.launcher.empty())
+    return usage_error(std::string(
+        "tune: --ranks auto needs --launcher (what starts the job, e.g. --launcher 'mpirun -np "
+        "4')"));
+  if (opt.ranks.empty() && !opt.launcher.empty())
+    return usage_error(std::string("tune: --launcher applies to --ranks auto only"));
+  if (!opt.launcher.empty()) {
+    auto words = tune::split_words(opt.launcher);
+    if (!words) return usage_error(words.error().with_context("tune: bad --launcher"));
+    launcher = *words;
+  }
   Outputs out;
   out.declare("--json", &opt.json_file);
   if (auto st = out.check(); !st) return reject(st.error().with_context("tune"));
@@ -58,7 +80,10 @@ int run_tune(const TuneCliOptions& opt) {
     return fail("tune: --keep-output " + opt.keep_output + ": not an existing directory");
   auto topo = Topology::load_this_machine();
   if (!topo) return fail(topo.error().with_context("tune"));
-  auto set = tune::make_candidates(opt.candidates, *topo, opt.command, opt.thread_cache);
+  auto set = launcher.empty()
+                 ? tune::make_candidates(opt.candidates, *topo, opt.command, opt.thread_cache)
+                 : tune::make_job_candidates(opt.candidates, *topo, launcher, opt.command,
+                                             opt.thread_cache);
   if (!set) return reject(set.error().with_context("tune: bad --candidates"));
   tune::TuneSettings settings;
   settings.budget_s = *budget;
@@ -116,6 +141,12 @@ void add_tune_command(CLI::App& app, Runner& selected) {
   sub->add_option("--keep-output", opt->keep_output,
                   "Write each candidate's first run's output (stdout and stderr) to DIR/NAME.out "
                   "(DIR must exist)");
+  sub->add_option("--ranks", opt->ranks,
+                  "auto: tune the per-rank placement of a job; the --launcher runs the whole "
+                  "job per candidate, each rank under `threadmap run --ranks auto`");
+  sub->add_option("--launcher", opt->launcher,
+                  "With --ranks auto: the launcher and its options, one argument ('mpirun -np "
+                  "4', 'srun -n 4'); split into words as a shell would");
   sub->add_option("command", opt->command, "-- CMD ARGS...");
   sub->callback([&selected, opt] { selected = [opt] { return run_tune(*opt); }; });
 }

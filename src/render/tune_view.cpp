@@ -31,17 +31,16 @@ std::string verdict_cell(const Verdict& v, bool self) {
   return "no clear difference (" + why + ")";
 }
 
-// What the run line adds to the command: "--cpus 0 --policy compact", "(nothing)".
+// What the run line adds to the command: "--cpus 0 --policy compact", "--ranks auto --policy
+// scatter", "(nothing)" / "(launcher alone)" for os.
 std::string how_cell(const tune::CandidateResult& c) {
-  const apply::RunRequest& r = c.candidate.request;
+  if (c.candidate.name == "os")
+    return c.candidate.launcher.empty() ? "(nothing)" : "(launcher alone)";
+  std::vector<std::string> args = tune::run_arguments(c.candidate);
   std::string out;
-  if (!r.plan_path.empty()) out += "--plan " + r.plan_path + " ";
-  if (!r.cpus.empty()) out += "--cpus " + r.cpus + " --policy " + r.policy + " ";
-  if (!r.memory.empty()) out += "--mem " + r.memory + " ";
-  if (r.thread_cache) out += "--thread-cache ";
-  if (out.empty()) return "(nothing)";
-  out.pop_back();
-  return out;
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i)
+    out += (out.empty() ? "" : " ") + args[i];
+  return out.empty() ? "(nothing)" : out;
 }
 
 }  // namespace
@@ -100,8 +99,10 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
 nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce) {
   nlohmann::json candidates = nlohmann::json::array();
   std::vector<std::string> command;
+  std::vector<std::string> launcher;
   for (const auto& c : r.candidates) {
     command = c.candidate.request.command;
+    launcher = c.candidate.launcher;
     nlohmann::json j = {{"name", c.candidate.name},
                         {"meaning", c.candidate.meaning},
                         {"same_as", c.candidate.same_as},
@@ -129,6 +130,7 @@ nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce
   return {
       {"schema", "threadmap.tune/1"},
       {"command", command},
+      {"launcher", launcher},
       {"metric",
        {{"kind", r.metric.kind == tune::Metric::Kind::wall  ? "wall"
                  : r.metric.kind == tune::Metric::Kind::cpu ? "cpu"

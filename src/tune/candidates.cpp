@@ -10,18 +10,6 @@
 namespace threadmap::tune {
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // The first group of `level` that has allowed CPUs, restricted to them.
 CpuSet first_group(const Topology& topology, Level level) {
   const CpuSet allowed = topology.allowed_cpus();
@@ -41,13 +29,6 @@ CpuSet one_per_core(const Topology& topology) {
     if (!mine.empty()) out.add(mine.first());
   }
   return out.empty() ? allowed : out;
-}
-
-int nodes_with_cpus(const Topology& topology) {
-  int n = 0;
-  for (const NumaNode& node : topology.numa_nodes())
-    if (node.cpus.intersects(topology.allowed_cpus())) ++n;
-  return n;
 }
 
 Candidate on_cpus(const std::string& name, const std::string& meaning, const Topology& topology,
@@ -72,6 +53,25 @@ bool same_effect(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+int nodes_with_cpus(const Topology& topology) {
+  int n = 0;
+  for (const NumaNode& node : topology.numa_nodes())
+    if (node.cpus.intersects(topology.allowed_cpus())) ++n;
+  return n;
+}
+
 const std::vector<std::string>& builtin_candidate_names() {
   static const std::vector<std::string> names = {
       "os",       "compact",   "scatter",        "core-per-thread", "one-core",  "one-l3",
@@ -81,7 +81,7 @@ const std::vector<std::string>& builtin_candidate_names() {
 
 Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
                                      const std::vector<std::string>& command, bool thread_cache) {
-  std::vector<std::string> names = split(list);
+  std::vector<std::string> names = split_names(list);
   const bool multi_node = nodes_with_cpus(topology) > 1;
   if (names.empty()) {
     names = {"os", "compact", "scatter", "core-per-thread", "one-core", "one-l3", "one-node"};
@@ -212,8 +212,13 @@ std::string shell_join(const std::vector<std::string>& args) {
   return out;
 }
 
-std::string run_line(const Candidate& c) {
-  std::vector<std::string> args = {"threadmap", "run"};
+std::vector<std::string> run_arguments(const Candidate& c) {
+  std::vector<std::string> args = {"run"};
+  if (!c.launcher.empty()) {
+    // Inside a job the rank's share is the CPU list; the policy orders threads inside it.
+    args.insert(args.end(), {"--ranks", "auto"});
+    if (c.request.plan_path.empty()) args.insert(args.end(), {"--policy", c.request.policy});
+  }
   if (!c.request.plan_path.empty()) args.insert(args.end(), {"--plan", c.request.plan_path});
   if (!c.request.cpus.empty())
     args.insert(args.end(), {"--cpus", c.request.cpus, "--policy", c.request.policy});
@@ -221,7 +226,18 @@ std::string run_line(const Candidate& c) {
   if (c.request.thread_cache) args.push_back("--thread-cache");
   args.push_back("--");
   args.insert(args.end(), c.request.command.begin(), c.request.command.end());
-  if (c.name == "os") return shell_join(c.request.command);
+  return args;
+}
+
+std::string run_line(const Candidate& c) {
+  std::vector<std::string> args = c.launcher;
+  if (c.name == "os") {
+    args.insert(args.end(), c.request.command.begin(), c.request.command.end());
+  } else {
+    args.push_back("threadmap");
+    std::vector<std::string> run = run_arguments(c);
+    args.insert(args.end(), run.begin(), run.end());
+  }
   return shell_join(args);
 }
 

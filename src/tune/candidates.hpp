@@ -21,6 +21,9 @@ struct Candidate {
   apply::RunRequest request;         ///< what `threadmap run` would be asked (command included)
   std::vector<int> order;            ///< CPUs in the order threads take them; empty: the OS places
   std::vector<std::string> same_as;  ///< names dropped because they were identical here
+  /// Not empty: a job. The launcher ("mpirun -np 4") starts every rank, each under
+  /// `threadmap run --ranks auto` with this candidate's options ("os": the launcher alone).
+  std::vector<std::string> launcher;
 };
 
 /// The candidates and what was decided about the list.
@@ -28,6 +31,12 @@ struct CandidateSet {
   std::vector<Candidate> list;     ///< "os" first, always (every verdict is against it)
   std::vector<std::string> notes;  ///< "scatter, one-l3: same CPUs in the same order as compact"
 };
+
+/// `text` split at commas, blanks around each item dropped, empty items skipped ("os, compact").
+std::vector<std::string> split_names(const std::string& text);
+
+/// How many NUMA nodes of `topology` hold allowed CPUs (the memory candidates need two).
+int nodes_with_cpus(const Topology& topology);
 
 /// Names `threadmap tune` knows, for the help text and the unknown-name error.
 const std::vector<std::string>& builtin_candidate_names();
@@ -42,7 +51,12 @@ const std::vector<std::string>& builtin_candidate_names();
 Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
                                      const std::vector<std::string>& command, bool thread_cache);
 
-/// The `threadmap run ...` line that applies `candidate` (shell-quoted).
+/// The arguments after `threadmap` that apply `candidate`: "run", its options ("--ranks auto"
+/// first for a job's candidate), "--", the command.
+std::vector<std::string> run_arguments(const Candidate& candidate);
+
+/// The line that applies `candidate` (shell-quoted): `threadmap run ... -- CMD`, preceded by
+/// the launcher for a job; for "os" the command alone (after the launcher).
 std::string run_line(const Candidate& candidate);
 
 /// A file name for a candidate's output: its name with every character other than letters,

@@ -34,6 +34,9 @@ std::string without_plan_only_lines(const std::string& text) {
 }  // namespace
 
 std::string reproduce_lines(const Candidate& candidate, const Topology* topology) {
+  if (!candidate.launcher.empty())
+    return "# the job, every rank placing its threads inside its share as tune did:\n" +
+           run_line(candidate) + "\n";
   std::string out = "# threadmap (pins each thread as tune did):\n" + run_line(candidate) + "\n";
   if (candidate.order.empty()) return out;
   // The candidate's CPU order as a plan: thread i takes the i-th CPU, as the pin library does.

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "src/apply/run_request.hpp"
+#include "src/os/install_layout.hpp"
 #include "src/os/measured_run.hpp"
 #include "src/os/monotonic_clock.hpp"
 #include "src/os/process.hpp"
@@ -140,7 +141,21 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
   std::vector<os::LaunchSpec> launches;
   for (const Candidate& c : set.list) {
     os::LaunchSpec launch;
-    if (c.name == "os") {
+    if (!c.launcher.empty()) {
+      // A job: the launcher starts the ranks, each under our own `run --ranks auto`, which
+      // prepares its launch inside the rank (its share is known only there).
+      launch.argv = c.launcher;
+      if (c.name == "os") {
+        launch.argv.insert(launch.argv.end(), c.request.command.begin(), c.request.command.end());
+      } else {
+        const std::string self = os::self_executable();
+        if (self.empty())
+          return Error::from_errno(ENOENT, "cannot find our own executable to start the ranks");
+        launch.argv.push_back(self);
+        std::vector<std::string> run = run_arguments(c);
+        launch.argv.insert(launch.argv.end(), run.begin(), run.end());
+      }
+    } else if (c.name == "os") {
       launch.argv = c.request.command;
     } else {
       auto prepared = apply::prepare_run(c.request);

@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -190,6 +193,80 @@ TEST(TuneIntegration, RegexMetricReadsThePrintedNumber) {
   EXPECT_NE(j["output"]["text"].get<std::string>().find("handoffs/s="), std::string::npos);
 }
 
+// The Cpus_allowed_list lines a job's ranks printed (one per rank), sorted.
+std::vector<std::string> allowed_lists(const std::string& output) {
+  std::vector<std::string> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("Cpus_allowed_list:", 0) == 0) out.push_back(line.substr(line.find('\t') + 1));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A job under Open MPI's mpirun: the launcher runs the whole job once per candidate, and each
+// rank applies the candidate inside its own share (under os, the launcher alone, with
+// --bind-to none, every rank may use every CPU). A winner or "no placement beats the OS" comes
+// out, judged on the job's wall time.
+TEST(TuneIntegration, RanksAutoRunsTheWholeJobUnderEachCandidate) {
+  SKIP_IF_UNSUPPORTED();
+  SKIP_IF_SANITIZED();
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "mpirun not installed (scripts/setup.sh installs openmpi-bin)";
+  // Root is allowed through Open MPI's own switches, as in tests/integration/cluster.
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  std::string keep = temp_path("_job");
+  ASSERT_EQ(mkdir(keep.c_str(), 0700), 0);
+  const std::string launcher = "mpirun -np 2 --bind-to none --oversubscribe";
+  Output o;
+  auto j = tune_json("--ranks auto --launcher '" + launcher +
+                         "' --candidates os,compact --runs 4 " + "--budget 8s --keep-output " +
+                         keep + " -- sh -c 'grep ^Cpus_allowed_list: /proc/self/status; exec " +
+                         TOKEN_PAIR + " 2000'",
+                     &o);
+  ASSERT_EQ(o.status, 0) << o.err << o.out;
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["launcher"], (std::vector<std::string>{"mpirun", "-np", "2", "--bind-to", "none",
+                                                     "--oversubscribe"}));
+  // Interleaved rounds: every candidate ran the whole job in every round.
+  for (const char* name : {"os", "compact"}) {
+    const auto* c = candidate(j, name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_FALSE((*c)["failed"].get<bool>()) << name << ": " << o.out;
+    EXPECT_EQ((*c)["samples"].size(), j["rounds"].get<std::size_t>()) << name;
+  }
+  EXPECT_GE(j["rounds"].get<int>(), 1);
+  EXPECT_EQ((*candidate(j, "compact"))["how"],
+            launcher +
+                " threadmap run --ranks auto --policy compact -- sh -c 'grep "
+                "^Cpus_allowed_list: /proc/self/status; exec " +
+                TOKEN_PAIR + " 2000'");
+  // Every rank ran the program: two handoff counts in each candidate's output.
+  const std::string os_out = read_all(keep + "/os.out");
+  const std::string compact_out = read_all(keep + "/compact.out");
+  std::vector<std::string> os_lists = allowed_lists(os_out), mine = allowed_lists(compact_out);
+  ASSERT_EQ(os_lists.size(), 2u) << os_out;
+  ASSERT_EQ(mine.size(), 2u) << compact_out;
+  // The launcher alone binds nothing here; under compact each rank took a share of its own.
+  EXPECT_EQ(os_lists[0], os_lists[1]) << os_out;
+  EXPECT_NE(mine[0], mine[1]) << compact_out;
+  EXPECT_NE(mine[0], os_lists[0]) << compact_out;
+  EXPECT_NE(mine[1], os_lists[0]) << compact_out;
+  // The table says what each rank's run adds, and that os is the launcher alone.
+  EXPECT_NE(o.out.find("(launcher alone)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("--ranks auto --policy compact"), std::string::npos) << o.out;
+  // A verdict came out either way.
+  EXPECT_TRUE(j["best"] == "os" || j["best"] == "compact") << o.out;
+  EXPECT_NE(o.out.find("best: "), std::string::npos) << o.out;
+  if (j["best"] == "compact")
+    EXPECT_NE(o.out.find("reproduce compact:\n# the job"), std::string::npos) << o.out;
+  else
+    EXPECT_NE(o.out.find("no placement beats the OS here"), std::string::npos) << o.out;
+  unlink((keep + "/os.out").c_str());
+  unlink((keep + "/compact.out").c_str());
+  rmdir(keep.c_str());
+}
+
 // Bad input: one line each, exit 2 for a bad command line (nothing ran), 1 for failed work.
 TEST(TuneIntegration, BadInputOneLineEach) {
   SKIP_IF_SANITIZED();
@@ -209,6 +286,12 @@ TEST(TuneIntegration, BadInputOneLineEach) {
        "matched nothing"},
       {"tune --candidates os,one-core --budget 3s -- " + prog + " 1 fail", 1,
        "failed under every candidate"},
+      {"tune --ranks 0/2 --launcher mpirun -- " + prog + " 1", 2, "takes only 'auto'"},
+      {"tune --ranks auto -- " + prog + " 1", 2, "needs --launcher"},
+      {"tune --launcher 'mpirun -np 2' -- " + prog + " 1", 2, "applies to --ranks auto only"},
+      {"tune --ranks auto --launcher \"mpirun 'x\" -- " + prog + " 1", 2, "unclosed '"},
+      {"tune --ranks auto --launcher mpirun --candidates os,one-core -- " + prog + " 1", 2,
+       "names CPUs of the whole machine"},
   };
   for (const Row& r : rows) {
     Output o = run(bin() + " " + r.args);
