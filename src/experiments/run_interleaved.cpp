@@ -20,14 +20,8 @@ void summarize(BenchResult& result, const std::vector<std::vector<double>>& samp
   compute_ratios(result);
 }
 
-}  // namespace
-
-Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once) {
-  if (options.runs < 1)
-    return Error::invalid("bad run count " + std::to_string(options.runs) + ": need at least 1");
-  const std::function<double()> now = options.clock_s ? options.clock_s : steady_seconds;
-  result.quick = options.quick;
-  RoundsTaken& rounds = result.rounds;
+// The rounds to run and the rule for adding more, stated in the result before any round runs.
+void plan_rounds(RoundsTaken& rounds, const BenchOptions& options) {
   rounds = {};
   rounds.planned = options.runs;
   rounds.cap = std::max(options.runs, options.max_runs);
@@ -36,15 +30,17 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
       "while a verdict is unclear and more runs could settle it, interleaved rounds are added "
       "for at most {:g}x the planned rounds' time (at least {:g} s), up to {} rounds in all",
       rounds.time_factor, options.min_added_s, rounds.cap);
+}
 
-  MachineWatch watch;
-  if (options.watch_machine) {
-    auto cpus = CpuSet::parse_list(result.allowed_cpus);
-    watch.start(cpus ? *cpus : CpuSet{}, options.idle_window_ms);
-  }
-  std::vector<std::vector<double>> samples(result.variants.size());
-  // Round 0 is the unrecorded warm-up.
-  auto run_round = [&](int round, const std::string& of) -> Status {
+// Runs rounds: every available variant once per round, in order, so drift is shared by all.
+struct RoundRunner {
+  BenchResult& result;
+  const BenchOptions& options;
+  const RunOnce& once;
+  std::vector<std::vector<double>> samples;
+
+  // Round 0 is the unrecorded warm-up; `of` is the "of N" of the progress line.
+  Status run(int round, const std::string& of) {
     const bool record = round > 0;
     if (options.progress)
       options.progress(result.name + (record ? ": run " + std::to_string(round) + " of " + of
@@ -57,16 +53,17 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
       if (record) samples[v].push_back(*sample);
     }
     return {};
-  };
-  if (Status st = run_round(0, ""); !st) return st;
-  const double planned_start = now();
-  for (int round = 1; round <= options.runs; ++round)
-    if (Status st = run_round(round, std::to_string(options.runs)); !st) return st;
-  const double planned_end = now();
-  rounds.planned_s = planned_end - planned_start;
-  summarize(result, samples);
+  }
+};
 
-  // Added rounds: each must fit what is left of the budget, judged by the mean round so far.
+// After the planned rounds: one more round at a time while a verdict is unclear and could
+// settle, each only if it fits what is left of the budget (judged by the mean round so far).
+// Returns the rounds run in all; the reason it stopped goes into result.rounds.
+Result<int> add_rounds(RoundRunner& runner, const std::function<double()>& now,
+                       double planned_start, double planned_end) {
+  BenchResult& result = runner.result;
+  const BenchOptions& options = runner.options;
+  RoundsTaken& rounds = result.rounds;
   const double budget_s = rounds.time_factor > 0 ? std::max(rounds.time_factor * rounds.planned_s,
                                                             std::max(0.0, options.min_added_s))
                                                  : 0;
@@ -79,27 +76,56 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
                                  "make it clear (effect below the minimum)"
                                : "stopped adding: every verdict is clear or more runs could not "
                                  "make it clear";
-      break;
+      return round;
     }
     if (round >= rounds.cap) {
       rounds.stop_reason =
           fmt::format("round cap reached ({} rounds) with a verdict unclear", rounds.cap);
-      break;
+      return round;
     }
     const double mean_round_s = (now() - planned_start) / round;
     if (now() - planned_end + mean_round_s > budget_s) {
       rounds.stop_reason =
           fmt::format("time budget reached ({:.1f} s added of {:.1f} s) with a verdict unclear",
                       now() - planned_end, budget_s);
-      break;
+      return round;
     }
     ++round;
     ++rounds.added;
-    if (Status st = run_round(round, "up to " + std::to_string(rounds.cap)); !st) return st;
-    summarize(result, samples);
+    if (Status st = runner.run(round, "up to " + std::to_string(rounds.cap)); !st)
+      return st.error();
+    summarize(result, runner.samples);
   }
-  rounds.added_s = now() - planned_end;
-  result.runs = round;
+}
+
+}  // namespace
+
+Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once) {
+  if (options.runs < 1)
+    return Error::invalid("bad run count " + std::to_string(options.runs) + ": need at least 1");
+  const std::function<double()> now = options.clock_s ? options.clock_s : steady_seconds;
+  result.quick = options.quick;
+  plan_rounds(result.rounds, options);
+
+  MachineWatch watch;
+  if (options.watch_machine) {
+    auto cpus = CpuSet::parse_list(result.allowed_cpus);
+    watch.start(cpus ? *cpus : CpuSet{}, options.idle_window_ms);
+  }
+  RoundRunner runner{result, options, once,
+                     std::vector<std::vector<double>>(result.variants.size())};
+  if (Status st = runner.run(0, ""); !st) return st;
+  const double planned_start = now();
+  for (int round = 1; round <= options.runs; ++round)
+    if (Status st = runner.run(round, std::to_string(options.runs)); !st) return st;
+  const double planned_end = now();
+  result.rounds.planned_s = planned_end - planned_start;
+  summarize(result, runner.samples);
+
+  Result<int> rounds_run = add_rounds(runner, now, planned_start, planned_end);
+  if (!rounds_run) return rounds_run.error();
+  result.rounds.added_s = now() - planned_end;
+  result.runs = *rounds_run;
   if (options.watch_machine) result.machine_state = watch.finish();
   return {};
 }
