@@ -48,51 +48,53 @@ Rgb color_for(size_t index, size_t count) {
   return {out.r + m, out.g + m, out.b + m};
 }
 
-// Where the picture's parts go and which colour each CPU gets, shared by the drawing steps.
-struct TimelineFrame {
-  double width, row_h, left, top, plot_w;
-  double t0, span_s;                ///< the samples' first time and the time they cover
-  std::map<int, size_t> cpu_index;  ///< CPU -> its colour's index
-  size_t cpus = 0;                  ///< colours in use
-  bool activity_known = false;      ///< running vs waiting is known (task clock counted)
-  double x_of(double t) const { return left + (t - t0) / span_s * plot_w; }
-};
+void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
+          double row_h, double left, double top, double plot_w, double watched_s) {
+  const auto& threads = history.threads();
+  // Running vs waiting is known only when the counters gave CPU time (task clock).
+  bool activity_known = false;
+  for (const auto& t : threads)
+    for (const auto& s : t.spans) activity_known = activity_known || s.cpu_s > 0;
+  std::map<int, size_t> cpu_index;
+  for (const auto& t : threads)
+    for (const auto& s : t.spans) cpu_index.emplace(s.cpu, 0);
+  size_t n = 0;
+  for (auto& [cpu, idx] : cpu_index) idx = n++;
 
-// The title: the same duration as the summary's, and what the samples cover when it differs.
-void draw_title(cairo_t* cr, const monitor::WatchHistory& history, const TimelineFrame& f,
-                double watched_s) {
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  double t0 = history.first_s();
+  double span_s = std::max(history.last_s() - t0, 1e-3);
+  auto x_of = [&](double t) { return left + (t - t0) / span_s * plot_w; };
+
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_move_to(cr, f.left, 20);
+  cairo_move_to(cr, left, 20);
+  // The same duration as the summary's, and what the samples cover when it differs.
   const std::string duration =
-      watched_s >= 0 && std::abs(watched_s - f.span_s) >= 0.005
-          ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, f.span_s)
-          : fmt::format("{:.2f} s", f.span_s);
+      watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
+          ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, span_s)
+          : fmt::format("{:.2f} s", span_s);
   std::string title = fmt::format(
       "threadmap watch: process {}, {} threads, {} — CPU of each thread at each sample{}",
-      history.pid(), history.threads().size(), duration,
-      f.activity_known ? "; thin = waiting, full = running" : "");
+      history.pid(), threads.size(), duration,
+      activity_known ? "; thin = waiting, full = running" : "");
   cairo_show_text(cr, title.c_str());
-}
 
-// One row per thread: a bar per span in its CPU's colour, the thread's id and name at the left.
-void draw_thread_rows(cairo_t* cr, const monitor::WatchHistory& history, TimelineFrame& f) {
-  const auto& threads = history.threads();
-  const double row_h = f.row_h;
   cairo_set_font_size(cr, std::min(11.0, row_h - 2));
   for (size_t i = 0; i < threads.size(); ++i) {
     const auto& t = threads[i];
-    double y = f.top + static_cast<double>(i) * row_h;
+    double y = top + static_cast<double>(i) * row_h;
     for (const auto& s : t.spans) {
-      Rgb c = color_for(f.cpu_index[s.cpu], f.cpus);
+      Rgb c = color_for(cpu_index[s.cpu], n);
       cairo_set_source_rgb(cr, c.r, c.g, c.b);
-      double x0 = f.x_of(s.start_s);
+      double x0 = x_of(s.start_s);
       // A span seen at a single sample still gets a visible sliver.
-      double x1 = std::max(f.x_of(s.end_s), x0 + 1.0);
+      double x1 = std::max(x_of(s.end_s), x0 + 1.0);
       const double full = std::max(row_h - 1, 1.0);
       // A waiting thread is a thin line through the middle of its row, on its CPU's colour.
-      const double h = f.activity_known && !s.active ? std::max(full / 4, 1.0) : full;
+      const double h = activity_known && !s.active ? std::max(full / 4, 1.0) : full;
       cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
       cairo_fill(cr);
     }
@@ -103,44 +105,39 @@ void draw_thread_rows(cairo_t* cr, const monitor::WatchHistory& history, Timelin
       cairo_show_text(cr, label.c_str());
     }
   }
-}
-
-// The time axis below the rows, ten ticks.
-void draw_time_axis(cairo_t* cr, const TimelineFrame& f, double axis_y) {
+  // Time axis.
+  double axis_y = top + static_cast<double>(threads.size()) * row_h + 4;
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
-  cairo_move_to(cr, f.left, axis_y);
-  cairo_line_to(cr, f.left + f.plot_w, axis_y);
+  cairo_move_to(cr, left, axis_y);
+  cairo_line_to(cr, left + plot_w, axis_y);
   cairo_stroke(cr);
   cairo_set_font_size(cr, 11);
   for (int k = 0; k <= 10; ++k) {
-    double x = f.left + f.plot_w * k / 10.0;
+    double x = left + plot_w * k / 10.0;
     cairo_move_to(cr, x, axis_y);
     cairo_line_to(cr, x, axis_y + 4);
     cairo_stroke(cr);
     // Short runs get ms ticks so that neighbouring labels differ.
-    double t = f.span_s * k / 10.0;
-    std::string label = f.span_s >= 2     ? fmt::format("{:.1f} s", t)
-                        : f.span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
-                                          : fmt::format("{:.1f} ms", t * 1e3);
+    double t = span_s * k / 10.0;
+    std::string label = span_s >= 2     ? fmt::format("{:.1f} s", t)
+                        : span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
+                                        : fmt::format("{:.1f} ms", t * 1e3);
     // Centre each tick label on its tick, but keep the last one inside the picture.
     cairo_text_extents_t ext;
     cairo_text_extents(cr, label.c_str(), &ext);
-    double lx_text = std::min(x - ext.width / 2, f.width - ext.width - 4);
+    double lx_text = std::min(x - ext.width / 2, width - ext.width - 4);
     cairo_move_to(cr, lx_text, axis_y + 16);
     cairo_show_text(cr, label.c_str());
   }
-}
-
-// Legend: one swatch per CPU, wrapped at the picture's width.
-void draw_cpu_legend(cairo_t* cr, const TimelineFrame& f, double axis_y) {
-  double lx = f.left, ly = axis_y + 30;
-  for (const auto& [cpu, idx] : f.cpu_index) {
-    if (lx + 70 > f.width) {
-      lx = f.left;
+  // Legend: one swatch per CPU.
+  double lx = left, ly = axis_y + 30;
+  for (const auto& [cpu, idx] : cpu_index) {
+    if (lx + 70 > width) {
+      lx = left;
       ly += 18;
     }
-    Rgb c = color_for(idx, f.cpus);
+    Rgb c = color_for(idx, n);
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_rectangle(cr, lx, ly - 10, 12, 12);
     cairo_fill(cr);
@@ -150,27 +147,6 @@ void draw_cpu_legend(cairo_t* cr, const TimelineFrame& f, double axis_y) {
     cairo_show_text(cr, label.c_str());
     lx += 70;
   }
-}
-
-void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
-          double row_h, double left, double top, double plot_w, double watched_s) {
-  const auto& threads = history.threads();
-  TimelineFrame f{width, row_h, left, top, plot_w, history.first_s(), 0, {}, 0, false};
-  f.span_s = std::max(history.last_s() - f.t0, 1e-3);
-  // Running vs waiting is known only when the counters gave CPU time (task clock).
-  for (const auto& t : threads)
-    for (const auto& s : t.spans) f.activity_known = f.activity_known || s.cpu_s > 0;
-  for (const auto& t : threads)
-    for (const auto& s : t.spans) f.cpu_index.emplace(s.cpu, 0);
-  for (auto& [cpu, idx] : f.cpu_index) idx = f.cpus++;
-
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  draw_title(cr, history, f, watched_s);
-  draw_thread_rows(cr, history, f);
-  const double axis_y = top + static_cast<double>(threads.size()) * row_h + 4;
-  draw_time_axis(cr, f, axis_y);
-  draw_cpu_legend(cr, f, axis_y);
   (void)height;
 }
 
