@@ -18,12 +18,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* TM_VERSION_MAJOR, _MINOR, _PATCH and _STRING, generated from the build's project version. */
+#include "threadmap/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TM_VERSION_MAJOR 0
-#define TM_VERSION_MINOR 1
 
 /** An opaque set of OS CPU numbers, any size. */
 typedef struct tm_cpuset tm_cpuset;
@@ -68,6 +68,10 @@ int tm_get_affinity_tid(pid_t tid, tm_cpuset* out);
 
 /** Message describing the last failure on this thread ("" when none). */
 const char* tm_last_error(void);
+
+/** "MAJOR.MINOR.PATCH" of the library linked at run time (TM_VERSION_STRING is that of the
+ *  headers a program was compiled with). Never fails; the string is static. */
+const char* tm_version(void);
 
 #ifdef __cplusplus
 }

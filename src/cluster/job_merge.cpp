@@ -86,164 +86,228 @@ const LoadedRecord* find_rank(const std::vector<const LoadedRecord*>& records, i
   return nullptr;
 }
 
-void merge_host(const std::string& host, const std::vector<const LoadedRecord*>& records,
-                const JobRules& rules, JobReport& report) {
-  JobHost view;
-  view.host = host;
-  auto add = [&](const std::string& id, int rank, double seconds, std::string text) {
+// Findings about one host: each carries the host's name.
+struct HostFindings {
+  const std::string& host;
+  JobReport& report;
+  void add(const std::string& id, int rank, double seconds, std::string text) {
     report.findings.push_back({id, host, rank, seconds, std::move(text)});
-  };
-  std::vector<CpuSet> cores;
-  std::vector<RecordNumaNode> numa;
-  std::vector<Placed> placed;
-  for (const LoadedRecord* loaded : records) {
-    const RankRecord& r = loaded->record;
-    view.ranks = std::max(view.ranks, r.ranks);
-    view.ranks_seen.push_back(r.rank);
-    view.cpus |= r.allowed;
-    view.shares[r.rank] = r.share;
-    if (cores.empty()) cores = r.cores;
-    if (numa.empty()) numa = r.numa_nodes;
-    if (r.exit_status != 0)
-      add("failed_rank", r.rank, 0,
-          fmt::format("rank {} exited with status {}", r.rank, r.exit_status));
-    if (r.watch_json.empty()) {
-      add("watch_failed", r.rank, 0,
-          fmt::format("rank {} has no watch of its threads: {}", r.rank,
-                      r.watch_error.empty() ? "no reason recorded" : r.watch_error));
-      continue;
-    }
-    view.threads[r.rank] = static_cast<int>(loaded->threads.size());
-    view.timelines[r.rank] = loaded->threads;
-    const std::optional<StartupWindow> window = startup_window(*loaded, rules);
-    const double startup_end = window ? window->end_s : -1e300;
-    StartupWindow shown = window.value_or(StartupWindow{});
-    bool activity_known = true;
-    int migrations = 0;
-    double outside = 0, off_node = 0;
-    CpuSet outside_cpus;
-    CpuSet local_cpus;  // CPUs of the share's memory nodes
-    for (const RecordNumaNode& n : r.numa_nodes)
-      if (std::find(r.memory_nodes.begin(), r.memory_nodes.end(), n.os_index) !=
-          r.memory_nodes.end())
-        local_cpus |= n.cpus;
-    for (const RecordThread& t : loaded->threads) {
-      migrations += t.migrations;
-      for (const RecordSpan& s : t.spans) {
-        const double len = std::max(0.0, s.end_s - s.start_s);
-        view.seconds[{s.cpu, r.rank}] += len;
-        if (s.cpu_s < 0) activity_known = false;
-        // The part inside the start-up window is the launcher's: shown apart.
-        const double begin = std::max(s.start_s, std::min(s.end_s, startup_end));
-        if (window && !r.share.contains(s.cpu) && begin > s.start_s) {
-          shown.outside_s += begin - s.start_s;
-          shown.outside_cpus.add(s.cpu);
-        }
-        const double after = std::max(0.0, s.end_s - begin);
-        if (after <= 0) continue;
-        if (runnable(s, rules)) placed.push_back({r.rank, begin, s.end_s, s.cpu});
-        if (!r.share.contains(s.cpu)) {
-          outside += after;
-          outside_cpus.add(s.cpu);
-        }
-        if (r.numa_nodes.size() > 1 && !local_cpus.empty() && !local_cpus.contains(s.cpu))
-          off_node += after;
-      }
-    }
-    view.migrations[r.rank] = migrations;
-    if (window) view.startup[r.rank] = shown;
-    if (!activity_known) view.activity_unknown.push_back(r.rank);
-    if (outside > rules.min_seconds)
-      add("left_share", r.rank, outside,
-          fmt::format("rank {}'s threads were on CPUs {} outside its share {} for {} "
-                      "(thread-seconds, sampled)",
-                      r.rank, outside_cpus.to_list(), r.share.to_list(), seconds_text(outside)));
-    if (off_node > rules.min_seconds)
-      add("left_numa", r.rank, off_node,
-          fmt::format("rank {}'s threads ran {} on CPUs of NUMA nodes other than its memory's "
-                      "(nodes {})",
-                      r.rank, seconds_text(off_node), fmt::join(r.memory_nodes, ",")));
-    const int threads = std::max<int>(1, static_cast<int>(loaded->threads.size()));
-    if (migrations > rules.migrations_per_thread * threads)
-      add("migrations", r.rank, 0,
-          fmt::format("rank {}'s {} threads migrated {} times (more than {} per thread)", r.rank,
-                      loaded->threads.size(), migrations, rules.migrations_per_thread));
   }
+};
+
+// Where one rank's threads spent their time, after its start-up window (the launcher's part,
+// kept apart in `startup` so it never counts against the rank).
+struct RankTime {
+  std::optional<StartupWindow> window;
+  StartupWindow startup;  ///< the window with the time its threads spent outside the share
+  bool activity_known = true;
+  int migrations = 0;
+  double outside_s = 0, off_node_s = 0;
+  CpuSet outside_cpus;
+};
+
+// CPUs of the NUMA nodes the rank's memory was bound to: running elsewhere reads remote memory.
+CpuSet memory_local_cpus(const RankRecord& r) {
+  CpuSet local_cpus;
+  for (const RecordNumaNode& n : r.numa_nodes)
+    if (std::find(r.memory_nodes.begin(), r.memory_nodes.end(), n.os_index) != r.memory_nodes.end())
+      local_cpus |= n.cpus;
+  return local_cpus;
+}
+
+// Walks one rank's sampled spans: adds its thread-seconds per CPU to the host view, its runnable
+// spans to `placed` (for the per-core checks) and sums the time outside its share and node.
+RankTime rank_time(const LoadedRecord& loaded, const JobRules& rules, JobHost& view,
+                   std::vector<Placed>& placed) {
+  const RankRecord& r = loaded.record;
+  RankTime t;
+  t.window = startup_window(loaded, rules);
+  const double startup_end = t.window ? t.window->end_s : -1e300;
+  t.startup = t.window.value_or(StartupWindow{});
+  const CpuSet local_cpus = memory_local_cpus(r);
+  for (const RecordThread& thread : loaded.threads) {
+    t.migrations += thread.migrations;
+    for (const RecordSpan& s : thread.spans) {
+      const double len = std::max(0.0, s.end_s - s.start_s);
+      view.seconds[{s.cpu, r.rank}] += len;
+      if (s.cpu_s < 0) t.activity_known = false;
+      // The part inside the start-up window is the launcher's: shown apart.
+      const double begin = std::max(s.start_s, std::min(s.end_s, startup_end));
+      if (t.window && !r.share.contains(s.cpu) && begin > s.start_s) {
+        t.startup.outside_s += begin - s.start_s;
+        t.startup.outside_cpus.add(s.cpu);
+      }
+      const double after = std::max(0.0, s.end_s - begin);
+      if (after <= 0) continue;
+      if (runnable(s, rules)) placed.push_back({r.rank, begin, s.end_s, s.cpu});
+      if (!r.share.contains(s.cpu)) {
+        t.outside_s += after;
+        t.outside_cpus.add(s.cpu);
+      }
+      if (r.numa_nodes.size() > 1 && !local_cpus.empty() && !local_cpus.contains(s.cpu))
+        t.off_node_s += after;
+    }
+  }
+  return t;
+}
+
+// A rank's own findings from its time: off its share, off its memory's node, moved too often.
+void rank_time_findings(const LoadedRecord& loaded, const RankTime& t, const JobRules& rules,
+                        HostFindings& findings) {
+  const RankRecord& r = loaded.record;
+  if (t.outside_s > rules.min_seconds)
+    findings.add("left_share", r.rank, t.outside_s,
+                 fmt::format("rank {}'s threads were on CPUs {} outside its share {} for {} "
+                             "(thread-seconds, sampled)",
+                             r.rank, t.outside_cpus.to_list(), r.share.to_list(),
+                             seconds_text(t.outside_s)));
+  if (t.off_node_s > rules.min_seconds)
+    findings.add("left_numa", r.rank, t.off_node_s,
+                 fmt::format("rank {}'s threads ran {} on CPUs of NUMA nodes other than its "
+                             "memory's (nodes {})",
+                             r.rank, seconds_text(t.off_node_s), fmt::join(r.memory_nodes, ",")));
+  const int threads = std::max<int>(1, static_cast<int>(loaded.threads.size()));
+  if (t.migrations > rules.migrations_per_thread * threads)
+    findings.add(
+        "migrations", r.rank, 0,
+        fmt::format("rank {}'s {} threads migrated {} times (more than {} per thread)", r.rank,
+                    loaded.threads.size(), t.migrations, rules.migrations_per_thread));
+}
+
+// One rank's record into the host view and its findings; a rank without a watch gives only
+// the finding that says so.
+void merge_rank(const LoadedRecord& loaded, const JobRules& rules, JobHost& view,
+                std::vector<CpuSet>& cores, std::vector<Placed>& placed, HostFindings& findings) {
+  const RankRecord& r = loaded.record;
+  view.ranks = std::max(view.ranks, r.ranks);
+  view.ranks_seen.push_back(r.rank);
+  view.cpus |= r.allowed;
+  view.shares[r.rank] = r.share;
+  if (cores.empty()) cores = r.cores;
+  if (r.exit_status != 0)
+    findings.add("failed_rank", r.rank, 0,
+                 fmt::format("rank {} exited with status {}", r.rank, r.exit_status));
+  if (r.watch_json.empty()) {
+    findings.add("watch_failed", r.rank, 0,
+                 fmt::format("rank {} has no watch of its threads: {}", r.rank,
+                             r.watch_error.empty() ? "no reason recorded" : r.watch_error));
+    return;
+  }
+  view.threads[r.rank] = static_cast<int>(loaded.threads.size());
+  view.timelines[r.rank] = loaded.threads;
+  const RankTime t = rank_time(loaded, rules, view, placed);
+  view.migrations[r.rank] = t.migrations;
+  if (t.window) view.startup[r.rank] = t.startup;
+  if (!t.activity_known) view.activity_unknown.push_back(r.rank);
+  rank_time_findings(loaded, t, rules, findings);
+}
+
+// Ranks the node should have but no record says anything about, and two ranks given
+// intersecting shares: the launcher's or the user's mistakes, visible before any thread ran.
+void share_findings(JobHost& view, HostFindings& findings) {
   std::sort(view.ranks_seen.begin(), view.ranks_seen.end());
-  // Ranks the node should have but no record says anything about.
   std::vector<int> missing;
   for (int k = 0; k < view.ranks; ++k)
     if (!std::binary_search(view.ranks_seen.begin(), view.ranks_seen.end(), k))
       missing.push_back(k);
   if (!missing.empty())
-    add("missing_ranks", -1, 0,
-        fmt::format("no record from rank(s) {} of {} on this host", fmt::join(missing, ","),
-                    view.ranks));
-  // Two ranks given intersecting shares.
+    findings.add("missing_ranks", -1, 0,
+                 fmt::format("no record from rank(s) {} of {} on this host",
+                             fmt::join(missing, ","), view.ranks));
   for (auto a = view.shares.begin(); a != view.shares.end(); ++a)
     for (auto b = std::next(a); b != view.shares.end(); ++b) {
       CpuSet both = a->second & b->second;
       if (!both.empty())
-        add("share_overlap", b->first, 0,
-            fmt::format("ranks {} and {} were both given CPUs {}", a->first, b->first,
-                        both.to_list()));
+        findings.add("share_overlap", b->first, 0,
+                     fmt::format("ranks {} and {} were both given CPUs {}", a->first, b->first,
+                                 both.to_list()));
     }
-  // Per core: time two ranks' runnable threads sat on it together, and time it held more
-  // runnable threads than it has PUs (sleeping threads compete for nothing).
-  for (const CpuSet& core : cores) {
-    std::vector<const Placed*> on;
-    for (const Placed& p : placed)
-      if (core.contains(p.cpu)) on.push_back(&p);
-    std::map<std::pair<int, int>, double> together;
-    for (size_t i = 0; i < on.size(); ++i)
-      for (size_t j = i + 1; j < on.size(); ++j)
-        if (on[i]->rank != on[j]->rank) {
-          auto key = std::minmax(on[i]->rank, on[j]->rank);
-          together[{key.first, key.second}] += overlap(*on[i], *on[j]);
-        }
-    for (const auto& [ranks, seconds] : together)
-      if (seconds > rules.min_seconds)
-        add("shared_core", ranks.second, seconds,
-            fmt::format("ranks {} and {} had threads on core {} at the same time for {} "
-                        "(thread-seconds, sampled)",
-                        ranks.first, ranks.second, core.to_list(), seconds_text(seconds)));
-    // Sweep the start/end events for the most threads placed on the core at once.
-    std::vector<std::pair<double, int>> events;
-    for (const Placed* p : on) {
-      events.push_back({p->start, +1});
-      events.push_back({p->end, -1});
-    }
-    // Only time spent over the core's PUs counts: two threads whose runnable spans touch for
-    // one sample (a team's threads starting on a loaded machine) did not compete for the core.
-    std::sort(events.begin(), events.end());
-    const int pus = static_cast<int>(core.count());
-    int now = 0, most = 0;
-    double over_s = 0, last_t = events.empty() ? 0 : events.front().first;
-    for (const auto& e : events) {
-      if (now > pus) over_s += e.first - last_t;
-      last_t = e.first;
-      most = std::max(most, now += e.second);
-    }
-    if (most > pus && over_s > std::max(rules.min_seconds, rules.min_oversubscribed_s))
-      add("oversubscribed_core", -1, over_s,
-          fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once, "
-                      "more than its PUs for {} (placed by their last CPU; {})",
-                      core.to_list(), core.count(), most, seconds_text(over_s),
-                      view.activity_unknown.empty()
-                          ? fmt::format("runnable: at least {:.0f}% of the time on a CPU",
-                                        rules.runnable_share * 100)
-                          : "CPU time not recorded by some ranks: their waiting threads count "
-                            "too"));
+}
+
+// Time two ranks' runnable threads sat on one core together.
+void shared_core_findings(const CpuSet& core, const std::vector<const Placed*>& on,
+                          const JobRules& rules, HostFindings& findings) {
+  std::map<std::pair<int, int>, double> together;
+  for (size_t i = 0; i < on.size(); ++i)
+    for (size_t j = i + 1; j < on.size(); ++j)
+      if (on[i]->rank != on[j]->rank) {
+        auto key = std::minmax(on[i]->rank, on[j]->rank);
+        together[{key.first, key.second}] += overlap(*on[i], *on[j]);
+      }
+  for (const auto& [ranks, seconds] : together)
+    if (seconds > rules.min_seconds)
+      findings.add("shared_core", ranks.second, seconds,
+                   fmt::format("ranks {} and {} had threads on core {} at the same time for {} "
+                               "(thread-seconds, sampled)",
+                               ranks.first, ranks.second, core.to_list(), seconds_text(seconds)));
+}
+
+// Time one core held more runnable threads than it has PUs (sleeping threads compete for
+// nothing), found by sweeping the placed spans' start and end events.
+void oversubscribed_core_finding(const CpuSet& core, const std::vector<const Placed*>& on,
+                                 const JobRules& rules, const JobHost& view,
+                                 HostFindings& findings) {
+  std::vector<std::pair<double, int>> events;
+  for (const Placed* p : on) {
+    events.push_back({p->start, +1});
+    events.push_back({p->end, -1});
   }
-  // CPUs the ranks could use that no thread of the job was ever seen on.
+  // Only time spent over the core's PUs counts: two threads whose runnable spans touch for
+  // one sample (a team's threads starting on a loaded machine) did not compete for the core.
+  std::sort(events.begin(), events.end());
+  const int pus = static_cast<int>(core.count());
+  int now = 0, most = 0;
+  double over_s = 0, last_t = events.empty() ? 0 : events.front().first;
+  for (const auto& e : events) {
+    if (now > pus) over_s += e.first - last_t;
+    last_t = e.first;
+    most = std::max(most, now += e.second);
+  }
+  if (most > pus && over_s > std::max(rules.min_seconds, rules.min_oversubscribed_s))
+    findings.add(
+        "oversubscribed_core", -1, over_s,
+        fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once, "
+                    "more than its PUs for {} (placed by their last CPU; {})",
+                    core.to_list(), core.count(), most, seconds_text(over_s),
+                    view.activity_unknown.empty()
+                        ? fmt::format("runnable: at least {:.0f}% of the time on a CPU",
+                                      rules.runnable_share * 100)
+                        : "CPU time not recorded by some ranks: their waiting threads count "
+                          "too"));
+}
+
+// CPUs the ranks could use that no thread of the job was ever seen on.
+void unused_cpu_findings(const JobHost& view, HostFindings& findings) {
   CpuSet used;
   for (const auto& [key, seconds] : view.seconds)
     if (seconds > 0) used.add(key.first);
   CpuSet unused = view.cpus - used;
   if (!unused.empty())
-    add("unused_cpus", -1, 0,
-        fmt::format("CPUs {} were allowed but no thread of the job was seen there",
-                    unused.to_list()));
+    findings.add("unused_cpus", -1, 0,
+                 fmt::format("CPUs {} were allowed but no thread of the job was seen there",
+                             unused.to_list()));
+}
+
+// One host's records into its view and findings: per rank first, then what only the ranks
+// together show (missing ranks, overlapping shares, shared and oversubscribed cores, unused CPUs).
+void merge_host(const std::string& host, const std::vector<const LoadedRecord*>& records,
+                const JobRules& rules, JobReport& report) {
+  JobHost view;
+  view.host = host;
+  HostFindings findings{host, report};
+  std::vector<CpuSet> cores;
+  std::vector<Placed> placed;
+  for (const LoadedRecord* loaded : records)
+    merge_rank(*loaded, rules, view, cores, placed, findings);
+  share_findings(view, findings);
+  for (const CpuSet& core : cores) {
+    std::vector<const Placed*> on;
+    for (const Placed& p : placed)
+      if (core.contains(p.cpu)) on.push_back(&p);
+    shared_core_findings(core, on, rules, findings);
+    oversubscribed_core_finding(core, on, rules, view, findings);
+  }
+  unused_cpu_findings(view, findings);
   report.hosts.push_back(std::move(view));
 }
 

@@ -151,4 +151,6 @@ int tm_get_affinity_tid(pid_t tid, tm_cpuset* out) {
 
 const char* tm_last_error(void) { return last_error.c_str(); }
 
+const char* tm_version(void) { return TM_VERSION_STRING; }
+
 }  // extern "C"

@@ -3,12 +3,12 @@
 // run on different cores and the counter's cache line bounces between them on every
 // increment; pinned to one core, the line stays in that core's L1. Published: 5.09 ms ->
 // 1.32 ms (~4x), L1 miss rate 51% -> 3%.
+#include <array>
 #include <atomic>
+#include <memory>
 
-#include "src/experiments/counter_totals.hpp"
+#include "src/experiments/bench_runner.hpp"
 #include "src/experiments/experiments.hpp"
-#include "src/experiments/pinned_run.hpp"
-#include "src/experiments/run_interleaved.hpp"
 #include "src/experiments/variant_plans.hpp"
 
 namespace threadmap::experiments {
@@ -95,48 +95,40 @@ VariantPlan plan_contention(const Topology& topo, const CpuSet& usable) {
 Result<BenchResult> run_contention(const Topology& topo, const BenchOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
-  BenchResult r;
-  r.name = "contention";
-  r.title = "two pairs of threads, each pair incrementing its own atomic 100,000 times per thread";
-  r.unit = "ms";
-  r.higher_is_better = false;
-  r.how_measured = "wall time from the common start to the last thread's finish, per run";
-  r.published =
-      "5.09 ms -> 1.32 ms (~3.9x) with each pair pinned to one core "
-      "(thread affinity blog, Google Benchmark)";
-  r.allowed_cpus = usable->to_list();
-
+  BenchResult r = new_bench(
+      {"contention",
+       "two pairs of threads, each pair incrementing its own atomic 100,000 times per thread", "ms",
+       false, "wall time from the common start to the last thread's finish, per run",
+       "5.09 ms -> 1.32 ms (~3.9x) with each pair pinned to one core "
+       "(thread affinity blog, Google Benchmark)"},
+      *usable);
   VariantPlan plan = plan_contention(topo, *usable);
   r.variants = std::move(plan.variants);
   r.notes = std::move(plan.notes);
 
   // The published result also reports the L1 miss rate (51% -> 3%): count L1d misses (and
   // switches, migrations) per run where the machine has the counters.
-  CounterTotals totals(r.variants.size());
-  Status status =
-      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
-        PaddedCounter counters[2];
-        std::vector<CpuSet> cpus;
-        for (const ThreadPlacement& t : r.variants[index].threads) cpus.push_back(t.cpus);
-        Result<double> seconds = run_pinned(
-            cpus,
-            [&](std::size_t thread) {
-              std::atomic<long>& counter = counters[thread / 2].value;
-              for (int i = 0; i < kIncrementsPerThread; ++i)
-                counter.fetch_add(1, std::memory_order_relaxed);
-            },
-            totals.hooks_for_run(cpus.size()));
-        if (seconds && record) totals.record(index);
-        if (!seconds) return seconds.error();
-        for (const PaddedCounter& c : counters)
-          if (c.value.load() != 2L * kIncrementsPerThread)
-            return Error::from_errno(
-                EIO, "lost increments: counter ended at " + std::to_string(c.value.load()));
-        return *seconds * 1e3;
-      });
-  if (!status) return status.error();
-  for (std::size_t v = 0; v < r.variants.size(); ++v)
-    if (r.variants[v].available) r.variants[v].counters = totals.counters(v);
+  PinnedVariantRuns runs;
+  runs.count_events = true;
+  runs.prepare = [&](std::size_t index) {
+    auto counters = std::make_shared<std::array<PaddedCounter, 2>>();
+    PinnedRun run;
+    run.cpus = placement_cpus(r.variants[index]);
+    run.body = [counters](std::size_t thread) {
+      std::atomic<long>& counter = (*counters)[thread / 2].value;
+      for (int i = 0; i < kIncrementsPerThread; ++i)
+        counter.fetch_add(1, std::memory_order_relaxed);
+    };
+    run.check_after = [counters]() -> Status {
+      for (const PaddedCounter& c : *counters)
+        if (c.value.load() != 2L * kIncrementsPerThread)
+          return Error::from_errno(
+              EIO, "lost increments: counter ended at " + std::to_string(c.value.load()));
+      return {};
+    };
+    return run;
+  };
+  if (Status st = run_pinned_variants(r, options, runs); !st) return st.error();
   return r;
 }
 

@@ -17,9 +17,4 @@ std::vector<PingpongOptions::Latency> latencies_from_matrix(const latency::Matri
 /// the usable CPUs. Fails with the latency engine's message (e.g. fewer than two CPUs).
 Result<std::vector<PingpongOptions::Latency>> measure_quick_latencies(const Topology& topo);
 
-/// Why `matrix` may not describe the machine of `topo` (its CPUs differ from the machine's, or
-/// it names another CPU model); empty when nothing suggests so. Pairs chosen from a matrix of
-/// another machine are chosen by someone else's numbers.
-std::vector<std::string> matrix_mismatch_notes(const latency::Matrix& matrix, const Topology& topo);
-
 }  // namespace threadmap::experiments

@@ -3,13 +3,13 @@
 // costs a migration, a context switch, and a cold L1/TLB on arrival. Published: migrations,
 // context switches, L1 and TLB misses measured with perf.
 #include <algorithm>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 
-#include "src/experiments/counter_totals.hpp"
+#include "src/experiments/bench_runner.hpp"
 #include "src/experiments/experiments.hpp"
-#include "src/experiments/pinned_run.hpp"
-#include "src/experiments/run_interleaved.hpp"
 #include "threadmap/affinity.hpp"
 
 namespace threadmap::experiments {
@@ -42,25 +42,9 @@ void sort_rounds(std::size_t thread, long rounds, bool hop, const std::vector<in
   }
 }
 
-}  // namespace
-
-Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& options) {
-  Result<CpuSet> usable = usable_cpus(topo);
-  if (!usable) return usable.error();
-  BenchResult r;
-  r.name = "migrate";
-  r.title = "threads sorting 10,000 ints per round: left alone, staying put, hopping CPUs";
-  r.unit = "ms";
-  r.higher_is_better = false;
-  r.how_measured = "wall time for every thread to finish its rounds";
-  r.published =
-      "hopping threads pay in migrations, context switches, L1 and TLB misses "
-      "(task migration post, measured with perf)";
-  r.allowed_cpus = usable->to_list();
-  const std::vector<int> cpus = usable->to_vector();
-  const std::size_t threads = std::min(cpus.size(), kMaxThreads);
-  const long rounds = options.quick ? 20 : 200;
-
+// OS placement (the baseline), one CPU each, and hopping: the same sorters, placed three ways.
+std::vector<Variant> migrate_variants(const CpuSet& usable, std::size_t threads) {
+  const std::vector<int> cpus = usable.to_vector();
   Variant os;
   os.name = "os";
   os.label = "OS placement";
@@ -76,46 +60,67 @@ Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& option
     const std::string role = "sorter " + std::to_string(t + 1);
     os.threads.push_back({role, {}});
     stay.threads.push_back({role, CpuSet{cpus[t]}});
-    hop.threads.push_back({role, *usable});
+    hop.threads.push_back({role, usable});
   }
   os.placement = std::to_string(threads) + " threads, not pinned";
   stay.placement =
       std::to_string(threads) + " threads on CPUs " +
       CpuSet::from_vector({cpus.begin(), cpus.begin() + static_cast<long>(threads)}).to_list();
   hop.placement = std::to_string(threads) + " threads, each re-pinned to a random CPU of " +
-                  usable->to_list() + " before every round";
+                  usable.to_list() + " before every round";
   if (cpus.size() < 2) {
     hop.available = false;
-    hop.unavailable_reason = "only one usable CPU (" + usable->to_list() + "): nowhere to hop";
+    hop.unavailable_reason = "only one usable CPU (" + usable.to_list() + "): nowhere to hop";
   }
-  r.variants = {os, stay, hop};
+  return {os, stay, hop};
+}
+
+// What one run's sorters share: the seed of this run and the first pinning error of a hopper.
+struct SortRun {
+  unsigned seed = 0;
+  std::mutex lock;
+  std::optional<Error> error;
+};
+
+}  // namespace
+
+Result<BenchResult> run_migrate(const Topology& topo, const BenchOptions& options) {
+  Result<CpuSet> usable = usable_cpus(topo);
+  if (!usable) return usable.error();
+  BenchResult r = new_bench(
+      {"migrate", "threads sorting 10,000 ints per round: left alone, staying put, hopping CPUs",
+       "ms", false, "wall time for every thread to finish its rounds",
+       "hopping threads pay in migrations, context switches, L1 and TLB misses "
+       "(task migration post, measured with perf)"},
+      *usable);
+  const std::vector<int> cpus = usable->to_vector();
+  const std::size_t threads = std::min(cpus.size(), kMaxThreads);
+  const long rounds = options.quick ? 20 : 200;
+  r.variants = migrate_variants(*usable, threads);
   r.notes.push_back(std::to_string(rounds) + " rounds per thread, each sorting " +
                     std::to_string(kIntsPerSort) + " random ints");
 
-  CounterTotals totals(r.variants.size());
   unsigned seed = 1;
-  Status status =
-      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
-        // Hopping threads start unpinned and pin themselves anew before every round.
-        const bool hopping = r.variants[index].name == "hop";
-        std::vector<CpuSet> placement;
-        for (const ThreadPlacement& t : r.variants[index].threads)
-          placement.push_back(hopping ? CpuSet{} : t.cpus);
-        ++seed;
-        std::mutex lock;
-        std::optional<Error> error;
-        Result<double> seconds = run_pinned(
-            placement,
-            [&](std::size_t t) { sort_rounds(t, rounds, hopping, cpus, seed, lock, error); },
-            totals.hooks_for_run(placement.size()));
-        if (!seconds) return seconds.error();
-        if (error) return *error;
-        if (record) totals.record(index);
-        return *seconds * 1e3;
-      });
-  if (!status) return status.error();
-  for (std::size_t v = 0; v < r.variants.size(); ++v)
-    if (r.variants[v].available) r.variants[v].counters = totals.counters(v);
+  PinnedVariantRuns runs;
+  runs.count_events = true;
+  runs.prepare = [&](std::size_t index) {
+    // Hopping threads start unpinned and pin themselves anew before every round.
+    const bool hopping = r.variants[index].name == "hop";
+    auto state = std::make_shared<SortRun>();
+    state->seed = ++seed;
+    PinnedRun run;
+    for (const ThreadPlacement& t : r.variants[index].threads)
+      run.cpus.push_back(hopping ? CpuSet{} : t.cpus);
+    run.body = [state, hopping, rounds, &cpus](std::size_t t) {
+      sort_rounds(t, rounds, hopping, cpus, state->seed, state->lock, state->error);
+    };
+    run.check_after = [state]() -> Status {
+      if (state->error) return *state->error;
+      return {};
+    };
+    return run;
+  };
+  if (Status st = run_pinned_variants(r, options, runs); !st) return st.error();
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include "src/experiments/registry.hpp"
 
 #include "src/experiments/latency_pairs.hpp"
+#include "src/latency/matrix_mismatch.hpp"
 
 namespace threadmap::experiments {
 namespace {
@@ -33,7 +34,7 @@ Result<BenchResult> pingpong(const Topology& topo, const BenchRequest& request) 
     if (!matrix) return matrix.error();
     ping.latencies = latencies_from_matrix(*matrix);
     ping.latency_source = request.latency_file;
-    ping.latency_notes = matrix_mismatch_notes(*matrix, topo);
+    ping.latency_notes = latency::matrix_mismatch_notes(*matrix, topo);
   } else if (request.latency_matrix) {
     ping.latencies = latencies_from_matrix(*request.latency_matrix);
     ping.latency_source = request.latency_source;

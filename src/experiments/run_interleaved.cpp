@@ -20,37 +20,33 @@ void summarize(BenchResult& result, const std::vector<std::vector<double>>& samp
   compute_ratios(result);
 }
 
-}  // namespace
-
-Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once) {
-  if (options.runs < 1)
-    return Error::invalid("bad run count " + std::to_string(options.runs) + ": need at least 1");
-  const std::function<double()> now = options.clock_s ? options.clock_s : steady_seconds;
-  result.quick = options.quick;
-  RoundsTaken& rounds = result.rounds;
+// The rounds to run and the rule for adding more, stated in the result before any round runs.
+void plan_rounds(RoundsTaken& rounds, const BenchOptions& options) {
   rounds = {};
   rounds.planned = options.runs;
   rounds.cap = std::max(options.runs, options.max_runs);
   rounds.time_factor = std::max(0.0, options.added_time_factor);
-  rounds.share_s = std::max(0.0, options.share_s);
   rounds.budget = fmt::format(
       "while a verdict is unclear and more runs could settle it, interleaved rounds are added "
       "for at most {:g}x the planned rounds' time (at least {:g} s), up to {} rounds in all",
       rounds.time_factor, options.min_added_s, rounds.cap);
+  rounds.share_s = std::max(0.0, options.share_s);
   if (rounds.share_s > 0)
     rounds.budget += fmt::format(
         "; within the bench's share of the report's budget, {:.1f} s: planned rounds stop when "
         "the next would not fit (after at least {}), added rounds get what is left",
         rounds.share_s, std::min(3, options.runs));
+}
 
-  MachineWatch watch;
-  if (options.watch_machine) {
-    auto cpus = CpuSet::parse_list(result.allowed_cpus);
-    watch.start(cpus ? *cpus : CpuSet{}, options.idle_window_ms);
-  }
-  std::vector<std::vector<double>> samples(result.variants.size());
-  // Round 0 is the unrecorded warm-up.
-  auto run_round = [&](int round, const std::string& of) -> Status {
+// Runs rounds: every available variant once per round, in order, so drift is shared by all.
+struct RoundRunner {
+  BenchResult& result;
+  const BenchOptions& options;
+  const RunOnce& once;
+  std::vector<std::vector<double>> samples;
+
+  // Round 0 is the unrecorded warm-up; `of` is the "of N" of the progress line.
+  Status run(int round, const std::string& of) {
     const bool record = round > 0;
     if (options.progress)
       options.progress(result.name + (record ? ": run " + std::to_string(round) + " of " + of
@@ -63,11 +59,16 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
       if (record) samples[v].push_back(*sample);
     }
     return {};
-  };
-  const double bench_start = now();
-  if (Status st = run_round(0, ""); !st) return st;
-  const double planned_start = now();
-  // The share's stop rule, judged by the mean round so far (the warm-up counts as one).
+  }
+};
+
+// The planned rounds, after the warm-up that began at `bench_start`. With a share of a budget,
+// a round that would not fit it (judged by the mean round so far, the warm-up counted as one)
+// is not started, once at least 3 ran. Returns the planned rounds run.
+Result<int> run_planned_rounds(RoundRunner& runner, const std::function<double()>& now,
+                               double bench_start) {
+  const BenchOptions& options = runner.options;
+  RoundsTaken& rounds = runner.result.rounds;
   auto next_round_fits = [&](int rounds_done) {
     if (rounds.share_s <= 0) return true;
     const double spent = now() - bench_start;
@@ -79,14 +80,20 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
       rounds.share_reached = true;
       break;
     }
-    if (Status st = run_round(round, std::to_string(options.runs)); !st) return st;
+    if (Status st = runner.run(round, std::to_string(options.runs)); !st) return st.error();
     planned_done = round;
   }
-  const double planned_end = now();
-  rounds.planned_s = planned_end - planned_start;
-  summarize(result, samples);
+  return planned_done;
+}
 
-  // Added rounds: each must fit what is left of the budget, judged by the mean round so far.
+// After the planned rounds: one more round at a time while a verdict is unclear and could
+// settle, each only if it fits what is left of the budget (judged by the mean round so far).
+// Returns the rounds run in all; the reason it stopped goes into result.rounds.
+Result<int> add_rounds(RoundRunner& runner, const std::function<double()>& now, double bench_start,
+                       double planned_start, double planned_end, int planned_done) {
+  BenchResult& result = runner.result;
+  const BenchOptions& options = runner.options;
+  RoundsTaken& rounds = result.rounds;
   double budget_s = rounds.time_factor > 0 ? std::max(rounds.time_factor * rounds.planned_s,
                                                       std::max(0.0, options.min_added_s))
                                            : 0;
@@ -94,40 +101,71 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
     budget_s = std::min(budget_s, std::max(0.0, rounds.share_s - (planned_end - bench_start)));
   rounds.budget_s = budget_s;
   int round = planned_done;
+  if (rounds.share_reached) {
+    rounds.stop_reason = fmt::format(
+        "share of the budget reached ({:.1f} s) after {} of {} planned rounds; no round added",
+        rounds.share_s, planned_done, options.runs);
+    return round;
+  }
   for (;;) {
-    if (rounds.share_reached) {
-      rounds.stop_reason = fmt::format(
-          "share of the budget reached ({:.1f} s) after {} of {} planned rounds; no round added",
-          rounds.share_s, planned_done, options.runs);
-      break;
-    }
     if (!verdicts_could_settle(result)) {
       rounds.stop_reason = rounds.added == 0 && round == planned_done
                                ? "no round added: every verdict is clear or more runs could not "
                                  "make it clear (effect below the minimum)"
                                : "stopped adding: every verdict is clear or more runs could not "
                                  "make it clear";
-      break;
+      return round;
     }
     if (round >= rounds.cap) {
       rounds.stop_reason =
           fmt::format("round cap reached ({} rounds) with a verdict unclear", rounds.cap);
-      break;
+      return round;
     }
     const double mean_round_s = (now() - planned_start) / round;
     if (now() - planned_end + mean_round_s > budget_s) {
       rounds.stop_reason =
           fmt::format("time budget reached ({:.1f} s added of {:.1f} s) with a verdict unclear",
                       now() - planned_end, budget_s);
-      break;
+      return round;
     }
     ++round;
     ++rounds.added;
-    if (Status st = run_round(round, "up to " + std::to_string(rounds.cap)); !st) return st;
-    summarize(result, samples);
+    if (Status st = runner.run(round, "up to " + std::to_string(rounds.cap)); !st)
+      return st.error();
+    summarize(result, runner.samples);
   }
-  rounds.added_s = now() - planned_end;
-  result.runs = round;
+}
+
+}  // namespace
+
+Status run_interleaved(BenchResult& result, const BenchOptions& options, const RunOnce& once) {
+  if (options.runs < 1)
+    return Error::invalid("bad run count " + std::to_string(options.runs) + ": need at least 1");
+  const std::function<double()> now = options.clock_s ? options.clock_s : steady_seconds;
+  result.quick = options.quick;
+  plan_rounds(result.rounds, options);
+
+  MachineWatch watch;
+  if (options.watch_machine) {
+    auto cpus = CpuSet::parse_list(result.allowed_cpus);
+    watch.start(cpus ? *cpus : CpuSet{}, options.idle_window_ms);
+  }
+  RoundRunner runner{result, options, once,
+                     std::vector<std::vector<double>>(result.variants.size())};
+  const double bench_start = now();
+  if (Status st = runner.run(0, ""); !st) return st;
+  const double planned_start = now();
+  Result<int> planned_done = run_planned_rounds(runner, now, bench_start);
+  if (!planned_done) return planned_done.error();
+  const double planned_end = now();
+  result.rounds.planned_s = planned_end - planned_start;
+  summarize(result, runner.samples);
+
+  Result<int> rounds_run =
+      add_rounds(runner, now, bench_start, planned_start, planned_end, *planned_done);
+  if (!rounds_run) return rounds_run.error();
+  result.rounds.added_s = now() - planned_end;
+  result.runs = *rounds_run;
   if (options.watch_machine) result.machine_state = watch.finish();
   return {};
 }

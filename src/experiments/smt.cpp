@@ -8,9 +8,8 @@
 #include <numeric>
 #include <vector>
 
+#include "src/experiments/bench_runner.hpp"
 #include "src/experiments/experiments.hpp"
-#include "src/experiments/pinned_run.hpp"
-#include "src/experiments/run_interleaved.hpp"
 #include "src/experiments/variant_plans.hpp"
 
 namespace threadmap::experiments {
@@ -103,17 +102,12 @@ VariantPlan plan_smt(const Topology& topo, const CpuSet& usable) {
 Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
-  BenchResult r;
-  r.name = "smt";
-  r.title = "float workloads alone, on two cores, and on two SMT siblings of one core";
-  r.unit = "ms";
-  r.higher_is_better = false;
-  r.how_measured = "wall time for every thread to finish one workload (same work per thread)";
-  r.published =
-      "accumulate: no slowdown on SMT siblings; sum of sin: >75% slower on siblings "
-      "(\"C++11 threads, affinity and hyperthreading\")";
-  r.allowed_cpus = usable->to_list();
-
+  BenchResult r = new_bench(
+      {"smt", "float workloads alone, on two cores, and on two SMT siblings of one core", "ms",
+       false, "wall time for every thread to finish one workload (same work per thread)",
+       "accumulate: no slowdown on SMT siblings; sum of sin: >75% slower on siblings "
+       "(\"C++11 threads, affinity and hyperthreading\")"},
+      *usable);
   VariantPlan plan = plan_smt(topo, *usable);
   r.variants = std::move(plan.variants);
   r.notes = std::move(plan.notes);
@@ -127,15 +121,13 @@ Result<BenchResult> run_smt(const Topology& topo, const BenchOptions& options) {
     workload_of.push_back(v.name.rfind("accumulate", 0) == 0 ? &workloads[0] : &workloads[1]);
 
   const long scale = options.quick ? 10 : 1;
-  Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
-    const Workload& w = *workload_of[index];
-    std::vector<CpuSet> cpus;
-    for (const ThreadPlacement& t : r.variants[index].threads) cpus.push_back(t.cpus);
-    Result<double> seconds = run_pinned(cpus, [&](std::size_t) { w.run(w.full_size / scale); });
-    if (!seconds) return seconds.error();
-    return *seconds * 1e3;
-  });
-  if (!status) return status.error();
+  PinnedVariantRuns runs;
+  runs.prepare = [&](std::size_t index) {
+    const Workload* w = workload_of[index];
+    return PinnedRun{placement_cpus(r.variants[index]),
+                     [w, scale](std::size_t) { w->run(w->full_size / scale); }};
+  };
+  if (Status st = run_pinned_variants(r, options, runs); !st) return st.error();
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "src/experiments/bench_runner.hpp"
 #include "src/experiments/experiments.hpp"
 #include "src/experiments/run_interleaved.hpp"
 #include "src/os/files.hpp"
@@ -25,6 +26,144 @@ std::string seconds_text(double seconds) {
   return buffer;
 }
 
+// Per creator count the bench runs glibc, the cache, and the hand-off floor (what passing a job
+// to a waiting thread and back costs at best here: 1 pair through spinning cache lines, N pairs
+// through futex wake/wait), so the cache is judged against both in the same run.
+enum class Side { kGlibc, kCache, kFloor };
+
+// What variant i runs: its creator count and side.
+struct Setup {
+  int creators;
+  Side side;
+};
+
+// Why the bench cannot run: a tool it starts is missing; empty when both are there.
+std::string missing_tool(const SpawnOptions& options) {
+  for (const auto& [path, what] : {std::pair{options.spawn_binary, "the spawn benchmark program"},
+                                   std::pair{options.cache_library, "the thread cache library"}})
+    if (!exists(path))
+      return std::string(what) +
+             (path.empty() ? std::string(" was not found") : " '" + path + "'") +
+             " is not built (build the threadmap-spawn and "
+             "threadmap-cache targets)";
+  return "";
+}
+
+Variant spawn_variant(const Setup& setup) {
+  const int creators = setup.creators;
+  const std::string suffix = std::to_string(creators) + "-creator" + (creators > 1 ? "s" : "");
+  const std::string who = std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ");
+  Variant v;
+  if (setup.side == Side::kFloor) {
+    v.name = "floor-" + suffix;
+    v.label = who + "hand-off floor";
+    v.placement = creators == 1 ? "1 pair of threads exchanging a job through two spinning "
+                                  "cache lines (round trips/s)"
+                                : std::to_string(creators) +
+                                      " pairs of threads exchanging jobs through futex "
+                                      "wake/wait (round trips/s)";
+    for (int c = 0; c < creators; ++c) v.threads.push_back({"pair " + std::to_string(c + 1), {}});
+    return v;
+  }
+  bool cache = setup.side == Side::kCache;
+  v.name = (cache ? "cache-" : "no-cache-") + suffix;
+  v.label = who + (cache ? "thread cache" : "no cache");
+  v.baseline = cache ? "no-cache-" + suffix : "";
+  v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
+                ", not pinned" + (cache ? "; thread cache preloaded" : "");
+  for (int c = 0; c < creators; ++c) v.threads.push_back({"creator " + std::to_string(c + 1), {}});
+  return v;
+}
+
+// One creator, and as many creators as usable CPUs; each with its three sides.
+std::vector<Setup> spawn_setups(const CpuSet& usable) {
+  std::vector<int> creator_counts{1};
+  if (usable.count() > 1) creator_counts.push_back(static_cast<int>(usable.count()));
+  std::vector<Setup> setups;
+  for (int creators : creator_counts)
+    for (Side side : {Side::kGlibc, Side::kCache, Side::kFloor}) setups.push_back({creators, side});
+  return setups;
+}
+
+// System calls per create+join, per variant, as threadmap-spawn counted them in its runs.
+struct SyscallSamples {
+  std::vector<std::vector<double>> per_variant;
+  std::vector<std::string> missing;  ///< per variant: why a run could not count them
+};
+
+// One run of threadmap-spawn for `setup` (with the cache preloaded on the cache side), read
+// from the JSON it prints; keeps its system-call count when `record`.
+Result<double> run_spawn_once(const SpawnOptions& options, const Setup& setup, double seconds,
+                              bool record, std::size_t index, SyscallSamples& syscalls) {
+  os::LaunchSpec spec;
+  spec.argv = {options.spawn_binary, "--creators",          std::to_string(setup.creators),
+               "--seconds",          seconds_text(seconds), "--json"};
+  if (setup.side == Side::kFloor)
+    spec.argv.push_back("--floor");
+  else
+    spec.argv.insert(spec.argv.end(), {"--variant", "pthread"});
+  spec.search_path = false;
+  // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
+  if (setup.side == Side::kCache) spec.preload.push_back(options.cache_library);
+  Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
+  if (!out) return out.error();
+  if (out->exit_status != 0)
+    return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +
+                                      std::to_string(out->exit_status) + ": " +
+                                      out->stderr_text.substr(0, 200));
+  const char* key = setup.side == Side::kFloor ? "round_trips_per_second" : "threads_per_second";
+  nlohmann::json doc = nlohmann::json::parse(out->stdout_text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains(key) || !doc[key].is_number())
+    return Error::from_errno(EIO, "'" + options.spawn_binary + "' did not print JSON with " + key +
+                                      ": " + out->stdout_text.substr(0, 200));
+  if (record && setup.side != Side::kFloor) {
+    if (doc.contains("syscalls_per_cycle") && doc["syscalls_per_cycle"].is_number())
+      syscalls.per_variant[index].push_back(doc["syscalls_per_cycle"].get<double>());
+    else
+      syscalls.missing[index] = "the kernel did not let threadmap-spawn count system calls";
+  }
+  return doc[key].get<double>();
+}
+
+Counter syscall_counter(const std::vector<double>& samples, const std::string& missing) {
+  Counter c;
+  c.name = "syscalls_per_create_join";
+  c.unit = "system calls per create+join";
+  c.how =
+      "raw_syscalls:sys_enter tracepoint over every thread (perf_event_open, inherited), in "
+      "a shorter pass before the timed one (the tracepoint slows every system call), "
+      "measured";
+  c.supported = !samples.empty() && missing.empty();
+  if (c.supported)
+    c.median = summarize_runs(samples).median;
+  else
+    c.reason = missing.empty() ? "not measured" : missing;
+  return c;
+}
+
+// The cache against the floor measured beside it (the same rounds, interleaved). A
+// percentage is only stated when the rank test separates the two; otherwise the ranges are.
+std::string cache_against_floor(const Variant& cache, const Variant& floor) {
+  const std::string who = cache.label.substr(0, cache.label.find(','));
+  const Verdict verdict =
+      compare_samples(cache.value.samples, floor.value.samples, /*higher_is_better=*/true);
+  char text[400];
+  if (verdict.clear())
+    std::snprintf(text, sizeof text,
+                  "%s: the cache runs at %.0f%% of the hand-off floor measured in the same run "
+                  "(%.0f threads/s vs %.0f round trips/s, medians; %s)",
+                  who.c_str(), 100.0 * cache.value.median / floor.value.median, cache.value.median,
+                  floor.value.median, verdict.basis.c_str());
+  else
+    std::snprintf(text, sizeof text,
+                  "%s: no clear difference between the cache and the hand-off floor measured in "
+                  "the same run (cache %.0f..%.0f threads/s, floor %.0f..%.0f round trips/s; "
+                  "%s)",
+                  who.c_str(), cache.value.min, cache.value.max, floor.value.min, floor.value.max,
+                  verdict.reason.c_str());
+  return text;
+}
+
 }  // namespace
 
 SpawnOptions locate_spawn_tools() {
@@ -35,159 +174,57 @@ SpawnOptions locate_spawn_tools() {
   return tools;
 }
 
+namespace {
+
+// Each run's length: 1 s (0.2 s quick), shortened (to no less than 0.1 s) when the bench has a
+// share of a budget, so that the warm-up and the planned rounds of every variant fit in it
+// (a fifth kept for starting the program each time).
+double run_seconds(const SpawnOptions& options, std::size_t setups) {
+  double seconds = options.quick ? 0.2 : 1.0;
+  if (options.share_s > 0)
+    seconds = std::clamp(
+        0.8 * options.share_s / static_cast<double>(setups * (std::max(options.runs, 1) + 1)), 0.1,
+        seconds);
+  return std::round(seconds * 100) / 100;
+}
+
+}  // namespace
+
 Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options) {
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
   const std::string title =
       "threads created and joined per second, without and with the "
       "thread cache";
-  for (const auto& [path, what] : {std::pair{options.spawn_binary, "the spawn benchmark program"},
-                                   std::pair{options.cache_library, "the thread cache library"}})
-    if (!exists(path))
-      return unavailable_bench(
-          "spawn", title,
-          std::string(what) + (path.empty() ? std::string(" was not found") : " '" + path + "'") +
-              " is not built (build the threadmap-spawn and "
-              "threadmap-cache targets)");
-  BenchResult r;
-  r.name = "spawn";
-  r.title = title;
-  r.unit = "threads/s";
-  r.higher_is_better = true;
-  r.published =
-      "158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 creator "
-      "(Dice & Kogan)";
-  r.allowed_cpus = usable->to_list();
-
-  std::vector<int> creator_counts{1};
-  if (usable->count() > 1) creator_counts.push_back(static_cast<int>(usable->count()));
-  // Per creator count: glibc, the cache, and the hand-off floor (what passing a job to a
-  // waiting thread and back costs at best here: 1 pair through spinning cache lines, N pairs
-  // through futex wake/wait), so the cache is judged against both in the same run.
-  enum class Side { kGlibc, kCache, kFloor };
-  struct Setup {
-    int creators;
-    Side side;
-  };
-  std::vector<Setup> setups;
-  for (int creators : creator_counts) {
-    const std::string suffix = std::to_string(creators) + "-creator" + (creators > 1 ? "s" : "");
-    const std::string who =
-        std::to_string(creators) + (creators > 1 ? " creators, " : " creator, ");
-    for (Side side : {Side::kGlibc, Side::kCache, Side::kFloor}) {
-      Variant v;
-      if (side == Side::kFloor) {
-        v.name = "floor-" + suffix;
-        v.label = who + "hand-off floor";
-        v.placement = creators == 1 ? "1 pair of threads exchanging a job through two spinning "
-                                      "cache lines (round trips/s)"
-                                    : std::to_string(creators) +
-                                          " pairs of threads exchanging jobs through futex "
-                                          "wake/wait (round trips/s)";
-        for (int c = 0; c < creators; ++c)
-          v.threads.push_back({"pair " + std::to_string(c + 1), {}});
-      } else {
-        bool cache = side == Side::kCache;
-        v.name = (cache ? "cache-" : "no-cache-") + suffix;
-        v.label = who + (cache ? "thread cache" : "no cache");
-        v.baseline = cache ? "no-cache-" + suffix : "";
-        v.placement = std::to_string(creators) + " creator thread" + (creators > 1 ? "s" : "") +
-                      ", not pinned" + (cache ? "; thread cache preloaded" : "");
-        for (int c = 0; c < creators; ++c)
-          v.threads.push_back({"creator " + std::to_string(c + 1), {}});
-      }
-      r.variants.push_back(v);
-      setups.push_back({creators, side});
-    }
-  }
-
-  // Each run's length: 1 s (0.2 s quick), shortened (to no less than 0.1 s) when the bench has a
-  // share of a budget, so that the warm-up and the planned rounds of every variant fit in it
-  // (a fifth kept for starting the program each time).
-  double seconds = options.quick ? 0.2 : 1.0;
-  if (options.share_s > 0)
-    seconds = std::clamp(0.8 * options.share_s /
-                             static_cast<double>(setups.size() * (std::max(options.runs, 1) + 1)),
-                         0.1, seconds);
-  seconds = std::round(seconds * 100) / 100;
-  r.how_measured = "threads_per_second reported by threadmap-spawn over a " +
-                   seconds_text(seconds) + " s run (creators loop pthread_create + join)";
+  if (std::string missing = missing_tool(options); !missing.empty())
+    return unavailable_bench("spawn", title, missing);
+  const std::vector<Setup> setups = spawn_setups(*usable);
+  const double seconds = run_seconds(options, setups.size());
+  BenchResult r =
+      new_bench({"spawn", title, "threads/s", true,
+                 "threads_per_second reported by threadmap-spawn over a " + seconds_text(seconds) +
+                     " s run (creators loop pthread_create + join)",
+                 "158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 "
+                 "creator (Dice & Kogan)"},
+                *usable);
+  for (const Setup& setup : setups) r.variants.push_back(spawn_variant(setup));
   r.notes.push_back("the thread cache is " + options.cache_library + ", preloaded with LD_PRELOAD");
-  std::vector<std::vector<double>> syscalls(setups.size());
-  std::vector<std::string> syscalls_missing(setups.size());
-  Status status =
-      run_interleaved(r, options, [&](std::size_t index, bool record) -> Result<double> {
-        const Setup& s = setups[index];
-        os::LaunchSpec spec;
-        spec.argv = {options.spawn_binary, "--creators",          std::to_string(s.creators),
-                     "--seconds",          seconds_text(seconds), "--json"};
-        if (s.side == Side::kFloor)
-          spec.argv.push_back("--floor");
-        else
-          spec.argv.insert(spec.argv.end(), {"--variant", "pthread"});
-        spec.search_path = false;
-        // Composed like `run`'s LD_PRELOAD: a sanitizer runtime already preloaded stays first.
-        if (s.side == Side::kCache) spec.preload.push_back(options.cache_library);
-        Result<os::CapturedRun> out = os::run_captured(spec, 30 + 5 * seconds);
-        if (!out) return out.error();
-        if (out->exit_status != 0)
-          return Error::from_errno(EIO, "'" + options.spawn_binary + "' exited with status " +
-                                            std::to_string(out->exit_status) + ": " +
-                                            out->stderr_text.substr(0, 200));
-        const char* key = s.side == Side::kFloor ? "round_trips_per_second" : "threads_per_second";
-        nlohmann::json doc = nlohmann::json::parse(out->stdout_text, nullptr, false);
-        if (doc.is_discarded() || !doc.is_object() || !doc.contains(key) || !doc[key].is_number())
-          return Error::from_errno(EIO, "'" + options.spawn_binary + "' did not print JSON with " +
-                                            key + ": " + out->stdout_text.substr(0, 200));
-        if (record && s.side != Side::kFloor) {
-          if (doc.contains("syscalls_per_cycle") && doc["syscalls_per_cycle"].is_number())
-            syscalls[index].push_back(doc["syscalls_per_cycle"].get<double>());
-          else
-            syscalls_missing[index] = "the kernel did not let threadmap-spawn count system calls";
-        }
-        return doc[key].get<double>();
-      });
+
+  SyscallSamples syscalls{std::vector<std::vector<double>>(setups.size()),
+                          std::vector<std::string>(setups.size())};
+  Status status = run_interleaved(r, options, [&](std::size_t index, bool record) {
+    return run_spawn_once(options, setups[index], seconds, record, index, syscalls);
+  });
   if (!status) return status.error();
   for (std::size_t i = 0; i < setups.size(); ++i) {
     if (setups[i].side == Side::kFloor) continue;
-    Counter c;
-    c.name = "syscalls_per_create_join";
-    c.unit = "system calls per create+join";
-    c.how =
-        "raw_syscalls:sys_enter tracepoint over every thread (perf_event_open, inherited), in "
-        "a shorter pass before the timed one (the tracepoint slows every system call), "
-        "measured";
-    c.supported = !syscalls[i].empty() && syscalls_missing[i].empty();
-    if (c.supported)
-      c.median = summarize_runs(syscalls[i]).median;
-    else
-      c.reason = syscalls_missing[i].empty() ? "not measured" : syscalls_missing[i];
-    r.variants[i].counters.push_back(c);
+    r.variants[i].counters.push_back(syscall_counter(syscalls.per_variant[i], syscalls.missing[i]));
   }
-  // The cache against the floor measured beside it (the same rounds, interleaved). A
-  // percentage is only stated when the rank test separates the two; otherwise the ranges are.
   for (std::size_t i = 0; i + 2 < setups.size(); i += 3) {
     const Variant& cache = r.variants[i + 1];
     const Variant& floor = r.variants[i + 2];
     if (cache.value.median <= 0 || floor.value.median <= 0) continue;
-    const std::string who = cache.label.substr(0, cache.label.find(','));
-    const Verdict verdict =
-        compare_samples(cache.value.samples, floor.value.samples, /*higher_is_better=*/true);
-    char text[400];
-    if (verdict.clear())
-      std::snprintf(text, sizeof text,
-                    "%s: the cache runs at %.0f%% of the hand-off floor measured in the same run "
-                    "(%.0f threads/s vs %.0f round trips/s, medians; %s)",
-                    who.c_str(), 100.0 * cache.value.median / floor.value.median,
-                    cache.value.median, floor.value.median, verdict.basis.c_str());
-    else
-      std::snprintf(text, sizeof text,
-                    "%s: no clear difference between the cache and the hand-off floor measured in "
-                    "the same run (cache %.0f..%.0f threads/s, floor %.0f..%.0f round trips/s; "
-                    "%s)",
-                    who.c_str(), cache.value.min, cache.value.max, floor.value.min, floor.value.max,
-                    verdict.reason.c_str());
-    r.notes.push_back(text);
+    r.notes.push_back(cache_against_floor(cache, floor));
   }
   return r;
 }

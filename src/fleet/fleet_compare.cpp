@@ -90,12 +90,13 @@ void compare_metric(const std::string& metric, std::vector<Sample>& samples, dou
       off(samples[i], median, noise.floor);
 }
 
-void compare_group(const std::vector<const HostRecord*>& members, const std::string& key,
-                   const FleetRules& rules, FleetGroup& group,
-                   std::map<const HostRecord*, std::vector<Difference>>& found,
-                   std::vector<SetAside>& aside) {
+using Found = std::map<const HostRecord*, std::vector<Difference>>;
+
+// Categorical items: the value more than half the hosts share is the reference, and each host
+// that differs from it is named.
+void categorical_differences(const std::vector<const HostRecord*>& members, FleetGroup& group,
+                             Found& found) {
   const size_t n = members.size();
-  // Categorical items: the value more than half the hosts share is the reference.
   for (const Item& item : items()) {
     std::map<std::string, size_t> votes;
     for (const HostRecord* h : members) ++votes[item.value(*h)];
@@ -120,7 +121,13 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
                                     v.empty() ? "unknown" : v, best->second, n, best->first)});
     }
   }
-  // Measurements: only of hosts that measured under fair conditions.
+}
+
+// The hosts whose measurements may be compared: an unstable matrix or a busy machine is set
+// aside with the reason, so its numbers never move the group's median.
+std::vector<const HostRecord*> fair_hosts(const std::vector<const HostRecord*>& members,
+                                          const std::string& key, FleetGroup& group,
+                                          std::vector<SetAside>& aside) {
   std::vector<const HostRecord*> fair;
   for (const HostRecord* h : members) {
     if (h->stability == "unknown" && h->machine_verdict == "unknown") ++group.conditions_unknown;
@@ -136,8 +143,13 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
       fair.push_back(h);
     }
   }
-  if (fair.size() < static_cast<size_t>(rules.min_hosts_for_median)) return;
-  // Latency per CPU: off the group's median beyond its noise floor and the CPU's intervals.
+  return fair;
+}
+
+// Latency per CPU: off the group's median beyond its noise floor and the CPU's intervals; one
+// finding per host listing its first few CPUs.
+void latency_differences(const std::vector<const HostRecord*>& fair, const FleetRules& rules,
+                         FleetGroup& group, Found& found) {
   std::map<int, std::vector<Sample>> rows;
   for (const HostRecord* h : fair)
     for (const auto& [cpu, ns] : h->latency_row_ns) {
@@ -168,7 +180,11 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
                                 "its interval): {}",
                                 worst[h], floor_of[h], rules.latency_ci_factor, list)});
   }
-  // Benchmarks.
+}
+
+// Benchmarks: each bench's median per host against the group's, in the bench's direction.
+void bench_differences(const std::vector<const HostRecord*>& fair, const FleetRules& rules,
+                       FleetGroup& group, Found& found) {
   std::map<std::string, std::vector<Sample>> values;
   for (const HostRecord* h : fair)
     for (const auto& [bench, v] : h->bench_median) values[bench].push_back({h, v, 0.0});
@@ -187,6 +203,17 @@ void compare_group(const std::vector<const HostRecord*>& members, const std::str
                                     bench, x.value, unit, med, worse ? "worse" : "better",
                                     std::max(x.value / med, med / x.value), floor)});
         });
+}
+
+void compare_group(const std::vector<const HostRecord*>& members, const std::string& key,
+                   const FleetRules& rules, FleetGroup& group, Found& found,
+                   std::vector<SetAside>& aside) {
+  categorical_differences(members, group, found);
+  // Measurements: only of hosts that measured under fair conditions.
+  const std::vector<const HostRecord*> fair = fair_hosts(members, key, group, aside);
+  if (fair.size() < static_cast<size_t>(rules.min_hosts_for_median)) return;
+  latency_differences(fair, rules, group, found);
+  bench_differences(fair, rules, group, found);
 }
 
 }  // namespace

@@ -234,58 +234,76 @@ std::vector<CpuSet> complete_pairs(std::vector<CpuSet> groups, const Matrix& m, 
   return groups;
 }
 
-}  // namespace
+// An unstable matrix: pairs that moved between passes describe where the host had the vCPUs at
+// that moment, not a structure, so nothing inferred from them would hold for the next run. The
+// result still has the shape callers read (each CPU alone, one domain of all).
+DomainAnalysis uninferred_domains(const Matrix& matrix) {
+  DomainAnalysis none;
+  none.not_inferred = matrix.stability.reason;
+  CpuSet all = matrix.cpu_set();
+  std::vector<CpuSet> singles;
+  for (int cpu : matrix.cpus) singles.push_back(CpuSet{cpu});
+  none.levels = {singles, {all}};
+  none.level_names = {"smt", "cache"};
+  none.level_source = {"none", "none"};
+  none.level_note = {"", ""};
+  none.level_cut_ns = {0, std::numeric_limits<double>::infinity()};
+  none.level_gap_ratio = {0, 0};
+  none.smt_reason = "not inferred: " + matrix.stability.reason;
+  none.smt_siblings = singles;
+  none.domains = {all};
+  return none;
+}
 
-DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
-                               const Topology* topology) {
-  if (matrix.stability.unstable()) {
-    // Pairs that moved between passes describe where the host had the vCPUs at that moment, not
-    // a structure: nothing inferred from them would hold for the next run.
-    DomainAnalysis none;
-    none.not_inferred = matrix.stability.reason;
-    CpuSet all = matrix.cpu_set();
-    std::vector<CpuSet> singles;
-    for (int cpu : matrix.cpus) singles.push_back(CpuSet{cpu});
-    none.levels = {singles, {all}};
-    none.level_names = {"smt", "cache"};
-    none.level_source = {"none", "none"};
-    none.level_note = {"", ""};
-    none.level_cut_ns = {0, std::numeric_limits<double>::infinity()};
-    none.level_gap_ratio = {0, 0};
-    none.smt_reason = "not inferred: " + matrix.stability.reason;
-    none.smt_siblings = singles;
-    none.domains = {all};
-    return none;
+// The dendrogram of the matrix and its merge heights, which every later step cuts and compares.
+struct Linkage {
+  Dendrogram tree;
+  std::vector<double> height;  ///< merge heights, capped and floored (see link_matrix)
+
+  std::size_t merges() const { return height.size(); }
+  // The jump between merge k-1 and merge k; a cut after k merges sits in that gap.
+  double ratio(std::size_t k) const { return height[k] / height[k - 1]; }
+  // The latency a cut after `cut` merges stands for: the geometric middle of its gap.
+  double cut_ns(std::size_t cut) const {
+    if (cut >= merges()) return std::numeric_limits<double>::infinity();
+    return cut > 0 ? std::sqrt(height[cut - 1] * height[cut]) : 0.0;
   }
-  // A topology of another machine (CPUs the matrix has and it lacks) says nothing here.
-  if (topology && !matrix.cpu_set().is_subset_of(topology->complete_cpus())) topology = nullptr;
+};
+
+Linkage link_matrix(const Matrix& matrix) {
   const std::size_t n = matrix.size();
   std::vector<double> distance(n * n);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) distance[i * n + j] = symmetric_at(matrix, i, j);
   }
-  Dendrogram tree = average_linkage(distance, n);
-
+  Linkage link;
+  link.tree = average_linkage(distance, n);
   // Heights, with "no known pair" (+inf) capped to the largest finite height so it cannot make
   // a gap of its own, and a floor so 0-ns cells from coarse clocks do not make infinite ratios.
-  std::vector<double> height;
   double max_finite = 0;
-  for (auto& merge : tree.merges) {
+  for (auto& merge : link.tree.merges) {
     if (std::isfinite(merge.height)) max_finite = std::max(max_finite, merge.height);
   }
   const double floor_ns = std::max(0.5, 0.02 * max_finite);
-  for (auto& merge : tree.merges) {
-    height.push_back(std::max(floor_ns, std::isfinite(merge.height) ? merge.height : max_finite));
+  for (auto& merge : link.tree.merges) {
+    link.height.push_back(
+        std::max(floor_ns, std::isfinite(merge.height) ? merge.height : max_finite));
   }
-  // ratio[k]: jump between merge k-1 and merge k; a cut after k merges sits in that gap.
-  auto ratio = [&height](std::size_t k) { return height[k] / height[k - 1]; };
-  const std::size_t merges = height.size();
+  return link;
+}
 
-  // SMT candidates: cuts with an SMT-shaped partition at a (weak) gap, finest first.
+std::size_t widest_group(const std::vector<CpuSet>& groups) {
+  std::size_t widest = 0;
+  for (const CpuSet& g : groups) widest = std::max<std::size_t>(widest, g.count());
+  return widest;
+}
+
+// SMT candidates: cuts with an SMT-shaped partition at a (weak) gap, finest first.
+std::vector<std::size_t> smt_shaped_cuts(const Linkage& link, const DomainThresholds& thresholds) {
   std::vector<std::size_t> shaped;
-  for (std::size_t k = 1; k < merges; ++k) {
-    if (ratio(k) < thresholds.smt_gap_ratio) continue;
-    auto labels = cut_after(tree, k);
+  for (std::size_t k = 1; k < link.merges(); ++k) {
+    if (link.ratio(k) < thresholds.smt_gap_ratio) continue;
+    auto labels = cut_after(link.tree, k);
     if (looks_like_smt(labels)) shaped.push_back(k);
     // Once some group is bigger than an SMT core, coarser cuts cannot be SMT either.
     std::map<int, std::size_t> size;
@@ -294,121 +312,171 @@ DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thr
     for (auto& [label, s] : size) too_big = too_big || s > 8;
     if (too_big) break;
   }
+  return shaped;
+}
 
-  DomainAnalysis result;
-  auto cut_ns_of = [&](std::size_t cut) {
-    if (cut >= merges) return std::numeric_limits<double>::infinity();
-    return cut > 0 ? std::sqrt(height[cut - 1] * height[cut]) : 0.0;
-  };
-  auto add_groups = [&](std::vector<CpuSet> groups, std::string name, double cut_ns, double gap,
-                        std::string source) {
-    result.levels.push_back(std::move(groups));
-    result.level_names.push_back(std::move(name));
-    result.level_cut_ns.push_back(cut_ns);
-    result.level_gap_ratio.push_back(gap);
-    result.level_source.push_back(std::move(source));
-  };
-  auto source_of = [&](const std::vector<CpuSet>& groups) {
-    return topology && topology_has_partition(groups, *topology) ? std::string("both")
-                                                                 : std::string("latency");
-  };
-
-  // SMT is a candidate whose slowest join (heights rise monotonically under average linkage) is
-  // an SMT latency and that hwloc's cores do not contradict. Pairs come first: the coarsest
-  // candidate of pairs (siblings paired one to one, 2 threads per core, as on every x86 and
-  // most Arm parts) wins over any coarser candidate of 4 or 8. Otherwise a small Zen CCX (4
-  // cores x 2 threads joined at ~23 ns, below max_smt_ns) would be taken for SMT-8 and hide both
-  // the real pairs below it and the CCX split above it (issue 24). Groups of 4/8 count only when
-  // no pair candidate passes (SMT-4/8 parts). When no candidate passes, the coarsest one is a
-  // core cluster (Apple clusters, Altra mesh stops).
-  std::size_t smt_cut = 0, cluster_cut = 0;
+// Which cut is SMT, or else which is a core cluster, and why.
+struct SmtChoice {
+  std::size_t smt_cut = 0, cluster_cut = 0;  ///< 0: none
   double smt_ratio = 0, cluster_ratio = 0;
-  std::size_t contradicted = 0;  // coarsest fast candidate hwloc's cores contradict
-  for (int pass = 0; pass < 2 && smt_cut == 0; ++pass) {
-    for (auto k = shaped.rbegin(); k != shaped.rend() && smt_cut == 0; ++k) {
-      const auto groups = groups_of(cut_after(tree, *k), matrix);
-      std::size_t widest = 0;
-      for (const CpuSet& g : groups) widest = std::max<std::size_t>(widest, g.count());
-      if ((pass == 0) != (widest == 2)) continue;
-      const bool fast = height[*k - 1] < thresholds.max_smt_ns;
+  std::size_t contradicted = 0;  ///< the coarsest fast candidate hwloc's cores contradict
+  std::string reason;  ///< set here only for a cluster; the SMT level's reason comes later
+};
+
+// SMT is a candidate whose slowest join (heights rise monotonically under average linkage) is
+// an SMT latency and that hwloc's cores do not contradict. Pairs come first: the coarsest
+// candidate of pairs (siblings paired one to one, 2 threads per core, as on every x86 and
+// most Arm parts) wins over any coarser candidate of 4 or 8. Otherwise a small Zen CCX (4
+// cores x 2 threads joined at ~23 ns, below max_smt_ns) would be taken for SMT-8 and hide both
+// the real pairs below it and the CCX split above it (issue 24). Groups of 4/8 count only when
+// no pair candidate passes (SMT-4/8 parts). When no candidate passes, the coarsest one is a
+// core cluster (Apple clusters, Altra mesh stops): see name_cluster.
+SmtChoice find_smt_cut(const Linkage& link, const std::vector<std::size_t>& shaped,
+                       const Matrix& matrix, const DomainThresholds& thresholds,
+                       const Topology* topology) {
+  SmtChoice choice;
+  for (int pass = 0; pass < 2 && choice.smt_cut == 0; ++pass) {
+    for (auto k = shaped.rbegin(); k != shaped.rend() && choice.smt_cut == 0; ++k) {
+      const auto groups = groups_of(cut_after(link.tree, *k), matrix);
+      if ((pass == 0) != (widest_group(groups) == 2)) continue;
+      const bool fast = link.height[*k - 1] < thresholds.max_smt_ns;
       const bool agrees = !topology || topology_agrees_smt(groups, *topology);
       if (fast && agrees) {
-        smt_cut = *k;
-        smt_ratio = ratio(*k);
-      } else if (fast && contradicted == 0) {
-        contradicted = *k;
+        choice.smt_cut = *k;
+        choice.smt_ratio = link.ratio(*k);
+      } else if (fast && choice.contradicted == 0) {
+        choice.contradicted = *k;
       }
     }
   }
-  if (smt_cut == 0 && !shaped.empty()) {
-    const std::size_t k = contradicted > 0 ? contradicted : shaped.back();
-    const double join_ns = height[k - 1];
-    auto groups = groups_of(cut_after(tree, k), matrix);
-    std::size_t widest = 0;
-    for (const CpuSet& g : groups) widest = std::max<std::size_t>(widest, g.count());
-    if (join_ns >= thresholds.max_smt_ns)
-      result.smt_reason = fmt::format(
-          "groups of {} CPUs join at {:.0f}-{:.0f} ns, above the {:.0f} ns an SMT sibling takes "
-          "(SMT siblings share L1/L2): a core cluster, not SMT",
-          widest, height[0], join_ns, thresholds.max_smt_ns);
-    else
-      result.smt_reason = fmt::format(
-          "groups of {} CPUs join below {:.0f} ns but hwloc's cores do not match them: named a "
-          "cluster",
-          widest, thresholds.max_smt_ns);
-    cluster_cut = k;
-    cluster_ratio = ratio(k);
+  return choice;
+}
+
+// No SMT candidate passed, but SMT-shaped groups exist: they are a core cluster, named with
+// the reason (too slow for siblings sharing L1/L2, or hwloc's cores say otherwise).
+void name_cluster(SmtChoice& choice, const Linkage& link, const std::vector<std::size_t>& shaped,
+                  const Matrix& matrix, const DomainThresholds& thresholds) {
+  const std::size_t k = choice.contradicted > 0 ? choice.contradicted : shaped.back();
+  const double join_ns = link.height[k - 1];
+  const std::size_t widest = widest_group(groups_of(cut_after(link.tree, k), matrix));
+  if (join_ns >= thresholds.max_smt_ns)
+    choice.reason = fmt::format(
+        "groups of {} CPUs join at {:.0f}-{:.0f} ns, above the {:.0f} ns an SMT sibling takes "
+        "(SMT siblings share L1/L2): a core cluster, not SMT",
+        widest, link.height[0], join_ns, thresholds.max_smt_ns);
+  else
+    choice.reason = fmt::format(
+        "groups of {} CPUs join below {:.0f} ns but hwloc's cores do not match them: named a "
+        "cluster",
+        widest, thresholds.max_smt_ns);
+  choice.cluster_cut = k;
+  choice.cluster_ratio = link.ratio(k);
+}
+
+SmtChoice choose_smt_cut(const Linkage& link, const Matrix& matrix,
+                         const DomainThresholds& thresholds, const Topology* topology) {
+  const std::vector<std::size_t> shaped = smt_shaped_cuts(link, thresholds);
+  SmtChoice choice = find_smt_cut(link, shaped, matrix, thresholds, topology);
+  if (choice.smt_cut == 0 && !shaped.empty()) {
+    name_cluster(choice, link, shaped, matrix, thresholds);
   }
+  return choice;
+}
+
+void add_level(DomainAnalysis& result, std::vector<CpuSet> groups, std::string name, double cut_ns,
+               double gap, std::string source) {
+  result.levels.push_back(std::move(groups));
+  result.level_names.push_back(std::move(name));
+  result.level_cut_ns.push_back(cut_ns);
+  result.level_gap_ratio.push_back(gap);
+  result.level_source.push_back(std::move(source));
+}
+
+// "both" when hwloc has the same partition, so a reader sees which levels the topology confirms.
+std::string level_source(const std::vector<CpuSet>& groups, const Topology* topology) {
+  return topology && topology_has_partition(groups, *topology) ? std::string("both")
+                                                               : std::string("latency");
+}
+
+// The finest level: SMT from the matrix, else hwloc's cores when the matrix shows no SMT step
+// (and no cluster took its place), else every CPU alone.
+void add_smt_level(DomainAnalysis& result, const SmtChoice& choice, const Linkage& link,
+                   const Matrix& matrix, const DomainThresholds& thresholds,
+                   const Topology* topology) {
+  result.smt_reason = choice.reason;
   std::vector<CpuSet> hwloc_smt =
       topology ? topology_smt_groups(matrix, *topology) : std::vector<CpuSet>{};
-  if (smt_cut > 0) {
-    auto groups =
-        complete_pairs(groups_of(cut_after(tree, smt_cut), matrix), matrix, thresholds.max_smt_ns);
-    add_groups(groups, "smt", cut_ns_of(smt_cut), smt_ratio, topology ? "both" : "latency");
+  if (choice.smt_cut > 0) {
+    auto groups = complete_pairs(groups_of(cut_after(link.tree, choice.smt_cut), matrix), matrix,
+                                 thresholds.max_smt_ns);
+    add_level(result, groups, "smt", link.cut_ns(choice.smt_cut), choice.smt_ratio,
+              topology ? "both" : "latency");
     result.smt_found = true;
     result.smt_reason =
         fmt::format("groups of 2-8 CPUs join below {:.0f} ns{}", thresholds.max_smt_ns,
                     topology ? ", inside hwloc's cores" : " (no topology to confirm)");
-  } else if (!hwloc_smt.empty() && cluster_cut == 0) {
-    add_groups(hwloc_smt, "smt", 0, 0, "topology");
+  } else if (!hwloc_smt.empty() && choice.cluster_cut == 0) {
+    add_level(result, hwloc_smt, "smt", 0, 0, "topology");
     result.smt_found = true;
     result.smt_reason = "hwloc's cores (the matrix shows no separate SMT step)";
   } else {
-    add_groups(groups_of(cut_after(tree, 0), matrix), "smt", 0, 0, topology ? "both" : "latency");
+    add_level(result, groups_of(cut_after(link.tree, 0), matrix), "smt", 0, 0,
+              topology ? "both" : "latency");
     if (result.smt_reason.empty())
       result.smt_reason =
           fmt::format("no group of 2-8 CPUs joins below {:.0f} ns", thresholds.max_smt_ns);
   }
+}
 
+// The coarser levels: the cluster, if one was named, then one level per big jump above SMT
+// (the first is the cache domain unless a cluster came first), and the whole machine.
+void add_coarser_levels(DomainAnalysis& result, const SmtChoice& choice, const Linkage& link,
+                        const Matrix& matrix, const DomainThresholds& thresholds,
+                        const Topology* topology) {
+  const std::size_t merges = link.merges();
   std::vector<std::size_t> major_cuts;
-  const std::size_t first = std::max(smt_cut, cluster_cut) + 1;
+  const std::size_t first = std::max(choice.smt_cut, choice.cluster_cut) + 1;
   for (std::size_t k = first; k < merges; ++k) {
-    if (ratio(k) >= thresholds.level_gap_ratio) major_cuts.push_back(k);
+    if (link.ratio(k) >= thresholds.level_gap_ratio) major_cuts.push_back(k);
+  }
+  if (choice.cluster_cut > 0) {
+    auto groups = groups_of(cut_after(link.tree, choice.cluster_cut), matrix);
+    std::string source = level_source(groups, topology);
+    add_level(result, std::move(groups), "cluster", link.cut_ns(choice.cluster_cut),
+              choice.cluster_ratio, source);
+  }
+  auto whole = groups_of(cut_after(link.tree, merges), matrix);
+  if (major_cuts.empty()) {
+    add_level(result, std::move(whole), choice.cluster_cut == 0 ? "cache" : "machine",
+              link.cut_ns(merges), 0, "latency");
+    return;
   }
   int next_group = 1;
-  if (cluster_cut > 0) {
-    auto groups = groups_of(cut_after(tree, cluster_cut), matrix);
-    std::string source = source_of(groups);
-    add_groups(std::move(groups), "cluster", cut_ns_of(cluster_cut), cluster_ratio, source);
+  for (std::size_t c = 0; c < major_cuts.size(); ++c) {
+    std::string name =
+        c == 0 && choice.cluster_cut == 0 ? "cache" : "group" + std::to_string(next_group++);
+    auto groups = groups_of(cut_after(link.tree, major_cuts[c]), matrix);
+    std::string source = level_source(groups, topology);
+    add_level(result, std::move(groups), name, link.cut_ns(major_cuts[c]),
+              link.ratio(major_cuts[c]), source);
   }
-  if (major_cuts.empty()) {
-    if (cluster_cut == 0)
-      add_groups(groups_of(cut_after(tree, merges), matrix), "cache", cut_ns_of(merges), 0,
-                 "latency");
-    else
-      add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
-                 "latency");
-  } else {
-    for (std::size_t c = 0; c < major_cuts.size(); ++c) {
-      std::string name =
-          c == 0 && cluster_cut == 0 ? "cache" : "group" + std::to_string(next_group++);
-      auto groups = groups_of(cut_after(tree, major_cuts[c]), matrix);
-      std::string source = source_of(groups);
-      add_groups(std::move(groups), name, cut_ns_of(major_cuts[c]), ratio(major_cuts[c]), source);
-    }
-    add_groups(groups_of(cut_after(tree, merges), matrix), "machine", cut_ns_of(merges), 0,
-               "latency");
-  }
+  add_level(result, std::move(whole), "machine", link.cut_ns(merges), 0, "latency");
+}
+
+}  // namespace
+
+DomainAnalysis analyse_domains(const Matrix& matrix, const DomainThresholds& thresholds,
+                               const Topology* topology) {
+  if (matrix.stability.unstable()) return uninferred_domains(matrix);
+  // A topology of another machine (CPUs the matrix has and it lacks) says nothing here.
+  if (topology && !matrix.cpu_set().is_subset_of(topology->complete_cpus())) topology = nullptr;
+  const Linkage link = link_matrix(matrix);
+  const SmtChoice choice = choose_smt_cut(link, matrix, thresholds, topology);
+
+  DomainAnalysis result;
+  add_smt_level(result, choice, link, matrix, thresholds, topology);
+  add_coarser_levels(result, choice, link, matrix, thresholds, topology);
+  // Where a level's groups are uneven (one slower than its siblings), the reader is told.
   result.level_note.assign(result.levels.size(), "");
   for (std::size_t l = 1; l < result.levels.size(); ++l)
     result.level_note[l] = uneven_note(matrix, result.levels[l], result.levels[l - 1]);

@@ -55,4 +55,18 @@ PairStats judge_pair(const PairSamples& in, double precision) {
   return s;
 }
 
+JudgedPairs judge_pairs(std::vector<PairSamples> samples, double precision) {
+  JudgedPairs judged;
+  for (const PairSamples& in : samples) {
+    PairStats s = judge_pair(in, precision);
+    judged.unstable += s.unstable ? 1 : 0;
+    judged.multimodal += s.multimodal ? 1 : 0;
+    judged.not_converged += s.converged ? 0 : 1;
+    judged.rechecked += s.rechecked ? 1 : 0;
+    judged.pairs.push_back(std::move(s));
+  }
+  judged.stability = judge_stability(judged.unstable, judged.rechecked);
+  return judged;
+}
+
 }  // namespace threadmap::latency

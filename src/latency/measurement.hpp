@@ -109,6 +109,20 @@ struct PairSamples {
 /// Pure: the same samples always give the same verdict (tested on recorded samples).
 PairStats judge_pair(const PairSamples& samples, double precision);
 
+/// The verdicts on every pair of a run and what they add up to.
+struct JudgedPairs {
+  std::vector<PairStats> pairs;   ///< judge_pair of each sample set, in the same order
+  std::size_t unstable = 0;       ///< pairs whose passes disagreed
+  std::size_t multimodal = 0;     ///< pairs whose samples fall into separated modes
+  std::size_t not_converged = 0;  ///< pairs that did not reach the precision in every pass
+  std::size_t rechecked = 0;      ///< pairs measured twice
+  Stability stability;            ///< judge_stability(unstable, rechecked): the matrix's
+};
+
+/// Judges every pair of a run from the samples its passes recorded (judge_pair on each) and
+/// counts the verdicts. Pure, like judge_pair: a run's verdicts can be replayed from its samples.
+JudgedPairs judge_pairs(std::vector<PairSamples> samples, double precision);
+
 /// Measures the one-way latency of every pair of `options.cpus` (or, with quick, of one pair per
 /// topology class of `topology`). Needs at least 2 usable CPUs: fails with EINVAL naming the set
 /// otherwise, or when a CPU is outside the allowed set. Fails when a thread cannot be pinned.

@@ -142,6 +142,85 @@ class Initiator {
   bool stalled_ = false;
 };
 
+double ns_since(std::int64_t start) { return static_cast<double>(now_ns() - start); }
+
+// Calibrate: grow the batch until it lasts min_batch_ns (the first batches also warm up).
+// Returns the round trips per batch.
+std::size_t calibrate(Initiator& initiator, const PassConfig& config, std::int64_t start) {
+  std::size_t round_trips = config.fixed_round_trips ? config.fixed_round_trips : 8;
+  while (config.fixed_round_trips == 0) {
+    // The fastest of three batches decides: a slow first batch (page fault, the responder's
+    // wake-up) must not leave the batch too short for the clock.
+    double ns = static_cast<double>(initiator.batch(round_trips));
+    for (int k = 0; k < 2; ++k) {
+      ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
+    }
+    if (initiator.stalled()) break;
+    if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
+    double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;
+    round_trips =
+        static_cast<std::size_t>(static_cast<double>(round_trips) * std::clamp(scale, 1.25, 8.0)) +
+        1;
+    if (ns_since(start) > config.budget_ns) break;
+  }
+  return round_trips;
+}
+
+// Fixed-iteration mode, the way other tools measure: exactly config.fixed_samples batches.
+void sample_fixed(Initiator& initiator, const PassConfig& config, std::size_t round_trips,
+                  PassResult* out) {
+  initiator.batch(round_trips);  // one untimed warm-up batch, as the fixed-iteration tools do
+  for (std::size_t k = 0; k < config.fixed_samples && !initiator.stalled(); ++k) {
+    auto ns = static_cast<double>(initiator.batch(round_trips));
+    if (initiator.stalled()) break;
+    out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
+  }
+}
+
+// Batches until the median is known to the precision asked for, the budget is spent (with at
+// least 6 samples) or max_samples are taken.
+void sample_until_converged(Initiator& initiator, const PassConfig& config, std::size_t round_trips,
+                            PassResult* out, std::int64_t start) {
+  while (!initiator.stalled() && out->one_way_ns.size() < config.max_samples) {
+    auto ns = static_cast<double>(initiator.batch(round_trips));
+    if (initiator.stalled()) break;
+    if (ns < config.min_batch_ns) {
+      // Calibrated while the machine was slow (all three calibration batches preempted): this
+      // batch was too short for the clock. Drop it, grow the batch, and go on.
+      double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 2;
+      round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
+                                             std::clamp(scale, 1.25, 8.0)) +
+                    1;
+      out->round_trips_per_batch = round_trips;
+      if (ns_since(start) > config.budget_ns && out->one_way_ns.size() >= 6) break;
+      continue;
+    }
+    out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
+    std::size_t n = out->one_way_ns.size();
+    if (n >= config.min_samples && n % 4 == 0 &&
+        is_converged(summarize(out->one_way_ns), config.precision)) {
+      out->converged = true;
+      break;
+    }
+    if (ns_since(start) > config.budget_ns && n >= 6) break;
+  }
+}
+
+// Stops the responder and unmaps the line. A stalled responder may not run again for a long
+// time: wait a bounded while, then leave it (detached, its page left mapped) rather than hang
+// with it.
+void release_responder(Initiator& initiator, Control* control, void* page) {
+  initiator.stop();
+  const std::int64_t stop_sent = now_ns();
+  while (!control->responder_done.load(std::memory_order_acquire)) {
+    if (initiator.stalled() && now_ns() - stop_sent > 1'000'000'000) {
+      control->responder_abandoned.store(true, std::memory_order_release);
+      break;
+    }
+  }
+  if (!control->responder_abandoned.load(std::memory_order_acquire)) os::unmap(page, kPageBytes);
+}
+
 // The initiator thread's whole job. Errors go to `error`; samples to `out`.
 void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Control* control,
                     PassResult* out, Error* error, bool* failed) {
@@ -167,69 +246,14 @@ void initiator_main(int cpu, int responder_cpu, const PassConfig& config, Contro
 
   Initiator initiator(config.method, static_cast<unsigned char*>(page), config.stall_ns);
   const std::int64_t start = now_ns();
-  auto spent = [&] { return static_cast<double>(now_ns() - start); };
-  // Calibrate: grow the batch until it lasts min_batch_ns (the first batches also warm up).
-  std::size_t round_trips = config.fixed_round_trips ? config.fixed_round_trips : 8;
-  while (config.fixed_round_trips == 0) {
-    // The fastest of three batches decides: a slow first batch (page fault, the responder's
-    // wake-up) must not leave the batch too short for the clock.
-    double ns = static_cast<double>(initiator.batch(round_trips));
-    for (int k = 0; k < 2; ++k) {
-      ns = std::min(ns, static_cast<double>(initiator.batch(round_trips)));
-    }
-    if (initiator.stalled()) break;
-    if (ns >= config.min_batch_ns || round_trips >= (std::size_t{1} << 24)) break;
-    double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 8;
-    round_trips =
-        static_cast<std::size_t>(static_cast<double>(round_trips) * std::clamp(scale, 1.25, 8.0)) +
-        1;
-    if (spent() > config.budget_ns) break;
-  }
+  const std::size_t round_trips = calibrate(initiator, config, start);
   out->round_trips_per_batch = round_trips;
-  if (config.fixed_samples) {
-    initiator.batch(round_trips);  // one untimed warm-up batch, as the fixed-iteration tools do
-    for (std::size_t k = 0; k < config.fixed_samples && !initiator.stalled(); ++k) {
-      auto ns = static_cast<double>(initiator.batch(round_trips));
-      if (initiator.stalled()) break;
-      out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
-    }
-  }
-  while (!config.fixed_samples && !initiator.stalled() &&
-         out->one_way_ns.size() < config.max_samples) {
-    auto ns = static_cast<double>(initiator.batch(round_trips));
-    if (initiator.stalled()) break;
-    if (ns < config.min_batch_ns) {
-      // Calibrated while the machine was slow (all three calibration batches preempted): this
-      // batch was too short for the clock. Drop it, grow the batch, and go on.
-      double scale = ns > 0 ? config.min_batch_ns / ns * 1.25 : 2;
-      round_trips = static_cast<std::size_t>(static_cast<double>(round_trips) *
-                                             std::clamp(scale, 1.25, 8.0)) +
-                    1;
-      out->round_trips_per_batch = round_trips;
-      if (spent() > config.budget_ns && out->one_way_ns.size() >= 6) break;
-      continue;
-    }
-    out->one_way_ns.push_back(ns / static_cast<double>(round_trips) / 2.0);
-    std::size_t n = out->one_way_ns.size();
-    if (n >= config.min_samples && n % 4 == 0 &&
-        is_converged(summarize(out->one_way_ns), config.precision)) {
-      out->converged = true;
-      break;
-    }
-    if (spent() > config.budget_ns && n >= 6) break;
-  }
-  out->elapsed_ns = spent();
-  initiator.stop();
-  // A stalled responder may not run again for a long time: wait a bounded while, then leave it
-  // (detached, its page left mapped) rather than hang with it.
-  const std::int64_t stop_sent = now_ns();
-  while (!control->responder_done.load(std::memory_order_acquire)) {
-    if (initiator.stalled() && now_ns() - stop_sent > 1'000'000'000) {
-      control->responder_abandoned.store(true, std::memory_order_release);
-      break;
-    }
-  }
-  if (!control->responder_abandoned.load(std::memory_order_acquire)) os::unmap(page, kPageBytes);
+  if (config.fixed_samples)
+    sample_fixed(initiator, config, round_trips, out);
+  else
+    sample_until_converged(initiator, config, round_trips, out, start);
+  out->elapsed_ns = ns_since(start);
+  release_responder(initiator, control, page);
   if (initiator.stalled()) {
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.3g s", config.stall_ns / 1e9);

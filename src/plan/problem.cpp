@@ -73,21 +73,55 @@ double Problem::unary(int thread, int cpu) const {
   return cost;
 }
 
-Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& machine,
-                              const Topology* topology) {
-  Problem p;
-  p.machine = &machine;
-  p.oversubscribe = spec.oversubscribe;
-  const int n = static_cast<int>(spec.threads.size());
-  const int cpus = static_cast<int>(machine.size());
-  p.threads.resize(n);
+namespace {
+
+// A thread's memory-node is an OS node number (numactl, /sys); one the machine lacks is an
+// error, not a silent "remote" penalty on every CPU.
+Status check_memory_node(const WorkloadSpec& spec, const ThreadSpec& s,
+                         const MachineModel& machine) {
+  if (s.memory_node < 0 || !machine.numa_known ||
+      std::find(machine.numa_nodes.begin(), machine.numa_nodes.end(), s.memory_node) !=
+          machine.numa_nodes.end())
+    return {};
+  std::string nodes;
+  for (int node : machine.numa_nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
+  return Error::invalid("spec " + spec.source + ": thread '" + s.name + "' memory-node " +
+                        std::to_string(s.memory_node) + ": no NUMA node " +
+                        std::to_string(s.memory_node) +
+                        " on this machine (OS node numbers: " + nodes + ")");
+}
+
+// The CPUs a thread's `cpus` allows, as a mask over the machine's CPUs; fails naming the
+// thread when they are reserved or not among the CPUs planned on.
+Result<std::vector<char>> allowed_mask(const WorkloadSpec& spec, const ThreadSpec& s,
+                                       const MachineModel& machine, const Topology* topology,
+                                       const CpuSet& reserved) {
+  const std::string where =
+      "spec " + spec.source + ": thread '" + s.name + "' cpus '" + s.cpus + "'";
+  auto set = resolve_cpus(topology, s.cpus);
+  if (!set) return set.error().with_context(where);
+  if (set->intersects(reserved))
+    return Error::invalid(where + ": CPU " + (*set & reserved).to_list() + " is reserved");
+  CpuSet outside = *set - machine.candidate_set;
+  if (!outside.empty())
+    return Error::invalid(where + ": CPU " + outside.to_list() +
+                          " is not among the CPUs to plan on (" + machine.candidate_set.to_list() +
+                          ")");
+  std::vector<char> allowed(machine.size(), 0);
+  for (int cpu : set->to_vector()) allowed[machine.index_of(cpu)] = 1;
+  return allowed;
+}
+
+// The spec's threads as the solver sees them; fails on a bad memory node or CPU list.
+Status add_threads(const WorkloadSpec& spec, const MachineModel& machine, const Topology* topology,
+                   Problem& p) {
   CpuSet reserved;
   if (!spec.reserved.empty()) {
     auto r = resolve_cpus(topology, spec.reserved);
     if (r) reserved = *r;  // a bad expression was already reported by build_machine
   }
-  int backgrounds = 0, criticals = 0;
-  for (int i = 0; i < n; ++i) {
+  p.threads.resize(spec.threads.size());
+  for (std::size_t i = 0; i < spec.threads.size(); ++i) {
     const ThreadSpec& s = spec.threads[i];
     ProblemThread& t = p.threads[i];
     t.name = s.name;
@@ -96,37 +130,18 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
     t.background = s.background;
     t.exclusive = s.exclusive;
     t.memory_node = s.memory_node;
-    // memory-node is the OS node number (numactl, /sys); one the machine lacks is an error, not
-    // a silent "remote" penalty on every CPU.
-    if (s.memory_node >= 0 && machine.numa_known &&
-        std::find(machine.numa_nodes.begin(), machine.numa_nodes.end(), s.memory_node) ==
-            machine.numa_nodes.end()) {
-      std::string nodes;
-      for (int node : machine.numa_nodes)
-        nodes += (nodes.empty() ? "" : ",") + std::to_string(node);
-      return Error::invalid("spec " + spec.source + ": thread '" + s.name + "' memory-node " +
-                            std::to_string(s.memory_node) + ": no NUMA node " +
-                            std::to_string(s.memory_node) +
-                            " on this machine (OS node numbers: " + nodes + ")");
-    }
-    backgrounds += s.background;
-    criticals += s.latency_critical;
+    if (Status st = check_memory_node(spec, s, machine); !st) return st;
     if (!s.cpus.empty()) {
-      const std::string where =
-          "spec " + spec.source + ": thread '" + s.name + "' cpus '" + s.cpus + "'";
-      auto set = resolve_cpus(topology, s.cpus);
-      if (!set) return set.error().with_context(where);
-      if (set->intersects(reserved))
-        return Error::invalid(where + ": CPU " + (*set & reserved).to_list() + " is reserved");
-      CpuSet outside = *set - machine.candidate_set;
-      if (!outside.empty())
-        return Error::invalid(where + ": CPU " + outside.to_list() +
-                              " is not among the CPUs to plan on (" +
-                              machine.candidate_set.to_list() + ")");
-      t.allowed.assign(cpus, 0);
-      for (int cpu : set->to_vector()) t.allowed[machine.index_of(cpu)] = 1;
+      auto allowed = allowed_mask(spec, s, machine, topology, reserved);
+      if (!allowed) return allowed.error();
+      t.allowed = std::move(*allowed);
     }
   }
+  return {};
+}
+
+// Edges between the same two threads are summed; each thread lists its neighbours.
+void add_edges(const WorkloadSpec& spec, Problem& p) {
   std::map<std::pair<int, int>, double> merged;
   for (const EdgeSpec& e : spec.edges) {
     merged[{std::min(e.a, e.b), std::max(e.a, e.b)}] += e.weight;
@@ -136,9 +151,18 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
     p.threads[ends.first].neighbours.emplace_back(ends.second, weight);
     p.threads[ends.second].neighbours.emplace_back(ends.first, weight);
   }
-  p.core_cpus.assign(machine.core_count, {});
-  for (int c = 0; c < cpus; ++c) p.core_cpus[machine.cpus[c].core].push_back(c);
-  build_units(spec, p);
+}
+
+// The fastest latency a pair can have, and the penalties, in units of the machine's reference
+// latency so soft rules weigh like the latencies they trade against.
+void set_penalties(const WorkloadSpec& spec, const MachineModel& machine, Problem& p) {
+  const int cpus = static_cast<int>(machine.size());
+  const int n = static_cast<int>(spec.threads.size());
+  int backgrounds = 0, criticals = 0;
+  for (const ThreadSpec& s : spec.threads) {
+    backgrounds += s.background;
+    criticals += s.latency_critical;
+  }
   double slowest = 0;
   p.min_latency = cpus > 1 ? machine.latency(0, 1) : machine.latency(0, 0);
   for (int i = 0; i < cpus; ++i)
@@ -156,6 +180,22 @@ Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& mach
   // Larger than every soft term together, so a hard rule is only broken when it must be.
   p.penalties.hard =
       2 * (p.total_weight * slowest + 3 * unit * backgrounds * criticals + 3.25 * unit * n) + unit;
+}
+
+}  // namespace
+
+Result<Problem> build_problem(const WorkloadSpec& spec, const MachineModel& machine,
+                              const Topology* topology) {
+  Problem p;
+  p.machine = &machine;
+  p.oversubscribe = spec.oversubscribe;
+  if (Status st = add_threads(spec, machine, topology, p); !st) return st.error();
+  add_edges(spec, p);
+  p.core_cpus.assign(machine.core_count, {});
+  for (int c = 0; c < static_cast<int>(machine.size()); ++c)
+    p.core_cpus[machine.cpus[c].core].push_back(c);
+  build_units(spec, p);
+  set_penalties(spec, machine, p);
   if (auto st = check_feasible(spec, p); !st) return st.error();
   return p;
 }

@@ -47,18 +47,33 @@ std::string label_of(const latency::Matrix& m, const std::vector<std::size_t>& o
   return std::to_string(m.cpus[order[first]]);
 }
 
-}  // namespace
-
-std::string latency_heatmap_text(const latency::Matrix& matrix,
-                                 const std::vector<std::size_t>& order,
-                                 const TextHeatmapOptions& options) {
+// Every CPU its own cell, with its value printed: for matrices small enough to read.
+std::string numeric_grid(const latency::Matrix& matrix, const std::vector<std::size_t>& order,
+                         const ColorScale& scale, bool color) {
   const std::size_t n = order.size();
-  const std::size_t max_cells = std::max<std::size_t>(1, options.max_cells);
-  const std::size_t block = std::max<std::size_t>(1, (n + max_cells - 1) / max_cells);
-  const std::size_t cells = (n + block - 1) / block;
-  ColorScale scale = make_color_scale(matrix);
+  std::size_t w = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    w = std::max(w, std::to_string(matrix.cpus[order[i]]).size());
+  }
+  std::string out = std::string(w + 1, ' ');
+  for (std::size_t c = 0; c < n; ++c) out += fmt::format(" {:>4}", matrix.cpus[order[c]]);
+  out += '\n';
+  for (std::size_t r = 0; r < n; ++r) {
+    out += fmt::format("{:>{}} ", matrix.cpus[order[r]], w);
+    for (std::size_t c = 0; c < n; ++c) {
+      out += numeric_cell(matrix.at(order[r], order[c]), r == c, scale, color);
+    }
+    if (color) out += "\x1b[0m";
+    out += '\n';
+  }
+  return out;
+}
 
-  // Cell values: medians of blocks.
+// Cell values: medians of blocks of `block` x `block` CPUs, diagonal and unknown cells left out.
+std::vector<double> block_medians(const latency::Matrix& matrix,
+                                  const std::vector<std::size_t>& order, std::size_t block,
+                                  std::size_t cells) {
+  const std::size_t n = order.size();
   std::vector<double> value(cells * cells, std::nan(""));
   std::vector<double> buf;
   for (std::size_t r = 0; r < cells; ++r) {
@@ -75,40 +90,22 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
       value[r * cells + c] = buf[buf.size() / 2];
     }
   }
+  return value;
+}
+
+// One shaded character pair per cell, column labels written vertically to keep cells narrow.
+std::string block_grid(const latency::Matrix& matrix, const std::vector<std::size_t>& order,
+                       std::size_t block, const ColorScale& scale, bool color) {
+  const std::size_t cells = (order.size() + block - 1) / block;
+  const std::vector<double> value = block_medians(matrix, order, block, cells);
   std::vector<std::string> labels(cells);
   std::size_t width = 1;
   for (std::size_t r = 0; r < cells; ++r) {
     labels[r] = label_of(matrix, order, r * block);
     width = std::max(width, labels[r].size());
   }
-
   std::string out;
-  const bool numeric = block == 1 && n <= options.max_numeric;
-  if (numeric) {
-    std::size_t w = 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      w = std::max(w, std::to_string(matrix.cpus[order[i]]).size());
-    }
-    out += std::string(w + 1, ' ');
-    for (std::size_t c = 0; c < n; ++c) out += fmt::format(" {:>4}", matrix.cpus[order[c]]);
-    out += '\n';
-    for (std::size_t r = 0; r < n; ++r) {
-      out += fmt::format("{:>{}} ", matrix.cpus[order[r]], w);
-      for (std::size_t c = 0; c < n; ++c) {
-        out += numeric_cell(matrix.at(order[r], order[c]), r == c, scale, options.color);
-      }
-      if (options.color) out += "\x1b[0m";
-      out += '\n';
-    }
-  }
-  if (block > 1) {
-    out += fmt::format(
-        "(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
-        "block)\n",
-        block);
-  }
-  // Column labels, written vertically.
-  for (std::size_t d = 0; d < width && !numeric; ++d) {
+  for (std::size_t d = 0; d < width; ++d) {
     out += std::string(width + 1, ' ');
     for (std::size_t c = 0; c < cells; ++c) {
       const std::string& l = labels[c];
@@ -118,20 +115,23 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
     }
     out += '\n';
   }
-  for (std::size_t r = 0; r < cells && !numeric; ++r) {
+  for (std::size_t r = 0; r < cells; ++r) {
     out += fmt::format("{:>{}} ", labels[r], width);
     for (std::size_t c = 0; c < cells; ++c) {
-      out += cell(value[r * cells + c], block == 1 && r == c, scale, options.color);
+      out += cell(value[r * cells + c], block == 1 && r == c, scale, color);
     }
-    if (options.color) out += "\x1b[0m";
+    if (color) out += "\x1b[0m";
     out += '\n';
   }
-  // Legend: the ramp with ns at its ends and in the middle (log scale).
-  if (numeric && !options.color) return out + "\n(cells: one-way latency, ns)\n";
-  out += "\nlegend (one-way latency, ns, log scale): ";
+  return out;
+}
+
+// Legend: the ramp with ns at its ends and in the middle (log scale).
+std::string legend(const ColorScale& scale, bool color) {
+  std::string out = "\nlegend (one-way latency, ns, log scale): ";
   if (scale.high_ns < scale.low_ns * 1.05) {
     out += fmt::format("every cell is {:.1f}-{:.1f} ns\n", scale.low_ns, scale.high_ns);
-  } else if (options.color) {
+  } else if (color) {
     out += fmt::format("{:.1f} ", scale.low_ns);
     for (int k = 0; k < 24; ++k) {
       Rgb c = ramp(k / 23.0);
@@ -148,6 +148,31 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string latency_heatmap_text(const latency::Matrix& matrix,
+                                 const std::vector<std::size_t>& order,
+                                 const TextHeatmapOptions& options) {
+  const std::size_t n = order.size();
+  const std::size_t max_cells = std::max<std::size_t>(1, options.max_cells);
+  const std::size_t block = std::max<std::size_t>(1, (n + max_cells - 1) / max_cells);
+  ColorScale scale = make_color_scale(matrix);
+  if (block == 1 && n <= options.max_numeric) {
+    std::string out = numeric_grid(matrix, order, scale, options.color);
+    if (!options.color) return out + "\n(cells: one-way latency, ns)\n";
+    return out + legend(scale, options.color);
+  }
+  std::string out;
+  if (block > 1) {
+    out += fmt::format(
+        "(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
+        "block)\n",
+        block);
+  }
+  out += block_grid(matrix, order, block, scale, options.color);
+  return out + legend(scale, options.color);
 }
 
 }  // namespace threadmap::render

@@ -105,62 +105,53 @@ void draw_title(cairo_t* cr, const std::string& title, double max_width) {
   text_at(cr, 12, 22, shown, 0);
 }
 
-void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>& order,
-          const HeatmapLabels& labels) {
-  const Layout l = layout_for(order.size());
-  const ColorScale scale = make_color_scale(m);
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  draw_title(cr, labels.title, l.size.width - 24.0);
-  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, 11);
-  // The subtitle wraps at "; " so it fits the image (3 lines fit above the plot).
-  {
-    const double max_width = l.size.width - 24.0;
-    std::string line, rest = labels.subtitle;
-    double y = 40;
-    while (!rest.empty() && y < l.top - 24) {
-      std::size_t cut = rest.size();
-      cairo_text_extents_t ext;
-      for (;;) {
-        cairo_text_extents(cr, rest.substr(0, cut).c_str(), &ext);
-        if (ext.width <= max_width) break;
-        std::size_t sep = rest.rfind("; ", cut - 1);
-        if (sep == std::string::npos || sep == 0) break;
-        cut = sep;
-      }
-      text_at(cr, 12, y, rest.substr(0, cut), 0);
-      rest = cut < rest.size() ? rest.substr(std::min(rest.size(), cut + 2)) : "";
-      y += 14;
+// The subtitle wraps at "; " so it fits the image (3 lines fit above the plot).
+void draw_subtitle(cairo_t* cr, const std::string& subtitle, const Layout& l) {
+  const double max_width = l.size.width - 24.0;
+  std::string line, rest = subtitle;
+  double y = 40;
+  while (!rest.empty() && y < l.top - 24) {
+    std::size_t cut = rest.size();
+    cairo_text_extents_t ext;
+    for (;;) {
+      cairo_text_extents(cr, rest.substr(0, cut).c_str(), &ext);
+      if (ext.width <= max_width) break;
+      std::size_t sep = rest.rfind("; ", cut - 1);
+      if (sep == std::string::npos || sep == 0) break;
+      cut = sep;
     }
+    text_at(cr, 12, y, rest.substr(0, cut), 0);
+    rest = cut < rest.size() ? rest.substr(std::min(rest.size(), cut + 2)) : "";
+    y += 14;
   }
+}
 
-  cairo_surface_t* img = cells_image(m, order, l, scale);
-  cairo_set_source_surface(cr, img, l.left, l.top);
-  cairo_paint(cr);
-  cairo_surface_destroy(img);
-
-  // Large cells (few CPUs) also carry their value, so a 2-CPU picture says more than a color.
+// Large cells (few CPUs) also carry their value, so a 2-CPU picture says more than a color.
+void draw_cell_values(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>& order,
+                      const Layout& l, const ColorScale& scale) {
   const std::size_t count = order.size();
-  if (l.cell >= 40) {
-    cairo_set_font_size(cr, std::min(14.0, l.cell / 4.0));
-    for (std::size_t r = 0; r < count; ++r) {
-      for (std::size_t c = 0; c < count; ++c) {
-        double v = m.at(order[r], order[c]);
-        if (r == c || !std::isfinite(v)) continue;
-        double t = scale.position(v);
-        cairo_set_source_rgb(cr, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1);
-        text_at(cr, l.left + (static_cast<double>(c) + 0.5) * l.cell,
-                l.top + (static_cast<double>(r) + 0.5) * l.cell + 4, fmt::format("{:.1f}", v), 0.5);
-      }
+  if (l.cell < 40) return;
+  cairo_set_font_size(cr, std::min(14.0, l.cell / 4.0));
+  for (std::size_t r = 0; r < count; ++r) {
+    for (std::size_t c = 0; c < count; ++c) {
+      double v = m.at(order[r], order[c]);
+      if (r == c || !std::isfinite(v)) continue;
+      double t = scale.position(v);
+      cairo_set_source_rgb(cr, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1, t > 0.6 ? 0 : 1);
+      text_at(cr, l.left + (static_cast<double>(c) + 0.5) * l.cell,
+              l.top + (static_cast<double>(r) + 0.5) * l.cell + 4, fmt::format("{:.1f}", v), 0.5);
     }
   }
+}
 
-  // Domain outlines: each run of consecutive positions in one domain is a square on the diagonal.
+// Domain outlines: each run of consecutive positions in one domain is a square on the diagonal.
+void draw_domain_outlines(cairo_t* cr, const latency::Matrix& m,
+                          const std::vector<std::size_t>& order, const Layout& l,
+                          const std::vector<CpuSet>& domains) {
   const std::size_t n = order.size();
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_set_line_width(cr, n > 128 ? 1.0 : 2.0);
-  for (const CpuSet& domain : labels.domains) {
+  for (const CpuSet& domain : domains) {
     std::size_t k = 0;
     while (k < n) {
       if (!domain.contains(m.cpus[order[k]])) {
@@ -178,8 +169,11 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
       k = end;
     }
   }
+}
 
-  // Axis labels: CPU numbers at every label_step-th position.
+// Axis labels: CPU numbers at every label_step-th position; leaves the font at 10 pt.
+void draw_axis_labels(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>& order,
+                      const Layout& l) {
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_font_size(cr, std::min(11.0, std::max(8.0, l.cell * 0.8)));
   for (std::size_t k : heatmap_label_positions(m, order)) {
@@ -194,8 +188,10 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
   }
   cairo_set_font_size(cr, 10);
   text_at(cr, 12, l.top - 8, "CPU", 0);
+}
 
-  // Legend: a vertical bar, high latency at the top, ticks in ns.
+// Legend: a vertical bar, high latency at the top, ticks in ns.
+void draw_legend(cairo_t* cr, const Layout& l, const ColorScale& scale) {
   const double bar_h = 220, bar_w = 18, bar_x = l.legend_x, bar_y = l.top + 16;
   for (int y = 0; y < static_cast<int>(bar_h); ++y) {
     set_rgb(cr, ramp(1.0 - y / (bar_h - 1)));
@@ -215,6 +211,28 @@ void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>&
     text_at(cr, bar_x + bar_w + 7, y + 4, fmt::format("{:.{}f}", tick, tick < 10 ? 1 : 0), 0);
   }
   text_at(cr, bar_x, bar_y + bar_h + 16, "log scale", 0);
+}
+
+void draw(cairo_t* cr, const latency::Matrix& m, const std::vector<std::size_t>& order,
+          const HeatmapLabels& labels) {
+  const Layout l = layout_for(order.size());
+  const ColorScale scale = make_color_scale(m);
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  draw_title(cr, labels.title, l.size.width - 24.0);
+  cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, 11);
+  draw_subtitle(cr, labels.subtitle, l);
+
+  cairo_surface_t* img = cells_image(m, order, l, scale);
+  cairo_set_source_surface(cr, img, l.left, l.top);
+  cairo_paint(cr);
+  cairo_surface_destroy(img);
+
+  draw_cell_values(cr, m, order, l, scale);
+  draw_domain_outlines(cr, m, order, l, labels.domains);
+  draw_axis_labels(cr, m, order, l);
+  draw_legend(cr, l, scale);
 }
 
 }  // namespace

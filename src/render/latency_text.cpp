@@ -119,12 +119,11 @@ std::string latency_provenance(const latency::Matrix& matrix,
   return out;
 }
 
-std::string latency_analysis_text(const LatencyTextInput& in) {
-  const auto& matrix = *in.matrix;
-  const auto& d = *in.domains;
-  std::string out;
+namespace {
 
-  // Spread of the matrix.
+// The spread of the whole matrix in one line: the first thing that says whether placement
+// matters here at all.
+std::string spread_line(const latency::Matrix& matrix) {
   std::vector<double> values;
   for (std::size_t i = 0; i < matrix.size(); ++i) {
     for (std::size_t j = i + 1; j < matrix.size(); ++j) {
@@ -132,131 +131,160 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
     }
   }
   std::sort(values.begin(), values.end());
-  if (!values.empty()) {
-    out +=
-        fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
-                    ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
-                    values.size(), values.back() / std::max(values.front(), 1e-9));
-  }
+  if (values.empty()) return "";
+  return fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
+                     ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
+                     values.size(), values.back() / std::max(values.front(), 1e-9));
+}
 
-  out += "\nstability: " + stability_line(matrix.stability) + "\n";
-  if (!d.not_inferred.empty()) {
-    out +=
-        "\nlatency domains: none inferred. The pairs did not hold still, so a grouping read from "
-        "this matrix would describe where the host had the vCPUs at that moment, not the "
-        "machine. Place by the topology (plan does so and says why), or pin the VM's vCPUs to "
-        "host cores and measure again.\n";
-    out += fmt::format("  SMT: not inferred ({})\n", d.not_inferred);
-    return out;
+// Why no domains are shown for a matrix whose pairs moved, and what to do instead.
+std::string not_inferred_text(const latency::DomainAnalysis& d) {
+  return "\nlatency domains: none inferred. The pairs did not hold still, so a grouping read "
+         "from this matrix would describe where the host had the vCPUs at that moment, not the "
+         "machine. Place by the topology (plan does so and says why), or pin the VM's vCPUs to "
+         "host cores and measure again.\n" +
+         fmt::format("  SMT: not inferred ({})\n", d.not_inferred);
+}
+
+// One level of the domains: its groups, where it was cut and what identified it.
+std::string level_text(const latency::DomainAnalysis& d, std::size_t l) {
+  std::string how;
+  if (d.level_gap_ratio[l] > 0) {
+    how = fmt::format("joined below {} ns, next merge {:.2f}x slower", ns(d.level_cut_ns[l]),
+                      d.level_gap_ratio[l]);
+  } else if (l == 0) {
+    how = "no SMT siblings visible in the latencies";
+  } else {
+    how = "everything";
   }
-  out +=
+  const std::string source = l < d.level_source.size() ? d.level_source[l] : std::string("latency");
+  std::string out = fmt::format(
+      "  {:<8} {:>4} group{}, {} ({}; identified by: {})\n", d.level_names[l], d.levels[l].size(),
+      d.levels[l].size() == 1 ? "" : "s", sizes_of(d.levels[l]), how, source);
+  if (l < d.level_note.size() && !d.level_note[l].empty())
+    out += "           " + d.level_note[l] + "\n";
+  if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
+    out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
+  }
+  return out;
+}
+
+std::string domains_text(const latency::DomainAnalysis& d) {
+  std::string out =
       "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
       "merge latency jumps):\n";
-  for (std::size_t l = 0; l < d.levels.size(); ++l) {
-    std::string how;
-    if (d.level_gap_ratio[l] > 0) {
-      how = fmt::format("joined below {} ns, next merge {:.2f}x slower", ns(d.level_cut_ns[l]),
-                        d.level_gap_ratio[l]);
-    } else if (l == 0) {
-      how = "no SMT siblings visible in the latencies";
-    } else {
-      how = "everything";
-    }
-    const std::string source =
-        l < d.level_source.size() ? d.level_source[l] : std::string("latency");
-    out += fmt::format("  {:<8} {:>4} group{}, {} ({}; identified by: {})\n", d.level_names[l],
-                       d.levels[l].size(), d.levels[l].size() == 1 ? "" : "s",
-                       sizes_of(d.levels[l]), how, source);
-    if (l < d.level_note.size() && !d.level_note[l].empty())
-      out += "           " + d.level_note[l] + "\n";
-    if (d.levels[l].size() > 1 && !(l == 0 && !d.smt_found)) {
-      out += "           " + groups_line(d.levels[l], l == 0 ? 8 : 16) + "\n";
-    }
-  }
+  for (std::size_t l = 0; l < d.levels.size(); ++l) out += level_text(d, l);
   out += fmt::format("  domains for placement (CPUs sharing a cache):\n           {}\n",
                      groups_line(d.domains, 64));
   out += fmt::format("  SMT: {} ({})\n", d.smt_found ? "yes" : "no", d.smt_reason);
+  return out;
+}
 
+// Where CPU numbering misleads: each CPU's next number against its nearest partner.
+std::string numbering_text(const latency::NumberingLies& numbering) {
+  std::string out =
+      "\nnumbering lies: next CPU number vs nearest partner (one-way ns; worst first)\n";
+  TextTable table({"cpu>", "next cpu>", "ns>", "nearest partner(s)", "ns>", "cost>"});
+  for (const auto& c : numbering.worst) {
+    if (c.next_cpu < 0) continue;
+    table.add_row({std::to_string(c.cpu), std::to_string(c.next_cpu), ns(c.next_ns),
+                   cpu_list(c.nearest, 6), ns(c.nearest_ns), fmt::format("{:.2f}x", c.cost_ratio)});
+  }
+  out += table.str();
+  std::size_t lying = 0;
+  for (const auto& c : numbering.cpus) lying += c.cost_ratio > 1.5 ? 1 : 0;
+  out += fmt::format("  {} of {} CPUs have a partner >1.5x nearer than the next CPU number\n",
+                     lying, numbering.cpus.size());
+  return out;
+}
+
+// Every measured pair with its statistics and flags; only for small runs (16 pairs or fewer),
+// where a reader can take the table in.
+std::string pairs_table(const std::vector<latency::PairStats>& pairs) {
+  TextTable table({"pair", "reported ns>", "median ns>", "within-run 95% CI ns", "min ns>",
+                   "p90 ns>", "re-check ns>", "between-pass>", "batches>", "flags"});
+  for (const auto& p : pairs) {
+    std::string flags;
+    if (!p.converged) flags += "not-converged ";
+    if (p.unstable) flags += "UNSTABLE ";
+    if (p.multimodal) flags += "multimodal ";
+    if (!p.modes_ns.empty()) {
+      flags += "modes";
+      for (double v : p.modes_ns) flags += " " + ns(v);
+    }
+    if (!p.represents.empty()) flags += "represents " + p.represents;
+    table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
+                   ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
+                   p.rechecked ? ns(p.recheck_median_ns) : "-",
+                   p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
+                   std::to_string(p.samples), flags});
+  }
+  return table.str();
+}
+
+// How precise one pass was against how much a rerun moved: the within-run interval alone would
+// promise more than the machine keeps.
+std::string precision_lines(const latency::Measurement& m) {
+  std::string out;
+  std::size_t converged = 0, unsteady = 0;
+  std::vector<double> widths, spreads;
+  for (const auto& p : m.pairs) {
+    converged += p.converged ? 1 : 0;
+    unsteady += p.unstable || p.multimodal ? 1 : 0;
+    if (p.rechecked) spreads.push_back(between_pass_pct(p));
+    if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
+  }
+  std::sort(widths.begin(), widths.end());
+  if (!widths.empty()) {
+    out += fmt::format(
+        "  {} of {} pairs converged to +-{:.1f}% (median within-run 95%-CI half-width {:.1f}% "
+        "of the median, worst {:.1f}%: the precision of one pass, not what a rerun gives)\n",
+        converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
+        widths.back() * 100);
+  }
+  std::sort(spreads.begin(), spreads.end());
+  if (!spreads.empty())
+    out += fmt::format(
+        "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
+        spreads[spreads.size() / 2], spreads.back());
+  else
+    out +=
+        "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
+        "numbers move\n";
+  if (unsteady > 0)
+    out += fmt::format(
+        "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "
+        "(flags above): their numbers are one observation of a moving value, not a fact\n",
+        unsteady, m.pairs.size());
+  return out;
+}
+
+std::string measurement_text(const latency::Measurement& m) {
+  std::string out = "\nmeasurement: line placement: " + m.line_placement + "\n";
+  if (m.pairs.size() <= 16) out += pairs_table(m.pairs);
+  out += precision_lines(m);
+  if (!m.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& note : m.notes) out += "  - " + note + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string latency_analysis_text(const LatencyTextInput& in) {
+  const auto& d = *in.domains;
+  std::string out = spread_line(*in.matrix);
+  out += "\nstability: " + stability_line(in.matrix->stability) + "\n";
+  // A matrix that did not hold still gets no domains, and nothing read from them below.
+  if (!d.not_inferred.empty()) return out + not_inferred_text(d);
+  out += domains_text(d);
   if (in.comparison) {
     out += "\ncompared with the topology (" + in.topology_source + "):\n";
     for (const auto& line : in.comparison->lines) out += "  " + line.sentence + "\n";
   }
-
-  if (in.numbering) {
-    out += "\nnumbering lies: next CPU number vs nearest partner (one-way ns; worst first)\n";
-    TextTable table({"cpu>", "next cpu>", "ns>", "nearest partner(s)", "ns>", "cost>"});
-    for (const auto& c : in.numbering->worst) {
-      if (c.next_cpu < 0) continue;
-      table.add_row({std::to_string(c.cpu), std::to_string(c.next_cpu), ns(c.next_ns),
-                     cpu_list(c.nearest, 6), ns(c.nearest_ns),
-                     fmt::format("{:.2f}x", c.cost_ratio)});
-    }
-    out += table.str();
-    std::size_t lying = 0;
-    for (const auto& c : in.numbering->cpus) lying += c.cost_ratio > 1.5 ? 1 : 0;
-    out += fmt::format("  {} of {} CPUs have a partner >1.5x nearer than the next CPU number\n",
-                       lying, in.numbering->cpus.size());
-  }
-
-  if (in.measurement) {
-    const auto& m = *in.measurement;
-    out += "\nmeasurement: line placement: " + m.line_placement + "\n";
-    if (m.pairs.size() <= 16) {
-      TextTable table({"pair", "reported ns>", "median ns>", "within-run 95% CI ns", "min ns>",
-                       "p90 ns>", "re-check ns>", "between-pass>", "batches>", "flags"});
-      for (const auto& p : m.pairs) {
-        std::string flags;
-        if (!p.converged) flags += "not-converged ";
-        if (p.unstable) flags += "UNSTABLE ";
-        if (p.multimodal) flags += "multimodal ";
-        if (!p.modes_ns.empty()) {
-          flags += "modes";
-          for (double v : p.modes_ns) flags += " " + ns(v);
-        }
-        if (!p.represents.empty()) flags += "represents " + p.represents;
-        table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
-                       ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
-                       p.rechecked ? ns(p.recheck_median_ns) : "-",
-                       p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
-                       std::to_string(p.samples), flags});
-      }
-      out += table.str();
-    }
-    std::size_t converged = 0, unsteady = 0;
-    std::vector<double> widths, spreads;
-    for (const auto& p : m.pairs) {
-      converged += p.converged ? 1 : 0;
-      unsteady += p.unstable || p.multimodal ? 1 : 0;
-      if (p.rechecked) spreads.push_back(between_pass_pct(p));
-      if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
-    }
-    std::sort(widths.begin(), widths.end());
-    if (!widths.empty()) {
-      out += fmt::format(
-          "  {} of {} pairs converged to +-{:.1f}% (median within-run 95%-CI half-width {:.1f}% "
-          "of the median, worst {:.1f}%: the precision of one pass, not what a rerun gives)\n",
-          converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
-          widths.back() * 100);
-    }
-    std::sort(spreads.begin(), spreads.end());
-    if (!spreads.empty())
-      out += fmt::format(
-          "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
-          spreads[spreads.size() / 2], spreads.back());
-    else
-      out +=
-          "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
-          "numbers move\n";
-    if (unsteady > 0)
-      out += fmt::format(
-          "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "
-          "(flags above): their numbers are one observation of a moving value, not a fact\n",
-          unsteady, m.pairs.size());
-  }
-  if (in.measurement && !in.measurement->notes.empty()) {
-    out += "\nnotes:\n";
-    for (const auto& note : in.measurement->notes) out += "  - " + note + "\n";
-  }
+  if (in.numbering) out += numbering_text(*in.numbering);
+  if (in.measurement) out += measurement_text(*in.measurement);
   return out;
 }
 

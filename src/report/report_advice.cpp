@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "src/os/install_layout.hpp"
 #include "src/plan/recommend.hpp"
@@ -160,6 +161,80 @@ std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thre
   };
 }
 
+namespace {
+
+// The pair for two threads that talk: the planner's closest pair, and what the numbering's
+// choice would cost when a measured matrix says so. Fails with the planner's message.
+Result<Recommendation> pair_recommendation(const MachineReport& rep, const CpuSet& usable,
+                                           plan::RecommendInputs& inputs, bool use_matrix) {
+  auto pairs = plan::recommend_pairs(inputs, 1);
+  if (!pairs) return pairs.error();
+  const plan::PairRecommendation& best = pairs->front();
+  Recommendation r;
+  r.title = "2 threads that talk to each other (producer/consumer, ping-pong)";
+  r.cpus = fmt::format("{},{}", best.cpu_a, best.cpu_b);
+  r.why =
+      use_matrix
+          ? fmt::format("{}: {:.0f} ns one way, measured", best.relation, best.latency_ns)
+          : fmt::format("{}: the closest pair by topology (no measured latency)", best.relation);
+  const int first = usable.first(), next = usable.next(first);
+  const double numbered = use_matrix ? rep.latency.matrix.between(first, next) : std::nan("");
+  if (!std::isnan(numbered) && (best.cpu_a != first || best.cpu_b != next))
+    r.why +=
+        fmt::format("; the numbering's choice {},{} measures {:.0f} ns", first, next, numbered);
+  r.commands = apply_commands({best.cpu_a, best.cpu_b}, false);
+  return r;
+}
+
+// One compute-bound thread per usable core; fails with the planner's message.
+Result<Recommendation> compute_recommendation(const Topology& topo, const CpuSet& usable,
+                                              plan::RecommendInputs& inputs) {
+  std::size_t usable_cores = 0;
+  for (const CpuSet& core : topo.groups(Level::core))
+    usable_cores += core.intersects(usable) ? 1 : 0;
+  const int cores = static_cast<int>(std::max<std::size_t>(1, usable_cores));
+  auto compute = plan::recommend_compute_cpus(inputs, cores);
+  if (!compute) return compute.error();
+  Recommendation r;
+  r.title = fmt::format("{} compute-bound thread{} (one per core)", cores, cores > 1 ? "s" : "");
+  r.cpus = comma_list(*compute);
+  r.why =
+      "never two on SMT siblings while a whole core is free; faster cores first on hybrid "
+      "parts";
+  r.commands = apply_commands(*compute, false);
+  return r;
+}
+
+// The thread cache, when the spawn bench showed it clearly faster (over 1.2x) here.
+std::optional<Recommendation> thread_cache_recommendation(const MachineReport& rep,
+                                                          const CpuSet& usable) {
+  const BenchResult* spawn = find_bench(rep, "spawn");
+  if (!spawn) return std::nullopt;
+  double best_ratio = 0;
+  // Only a clear "faster" counts: an unclear one may be the noise of the day.
+  for (const Variant& v : spawn->variants)
+    if (!v.baseline.empty() && v.available && v.verdict_clear)
+      best_ratio = std::max(best_ratio, v.ratio_to_baseline);
+  if (best_ratio <= 1.2) return std::nullopt;
+  Recommendation r;
+  r.title = kThreadCacheTitle;
+  r.cpus = usable.to_list();
+  r.why = fmt::format(
+      "the thread cache made create+join {:.1f}x faster here (spawn bench, "
+      "median of {} runs, a clear difference by the rank test)",
+      best_ratio, spawn->runs);
+  // The library this threadmap would preload (its install layout, or the build tree it runs
+  // from), so the command can be pasted as it is.
+  auto lib = os::find_preload_library("cache");
+  r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"}};
+  // Not found (a binary copied without its libraries): no LD_PRELOAD line rather than a
+  // placeholder path that cannot work.
+  if (lib) r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
+  return r;
+}
+
+}  // namespace
+
 AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   AdvicePart advice;
   if (!rep.topology) {
@@ -176,74 +251,23 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   if (use_matrix) inputs.matrix = &rep.latency.matrix;
 
   if (usable.count() >= 2) {
-    auto pairs = plan::recommend_pairs(inputs, 1);
-    if (!pairs) {
-      advice.status = {false, "the planner could not recommend a pair: " + pairs.error().message,
-                       0};
+    Result<Recommendation> pair = pair_recommendation(rep, usable, inputs, use_matrix);
+    if (!pair) {
+      advice.status = {false, "the planner could not recommend a pair: " + pair.error().message, 0};
       return advice;
     }
-    const plan::PairRecommendation& best = pairs->front();
-    Recommendation r;
-    r.title = "2 threads that talk to each other (producer/consumer, ping-pong)";
-    r.cpus = fmt::format("{},{}", best.cpu_a, best.cpu_b);
-    r.why =
-        use_matrix
-            ? fmt::format("{}: {:.0f} ns one way, measured", best.relation, best.latency_ns)
-            : fmt::format("{}: the closest pair by topology (no measured latency)", best.relation);
-    const int first = usable.first(), next = usable.next(first);
-    const double numbered = use_matrix ? rep.latency.matrix.between(first, next) : std::nan("");
-    if (!std::isnan(numbered) && (best.cpu_a != first || best.cpu_b != next))
-      r.why +=
-          fmt::format("; the numbering's choice {},{} measures {:.0f} ns", first, next, numbered);
-    r.commands = apply_commands({best.cpu_a, best.cpu_b}, false);
     advice.model = inputs.model;
-    advice.recommendations.push_back(r);
+    advice.recommendations.push_back(std::move(*pair));
   }
-
-  const int cores = static_cast<int>(std::max<std::size_t>(1, [&] {
-    std::size_t n = 0;
-    for (const CpuSet& core : topo.groups(Level::core)) n += core.intersects(usable) ? 1 : 0;
-    return n;
-  }()));
-  auto compute = plan::recommend_compute_cpus(inputs, cores);
+  Result<Recommendation> compute = compute_recommendation(topo, usable, inputs);
   if (compute) {
-    Recommendation r;
-    r.title = fmt::format("{} compute-bound thread{} (one per core)", cores, cores > 1 ? "s" : "");
-    r.cpus = comma_list(*compute);
-    r.why =
-        "never two on SMT siblings while a whole core is free; faster cores first on hybrid "
-        "parts";
-    r.commands = apply_commands(*compute, false);
     advice.model = inputs.model;
-    advice.recommendations.push_back(r);
+    advice.recommendations.push_back(std::move(*compute));
   } else {
     advice.smt_guidance.push_back("no compute placement: " + compute.error().message);
   }
-
-  if (const BenchResult* spawn = find_bench(rep, "spawn")) {
-    double best_ratio = 0;
-    // Only a clear "faster" counts: an unclear one may be the noise of the day.
-    for (const Variant& v : spawn->variants)
-      if (!v.baseline.empty() && v.available && v.verdict_clear)
-        best_ratio = std::max(best_ratio, v.ratio_to_baseline);
-    if (best_ratio > 1.2) {
-      Recommendation r;
-      r.title = kThreadCacheTitle;
-      r.cpus = usable.to_list();
-      r.why = fmt::format(
-          "the thread cache made create+join {:.1f}x faster here (spawn bench, "
-          "median of {} runs, a clear difference by the rank test)",
-          best_ratio, spawn->runs);
-      // The library this threadmap would preload (its install layout, or the build tree it runs
-      // from), so the command can be pasted as it is.
-      auto lib = os::find_preload_library("cache");
-      r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"}};
-      // Not found (a binary copied without its libraries): no LD_PRELOAD line rather than a
-      // placeholder path that cannot work.
-      if (lib) r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
-      advice.recommendations.push_back(r);
-    }
-  }
+  if (auto cache = thread_cache_recommendation(rep, usable))
+    advice.recommendations.push_back(std::move(*cache));
   add_smt_guidance(rep, advice);
   judge_placement(rep, advice);
   // When placement showed nothing, a recommendation that only names every usable CPU adds

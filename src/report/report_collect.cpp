@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "src/experiments/latency_pairs.hpp"
 #include "src/experiments/registry.hpp"
 #include "src/latency/analysis.hpp"
+#include "src/latency/matrix_mismatch.hpp"
 #include "src/os/host.hpp"
 #include "src/os/monotonic_clock.hpp"
 #include "src/report/report_advice.hpp"
@@ -49,7 +49,7 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     part.matrix = std::move(*loaded);
     part.how = "loaded from " + o.latency_file + " (not measured by this report)";
     if (topo) {
-      part.notes = experiments::matrix_mismatch_notes(part.matrix, *topo);
+      part.notes = latency::matrix_mismatch_notes(part.matrix, *topo);
       part.describes_this_machine = part.notes.empty();
     }
     label_loaded_machine(part, rep.host);

@@ -79,92 +79,109 @@ const std::vector<std::string>& builtin_candidate_names() {
   return names;
 }
 
-Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
-                                     const std::vector<std::string>& command, bool thread_cache) {
+namespace {
+
+// The names asked for (the built-ins when none), with "os" first: every verdict is against the
+// OS placement, so it is always measured, and first.
+std::vector<std::string> candidate_names(const std::string& list, bool multi_node,
+                                         std::vector<std::string>& notes) {
   std::vector<std::string> names = split_names(list);
-  const bool multi_node = nodes_with_cpus(topology) > 1;
   if (names.empty()) {
     names = {"os", "compact", "scatter", "core-per-thread", "one-core", "one-l3", "one-node"};
     if (multi_node) names.insert(names.end(), {"mem-local", "mem-interleave"});
   }
-  CandidateSet set;
-  // Every verdict is against the OS placement: it is always measured, first.
   if (std::find(names.begin(), names.end(), "os") == names.end()) {
     names.insert(names.begin(), "os");
-    set.notes.push_back("os added: every candidate is judged against no placement");
+    notes.push_back("os added: every candidate is judged against no placement");
   } else {
     names.erase(std::find(names.begin(), names.end(), "os"));
     names.insert(names.begin(), "os");
   }
-  const CpuSet all = topology.allowed_cpus();
-  std::vector<Candidate> built;
-  for (const std::string& name : names) {
-    Candidate c;
-    if (name == "os") {
-      c.name = name;
-      c.meaning = "no placement: the OS scheduler decides";
-    } else if (name == "compact") {
-      c = on_cpus(name, "compact over all CPUs", topology, all, plan::Policy::compact);
-    } else if (name == "scatter") {
-      c = on_cpus(name, "scatter over all CPUs", topology, all, plan::Policy::scatter);
-    } else if (name == "core-per-thread") {
-      c = on_cpus(name, "one core per thread (no SMT sibling shared)", topology,
-                  one_per_core(topology), plan::Policy::compact);
-    } else if (name == "one-core") {
-      c = on_cpus(name, "everything on one core", topology, first_group(topology, Level::core),
-                  plan::Policy::compact);
-    } else if (name == "one-l3") {
-      c = on_cpus(name, "one L3 domain", topology, first_group(topology, Level::l3),
-                  plan::Policy::compact);
-    } else if (name == "one-node") {
-      c = on_cpus(name, "one NUMA node", topology, first_group(topology, Level::numa),
-                  plan::Policy::compact);
-    } else if (name == "mem-local" || name == "mem-interleave") {
-      c.name = name;
-      c.request.memory = name == "mem-local" ? "local" : "interleave";
-      c.meaning = "no CPU placement, memory policy " + c.request.memory;
-    } else if (name == "cache") {
-      c.name = name;
-      c.request.thread_cache = true;
-      c.meaning = "no CPU placement, with the thread cache";
-    } else if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
-      auto plan = apply::read_plan_file(name.substr(5));
-      if (!plan) return plan.error().with_context("candidate '" + name + "'");
-      c.name = name;
-      c.request.plan_path = name.substr(5);
-      for (const auto& a : plan->assignments)
-        if (!a.cpus.empty()) c.order.push_back(a.cpus.first());
-      c.meaning = "the plan " + name.substr(5);
-    } else if (name.rfind("cpus:", 0) == 0 && name.size() > 5) {
-      auto cpus = topology.resolve(name.substr(5));
-      if (!cpus) return Error::invalid("candidate '" + name + "': " + cpus.error().message);
-      if (cpus->empty() || !cpus->is_subset_of(all))
-        return Error::invalid("candidate '" + name + "': CPUs " + cpus->to_list() +
-                              " are not all allowed here (allowed: " + all.to_list() + ")");
-      c = on_cpus(name, "CPUs " + cpus->to_list() + " compact", topology, *cpus,
-                  plan::Policy::compact);
-    } else {
-      std::string known;
-      for (const auto& k : builtin_candidate_names()) known += (known.empty() ? "" : ", ") + k;
-      return Error::invalid("unknown candidate '" + name + "' (known: " + known + ")");
-    }
-    if ((name == "mem-local" || name == "mem-interleave") && !multi_node) {
-      set.notes.push_back(name + " skipped: one NUMA node with CPUs here");
-      continue;
-    }
+  return names;
+}
+
+// A plan file or a CPU list the user named: read and checked here, before anything runs.
+Result<Candidate> candidate_from_argument(const std::string& name, const Topology& topology,
+                                          const CpuSet& all) {
+  Candidate c;
+  if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
+    auto plan = apply::read_plan_file(name.substr(5));
+    if (!plan) return plan.error().with_context("candidate '" + name + "'");
+    c.name = name;
+    c.request.plan_path = name.substr(5);
+    for (const auto& a : plan->assignments)
+      if (!a.cpus.empty()) c.order.push_back(a.cpus.first());
+    c.meaning = "the plan " + name.substr(5);
+    return c;
+  }
+  if (name.rfind("cpus:", 0) == 0 && name.size() > 5) {
+    auto cpus = topology.resolve(name.substr(5));
+    if (!cpus) return Error::invalid("candidate '" + name + "': " + cpus.error().message);
+    if (cpus->empty() || !cpus->is_subset_of(all))
+      return Error::invalid("candidate '" + name + "': CPUs " + cpus->to_list() +
+                            " are not all allowed here (allowed: " + all.to_list() + ")");
+    return on_cpus(name, "CPUs " + cpus->to_list() + " compact", topology, *cpus,
+                   plan::Policy::compact);
+  }
+  std::string known;
+  for (const auto& k : builtin_candidate_names()) known += (known.empty() ? "" : ", ") + k;
+  return Error::invalid("unknown candidate '" + name + "' (known: " + known + ")");
+}
+
+// One candidate by name: a built-in placement on this machine, or candidate_from_argument.
+Result<Candidate> build_candidate(const std::string& name, const Topology& topology,
+                                  const CpuSet& all) {
+  Candidate c;
+  if (name == "os") {
+    c.name = name;
+    c.meaning = "no placement: the OS scheduler decides";
+  } else if (name == "compact") {
+    c = on_cpus(name, "compact over all CPUs", topology, all, plan::Policy::compact);
+  } else if (name == "scatter") {
+    c = on_cpus(name, "scatter over all CPUs", topology, all, plan::Policy::scatter);
+  } else if (name == "core-per-thread") {
+    c = on_cpus(name, "one core per thread (no SMT sibling shared)", topology,
+                one_per_core(topology), plan::Policy::compact);
+  } else if (name == "one-core") {
+    c = on_cpus(name, "everything on one core", topology, first_group(topology, Level::core),
+                plan::Policy::compact);
+  } else if (name == "one-l3") {
+    c = on_cpus(name, "one L3 domain", topology, first_group(topology, Level::l3),
+                plan::Policy::compact);
+  } else if (name == "one-node") {
+    c = on_cpus(name, "one NUMA node", topology, first_group(topology, Level::numa),
+                plan::Policy::compact);
+  } else if (name == "mem-local" || name == "mem-interleave") {
+    c.name = name;
+    c.request.memory = name == "mem-local" ? "local" : "interleave";
+    c.meaning = "no CPU placement, memory policy " + c.request.memory;
+  } else if (name == "cache") {
+    c.name = name;
+    c.request.thread_cache = true;
+    c.meaning = "no CPU placement, with the thread cache";
+  } else {
+    return candidate_from_argument(name, topology, all);
+  }
+  return c;
+}
+
+// With the thread cache asked for, a copy of each candidate that does not have it yet.
+void add_cache_copies(std::vector<Candidate>& built) {
+  const std::size_t n = built.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (built[i].request.thread_cache) continue;
+    Candidate c = built[i];
+    c.name += "+cache";
+    c.meaning += ", with the thread cache";
+    c.request.thread_cache = true;
     built.push_back(std::move(c));
   }
-  if (thread_cache) {
-    const std::size_t n = built.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (built[i].request.thread_cache) continue;
-      Candidate c = built[i];
-      c.name += "+cache";
-      c.meaning += ", with the thread cache";
-      c.request.thread_cache = true;
-      built.push_back(std::move(c));
-    }
-  }
+}
+
+// Candidates that put the same threads on the same CPUs here are run once, under the first
+// name; the others are listed beside it and named in a note.
+void keep_distinct(std::vector<Candidate> built, const std::vector<std::string>& command,
+                   CandidateSet& set) {
   for (Candidate& c : built) {
     c.request.command = command;
     auto twin = std::find_if(set.list.begin(), set.list.end(),
@@ -182,6 +199,28 @@ Result<CandidateSet> make_candidates(const std::string& list, const Topology& to
       set.notes.push_back(names_text + ": same CPUs in the same order as " + c.name +
                           " on this machine, run once as " + c.name);
     }
+}
+
+}  // namespace
+
+Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
+                                     const std::vector<std::string>& command, bool thread_cache) {
+  const bool multi_node = nodes_with_cpus(topology) > 1;
+  CandidateSet set;
+  const std::vector<std::string> names = candidate_names(list, multi_node, set.notes);
+  const CpuSet all = topology.allowed_cpus();
+  std::vector<Candidate> built;
+  for (const std::string& name : names) {
+    Result<Candidate> c = build_candidate(name, topology, all);
+    if (!c) return c.error();
+    if ((name == "mem-local" || name == "mem-interleave") && !multi_node) {
+      set.notes.push_back(name + " skipped: one NUMA node with CPUs here");
+      continue;
+    }
+    built.push_back(std::move(*c));
+  }
+  if (thread_cache) add_cache_copies(built);
+  keep_distinct(std::move(built), command, set);
   return set;
 }
 

@@ -67,3 +67,13 @@ TEST(CApi, PinSelfAndReadBack) {
   tm_cpuset_free(mine);
   tm_cpuset_free(allowed);
 }
+
+// The version has one source, project(VERSION) in CMakeLists.txt: the library linked at run time
+// and the C header's macros must both say what CMake says.
+TEST(CApi, VersionIsCMakesProjectVersion) {
+  EXPECT_STREQ(tm_version(), TM_TEST_PROJECT_VERSION);
+  EXPECT_STREQ(TM_VERSION_STRING, TM_TEST_PROJECT_VERSION);
+  EXPECT_EQ(TM_VERSION_MAJOR, TM_TEST_PROJECT_VERSION_MAJOR);
+  EXPECT_EQ(TM_VERSION_MINOR, TM_TEST_PROJECT_VERSION_MINOR);
+  EXPECT_EQ(TM_VERSION_PATCH, TM_TEST_PROJECT_VERSION_PATCH);
+}

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "src/experiments/experiments.hpp"
-#include "src/experiments/latency_pairs.hpp"
 
 namespace threadmap::experiments {
 namespace {
@@ -171,20 +170,6 @@ TEST_F(Benches, SpawnIsUnavailableWithTheReasonWhenItsProgramIsMissing) {
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->available);
   EXPECT_NE(r->unavailable_reason.find("/nonexistent/bin/threadmap-spawn"), std::string::npos);
-}
-
-TEST_F(Benches, AMatrixOfAnotherMachineIsFlagged) {
-  latency::Matrix m;
-  const int beyond = topo_->complete_cpus().last() + 1;
-  m.cpus = {0, beyond};
-  m.one_way_ns = {0, 10, 10, 0};
-  m.source = "other.csv";
-  auto notes = matrix_mismatch_notes(m, *topo_);
-  ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("other.csv"), std::string::npos);
-  m.cpus = {topo_->complete_cpus().first()};
-  m.one_way_ns = {0};
-  EXPECT_TRUE(matrix_mismatch_notes(m, *topo_).empty());
 }
 
 TEST_F(Benches, ZeroRunsIsRejected) {

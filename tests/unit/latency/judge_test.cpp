@@ -3,6 +3,7 @@
 // unknown, including a saved JSON read back by load.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,89 @@ TEST(JudgePair, OnePassIsNeverUnstable) {
   EXPECT_FALSE(s.rechecked);
   EXPECT_FALSE(s.unstable);
   EXPECT_NEAR(s.reported_ns, 50, 1.5);
+}
+
+// Passes recorded on the development VM (2 vCPU KVM AMD EPYC, Debian 12) on 2026-11-26 by
+// measure_pair_pass(0, 1, ...) with a 100 ms budget and at most 48 batches, one-way ns per
+// batch: two that agree (~104.4 and ~104.2 ns), two that do not (~103.9 ns, then ~108.2 ns a
+// moment later: the vCPUs' host cores changed), and one taken while a spinning thread shared
+// CPU 1, which stopped after 6 batches without reaching the precision.
+const std::vector<double> kAgreeFirst = {104.41, 104.45, 104.83, 104.62, 104.29, 104.12,
+                                         104.33, 104.62, 104.62, 104.54, 104.41, 104.33,
+                                         104.57, 104.58, 104.12, 104.79};
+const std::vector<double> kAgreeSecond = {104.20, 104.11, 104.28, 104.28, 104.11, 103.90,
+                                          103.78, 105.03, 108.78, 105.49, 104.20, 103.90,
+                                          103.82, 103.74, 104.24, 103.86};
+const std::vector<double> kMovedFirst = {103.91, 103.87, 103.79, 104.12, 103.96, 103.91,
+                                         104.12, 103.96, 103.50, 103.33, 103.46, 104.04,
+                                         103.92, 104.04, 103.62, 104.17};
+const std::vector<double> kMovedSecond = {108.19, 108.11, 107.94, 108.67, 108.28, 108.79,
+                                          107.98, 108.45, 108.24, 108.71, 108.92, 108.62,
+                                          107.68, 108.06, 107.25, 107.64};
+const std::vector<double> kBesideASpinner = {104.20, 103.95, 104.28, 115.63, 108.91, 114.46};
+
+PairSamples recorded(int a, int b, std::vector<double> first, std::vector<double> second,
+                     bool first_converged = true) {
+  PairSamples in;
+  in.cpu_a = a, in.cpu_b = b;
+  in.first_ns = std::move(first);
+  in.first_converged = first_converged;
+  in.second_ns = std::move(second);
+  in.rechecked = !in.second_ns.empty();
+  in.second_converged = true;
+  in.round_trips_per_batch = 120;
+  return in;
+}
+
+// The median of a recorded pass, by hand: the mean of the middle two of 16 sorted batches.
+double middle_of_16(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return (v[7] + v[8]) / 2;
+}
+
+TEST(JudgePairs, RecordedPassesAreJudgedPairByPairAndCounted) {
+  JudgedPairs j = judge_pairs(
+      {recorded(0, 1, kAgreeFirst, kAgreeSecond), recorded(0, 2, kMovedFirst, kMovedSecond),
+       recorded(1, 2, kBesideASpinner, {}, false), recorded(1, 3, kMovedSecond, kMovedFirst)},
+      0.03);
+  ASSERT_EQ(j.pairs.size(), 4u);
+  // Agreeing passes: pooled, so the value lies between the two passes' medians.
+  EXPECT_FALSE(j.pairs[0].unstable);
+  EXPECT_EQ(j.pairs[0].samples, 16u);
+  EXPECT_GT(j.pairs[0].reported_ns, middle_of_16(kAgreeSecond) - 0.01);
+  EXPECT_LT(j.pairs[0].reported_ns, middle_of_16(kAgreeFirst) + 0.01);
+  // 103.9 then 108.2 ns: 4% apart, beyond the 3% asked for, intervals disjoint: unstable, and
+  // the matrix keeps the lower median (what the hardware does undisturbed), not the average.
+  EXPECT_TRUE(j.pairs[1].unstable);
+  EXPECT_NEAR(j.pairs[1].reported_ns, middle_of_16(kMovedFirst), 0.01);
+  EXPECT_NEAR(j.pairs[1].recheck_median_ns, middle_of_16(kMovedSecond), 0.01);
+  // One unconverged pass, never re-checked: not converged, never unstable.
+  EXPECT_FALSE(j.pairs[2].converged);
+  EXPECT_FALSE(j.pairs[2].rechecked);
+  EXPECT_FALSE(j.pairs[2].unstable);
+  EXPECT_EQ(j.pairs[2].cpu_a, 1);
+  EXPECT_EQ(j.pairs[2].cpu_b, 2);
+  // The same move in the other order: the lower median again, whichever pass it came from.
+  EXPECT_TRUE(j.pairs[3].unstable);
+  EXPECT_NEAR(j.pairs[3].reported_ns, middle_of_16(kMovedFirst), 0.01);
+  EXPECT_EQ(j.unstable, 2u);
+  EXPECT_EQ(j.rechecked, 3u);
+  EXPECT_EQ(j.not_converged, 1u);
+  // Two moved pairs of three checked: more than 10%, and more than one: the matrix is unstable.
+  EXPECT_EQ(j.stability.state, "unstable");
+  EXPECT_EQ(j.stability.pairs_moved, 2u);
+  EXPECT_EQ(j.stability.pairs_checked, 3u);
+}
+
+TEST(JudgePairs, ThePrecisionAskedForDecidesWhetherA4PercentMoveCounts) {
+  // The same recorded passes at +-5%: a 4% difference is within what was asked, so the pair
+  // is pooled and the matrix stable.
+  JudgedPairs j = judge_pairs({recorded(0, 2, kMovedFirst, kMovedSecond)}, 0.05);
+  ASSERT_EQ(j.pairs.size(), 1u);
+  EXPECT_FALSE(j.pairs[0].unstable);
+  EXPECT_GT(j.pairs[0].reported_ns, middle_of_16(kMovedFirst) + 1.0);
+  EXPECT_EQ(j.unstable, 0u);
+  EXPECT_EQ(j.stability.state, "stable");
 }
 
 TEST(Stability, RuleIsMoreThanTenPercentOfCheckedPairs) {
