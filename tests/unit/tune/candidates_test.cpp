@@ -7,28 +7,15 @@
 #include <algorithm>
 
 #include "src/tune/reproduce.hpp"
+#include "tests/unit/tune/candidate_helpers.hpp"
 
 using namespace threadmap;
 
 namespace {
 
-Topology load(const std::string& name) {
-  auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + name);
-  EXPECT_TRUE(t) << name;
-  return *t;
-}
-
-std::vector<std::string> names(const tune::CandidateSet& s) {
-  std::vector<std::string> out;
-  for (const auto& c : s.list) out.push_back(c.name);
-  return out;
-}
-
-const tune::Candidate* find(const tune::CandidateSet& s, const std::string& name) {
-  for (const auto& c : s.list)
-    if (c.name == name) return &c;
-  return nullptr;
-}
+using tm_test::find;
+using tm_test::load;
+using tm_test::names;
 
 }  // namespace
 
