@@ -54,113 +54,135 @@ std::string process_comm(const monitor::WatchHistory& history, pid_t pid) {
   return "";
 }
 
-void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, double height,
-          double row_h, double left, double top, double plot_w, double watched_s) {
-  const auto& threads = history.threads();
-  // Running vs waiting is known only when the counters gave CPU time (task clock).
+// Where things go on the picture, and the facts every step draws from.
+struct Layout {
+  double width = 0, row_h = 0, left = 0, top = 0, plot_w = 0;
+  double t0 = 0, span_s = 0;  // the first sample's time and what the samples cover
   bool activity_known = false;
-  for (const auto& t : threads)
-    for (const auto& s : t.spans) activity_known = activity_known || s.cpu_s > 0;
-  std::map<int, size_t> cpu_index;
-  for (const auto& t : threads)
-    for (const auto& s : t.spans) cpu_index.emplace(s.cpu, 0);
+  std::map<int, size_t> cpu_index;  // CPU -> its colour's index
+  double x_of(double t) const { return left + (t - t0) / span_s * plot_w; }
+};
+
+Layout lay_out(const monitor::WatchHistory& history, double width, double row_h, double left,
+               double top, double plot_w) {
+  Layout l;
+  l.width = width;
+  l.row_h = row_h;
+  l.left = left;
+  l.top = top;
+  l.plot_w = plot_w;
+  // Running vs waiting is known only when the counters gave CPU time (task clock).
+  for (const auto& t : history.threads())
+    for (const auto& s : t.spans) {
+      l.activity_known = l.activity_known || s.cpu_s > 0;
+      l.cpu_index.emplace(s.cpu, 0);
+    }
   size_t n = 0;
-  for (auto& [cpu, idx] : cpu_index) idx = n++;
+  for (auto& [cpu, idx] : l.cpu_index) idx = n++;
+  l.t0 = history.first_s();
+  l.span_s = std::max(history.last_s() - l.t0, 1e-3);
+  return l;
+}
 
-  cairo_set_source_rgb(cr, 1, 1, 1);
-  cairo_paint(cr);
-  double t0 = history.first_s();
-  double span_s = std::max(history.last_s() - t0, 1e-3);
-  auto x_of = [&](double t) { return left + (t - t0) / span_s * plot_w; };
-
+// The title: whose threads, how many, over how long (the summary's duration, and what the
+// samples cover when it differs), and how to read the bars.
+void draw_title(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l,
+                double watched_s) {
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_move_to(cr, history.follow() ? 4 : left, 20);  // a followed title is longer
-  // The same duration as the summary's, and what the samples cover when it differs.
+  cairo_move_to(cr, history.follow() ? 4 : l.left, 20);  // a followed title is longer
   const std::string duration =
-      watched_s >= 0 && std::abs(watched_s - span_s) >= 0.005
-          ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, span_s)
-          : fmt::format("{:.2f} s", span_s);
+      watched_s >= 0 && std::abs(watched_s - l.span_s) >= 0.005
+          ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, l.span_s)
+          : fmt::format("{:.2f} s", l.span_s);
   const std::string who = history.follow()
                               ? fmt::format("process {} and its descendants ({} processes)",
                                             history.pid(), history.processes().size())
                               : fmt::format("process {}", history.pid());
-  std::string title = fmt::format(
-      "threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
-      threads.size(), duration, activity_known ? "; thin = waiting, full = running" : "");
+  std::string title =
+      fmt::format("threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
+                  history.threads().size(), duration,
+                  l.activity_known ? "; thin = waiting, full = running" : "");
   cairo_show_text(cr, title.c_str());
+}
 
-  cairo_set_font_size(cr, std::min(11.0, row_h - 2));
-  for (size_t i = 0; i < threads.size(); ++i) {
-    const auto& t = threads[i];
-    double y = top + static_cast<double>(i) * row_h;
-    for (const auto& s : t.spans) {
-      Rgb c = color_for(cpu_index[s.cpu], n);
-      cairo_set_source_rgb(cr, c.r, c.g, c.b);
-      double x0 = x_of(s.start_s);
-      // A span seen at a single sample still gets a visible sliver.
-      double x1 = std::max(x_of(s.end_s), x0 + 1.0);
-      const double full = std::max(row_h - 1, 1.0);
-      // A waiting thread is a thin line through the middle of its row, on its CPU's colour.
-      const double h = activity_known && !s.active ? std::max(full / 4, 1.0) : full;
-      cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
-      cairo_fill(cr);
-    }
-    // Following, rows come grouped by process: a line above each process's first row, and
-    // labels that name the process (pid and command) before the thread.
-    if (history.follow() && i > 0 && threads[i - 1].pid != t.pid) {
-      cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
-      cairo_set_line_width(cr, 1);
-      cairo_move_to(cr, 0, y - 0.5);
-      cairo_line_to(cr, width, y - 0.5);
-      cairo_stroke(cr);
-    }
-    if (row_h >= 9) {
-      cairo_set_source_rgb(cr, 0, 0, 0);
-      cairo_move_to(cr, 4, y + row_h - 3);
-      std::string label =
-          history.follow()
-              ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)),
-                            t.tid, terminal_safe(t.name))
-                    .substr(0, 44)
-              : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
-      cairo_show_text(cr, label.c_str());
-    }
+// One thread's row: a bar per span in its CPU's colour, thin where it waited, and its label.
+void draw_row(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l, size_t i) {
+  const auto& threads = history.threads();
+  const auto& t = threads[i];
+  const double y = l.top + static_cast<double>(i) * l.row_h;
+  for (const auto& s : t.spans) {
+    Rgb c = color_for(l.cpu_index.at(s.cpu), l.cpu_index.size());
+    cairo_set_source_rgb(cr, c.r, c.g, c.b);
+    double x0 = l.x_of(s.start_s);
+    // A span seen at a single sample still gets a visible sliver.
+    double x1 = std::max(l.x_of(s.end_s), x0 + 1.0);
+    const double full = std::max(l.row_h - 1, 1.0);
+    // A waiting thread is a thin line through the middle of its row, on its CPU's colour.
+    const double h = l.activity_known && !s.active ? std::max(full / 4, 1.0) : full;
+    cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
+    cairo_fill(cr);
   }
-  // Time axis.
-  double axis_y = top + static_cast<double>(threads.size()) * row_h + 4;
+  // Following, rows come grouped by process: a line above each process's first row, and
+  // labels that name the process (pid and command) before the thread.
+  if (history.follow() && i > 0 && threads[i - 1].pid != t.pid) {
+    cairo_set_source_rgb(cr, 0.4, 0.4, 0.4);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, 0, y - 0.5);
+    cairo_line_to(cr, l.width, y - 0.5);
+    cairo_stroke(cr);
+  }
+  if (l.row_h < 9) return;  // too thin for text
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_move_to(cr, 4, y + l.row_h - 3);
+  std::string label =
+      history.follow()
+          ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)), t.tid,
+                        terminal_safe(t.name))
+                .substr(0, 44)
+          : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
+  cairo_show_text(cr, label.c_str());
+}
+
+// The time axis below the rows, ten ticks; returns where it is drawn.
+double draw_time_axis(cairo_t* cr, const Layout& l, size_t rows) {
+  double axis_y = l.top + static_cast<double>(rows) * l.row_h + 4;
   cairo_set_source_rgb(cr, 0, 0, 0);
   cairo_set_line_width(cr, 1);
-  cairo_move_to(cr, left, axis_y);
-  cairo_line_to(cr, left + plot_w, axis_y);
+  cairo_move_to(cr, l.left, axis_y);
+  cairo_line_to(cr, l.left + l.plot_w, axis_y);
   cairo_stroke(cr);
   cairo_set_font_size(cr, 11);
   for (int k = 0; k <= 10; ++k) {
-    double x = left + plot_w * k / 10.0;
+    double x = l.left + l.plot_w * k / 10.0;
     cairo_move_to(cr, x, axis_y);
     cairo_line_to(cr, x, axis_y + 4);
     cairo_stroke(cr);
     // Short runs get ms ticks so that neighbouring labels differ.
-    double t = span_s * k / 10.0;
-    std::string label = span_s >= 2     ? fmt::format("{:.1f} s", t)
-                        : span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
-                                        : fmt::format("{:.1f} ms", t * 1e3);
+    double t = l.span_s * k / 10.0;
+    std::string label = l.span_s >= 2     ? fmt::format("{:.1f} s", t)
+                        : l.span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
+                                          : fmt::format("{:.1f} ms", t * 1e3);
     // Centre each tick label on its tick, but keep the last one inside the picture.
     cairo_text_extents_t ext;
     cairo_text_extents(cr, label.c_str(), &ext);
-    double lx_text = std::min(x - ext.width / 2, width - ext.width - 4);
+    double lx_text = std::min(x - ext.width / 2, l.width - ext.width - 4);
     cairo_move_to(cr, lx_text, axis_y + 16);
     cairo_show_text(cr, label.c_str());
   }
-  // Legend: one swatch per CPU.
-  double lx = left, ly = axis_y + 30;
-  for (const auto& [cpu, idx] : cpu_index) {
-    if (lx + 70 > width) {
-      lx = left;
+  return axis_y;
+}
+
+// The legend: one swatch per CPU, wrapped to the picture's width.
+void draw_legend(cairo_t* cr, const Layout& l, double axis_y) {
+  double lx = l.left, ly = axis_y + 30;
+  for (const auto& [cpu, idx] : l.cpu_index) {
+    if (lx + 70 > l.width) {
+      lx = l.left;
       ly += 18;
     }
-    Rgb c = color_for(idx, n);
+    Rgb c = color_for(idx, l.cpu_index.size());
     cairo_set_source_rgb(cr, c.r, c.g, c.b);
     cairo_rectangle(cr, lx, ly - 10, 12, 12);
     cairo_fill(cr);
@@ -170,7 +192,15 @@ void draw(cairo_t* cr, const monitor::WatchHistory& history, double width, doubl
     cairo_show_text(cr, label.c_str());
     lx += 70;
   }
-  (void)height;
+}
+
+void draw(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l, double watched_s) {
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  draw_title(cr, history, l, watched_s);
+  cairo_set_font_size(cr, std::min(11.0, l.row_h - 2));
+  for (size_t i = 0; i < history.threads().size(); ++i) draw_row(cr, history, l, i);
+  draw_legend(cr, l, draw_time_axis(cr, l, history.threads().size()));
 }
 
 }  // namespace
@@ -192,10 +222,10 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
   const double legend_rows = std::ceil(static_cast<double>(cpus) * 70.0 / (width - left)) + 1;
   const double height = top + static_cast<double>(rows) * row_h + 40 + legend_rows * 18 + 10;
 
+  const Layout layout = lay_out(history, width, row_h, left, top, plot_w);
   return draw_image(
       format, static_cast<int>(width), static_cast<int>(height),
-      [&](cairo_t* cr) { draw(cr, history, width, height, row_h, left, top, plot_w, watched_s); },
-      "the timeline");
+      [&](cairo_t* cr) { draw(cr, history, layout, watched_s); }, "the timeline");
 }
 
 }  // namespace threadmap::render
