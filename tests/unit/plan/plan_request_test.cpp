@@ -119,7 +119,7 @@ TEST(PlanRequest, TheCommandLineOverridesTheSpecsConstraints) {
   PlannedRequest planned = plan_from_request(request);
   ASSERT_FALSE(planned.refused) << planned.refused->message;
   ASSERT_EQ(planned.plan.assignments.size(), 2u);
-  for (const auto& thread : planned.plan.assignments) EXPECT_EQ(thread.cpus.at(0), 1);
+  for (const auto& thread : planned.plan.assignments) EXPECT_EQ(thread.cpus.first(), 1);
 }
 
 }  // namespace
