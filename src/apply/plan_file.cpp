@@ -34,7 +34,7 @@ nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
 nlohmann::json plan_json(const plan::Plan& p) {
   nlohmann::json assignments = nlohmann::json::array();
   for (const auto& a : p.assignments) {
-    assignments.push_back({{"thread", a.name}, {"cpus", a.cpus}, {"why", a.why}});
+    assignments.push_back({{"thread", a.thread}, {"cpus", a.cpus.to_vector()}, {"why", a.why}});
     if (a.memory_node >= 0) assignments.back()["memory_node"] = a.memory_node;  // run --plan
   }
   nlohmann::json baselines = nlohmann::json::object();

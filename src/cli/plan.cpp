@@ -8,13 +8,10 @@
 #include "src/cli/outputs.hpp"
 #include "src/cluster/rank_export.hpp"
 #include "src/cluster/rank_plan.hpp"
-#include "src/latency/matrix.hpp"
 #include "src/plan/export.hpp"
-#include "src/plan/isolated.hpp"
-#include "src/plan/planner.hpp"
+#include "src/plan/plan_request.hpp"
 #include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
-#include "threadmap/topology.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -39,26 +36,24 @@ struct PlanOptions {
   std::uint64_t seed = 1;
 };
 
-// The quick form's policy; compact when --threads comes without one.
-Result<plan::QuickPolicy> quick_policy(const PlanOptions& opt) {
-  auto policy = plan::parse_quick_policy(opt.policy.empty() ? "compact" : opt.policy);
-  if (!policy) return policy.error().with_context("bad --policy");
-  return policy;
-}
-
-// The spec from the one form given; errors name the flag whose value is wrong.
-Result<plan::WorkloadSpec> read_spec(const PlanOptions& opt) {
-  if (!opt.spec_file.empty()) return plan::load_spec(opt.spec_file);
-  if (opt.pairs > 0) {
-    auto spec = plan::pairs_spec(opt.pairs);
-    if (!spec) return spec.error().with_context("bad --pairs");
-    return spec;
+// A refusal of the thread plan with the flag its value came from; the spec file, the matrix and
+// the topology name themselves in their messages, the quick forms' numbers do not.
+Error with_flag(const Error& refused, plan::PlanRequestField field) {
+  switch (field) {
+    case plan::PlanRequestField::pairs:
+      return refused.with_context("bad --pairs");
+    case plan::PlanRequestField::threads:
+      return refused.with_context("bad --threads");
+    case plan::PlanRequestField::policy:
+      return refused.with_context("bad --policy");
+    case plan::PlanRequestField::spec:
+    case plan::PlanRequestField::latency:
+    case plan::PlanRequestField::topology:
+    case plan::PlanRequestField::machine:
+    case plan::PlanRequestField::plan:
+      break;
   }
-  auto policy = quick_policy(opt);
-  if (!policy) return policy.error();
-  auto spec = plan::threads_spec(opt.threads, *policy);
-  if (!spec) return spec.error().with_context("bad --threads");
-  return spec;
+  return refused;
 }
 
 // plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,
@@ -130,50 +125,31 @@ int run_plan(const PlanOptions& opt) {
   Outputs out;
   out.declare("--output", &opt.output);
   if (auto st = out.check(); !st) return reject(st.error());
-  auto spec = read_spec(opt);
-  if (!spec) return fail(spec.error());
-  if (!opt.allowed.empty()) spec->allowed = opt.allowed;
-  if (!opt.reserved.empty()) spec->reserved = opt.reserved;
-  if (opt.oversubscribe) spec->oversubscribe = true;
+  plan::PlanRequest request;
+  request.spec_file = opt.spec_file;
+  request.pairs = opt.pairs;
+  request.threads = opt.threads;
+  request.policy = opt.policy;
+  request.topology_file = opt.topology_file;
+  request.latency_file = opt.latency_file;
+  request.allowed = opt.allowed;
+  request.reserved = opt.reserved;
+  request.oversubscribe = opt.oversubscribe;
+  request.time_limit_s = opt.time_limit_s;
+  request.seed = opt.seed;
+  plan::PlannedRequest planned = plan::plan_from_request(request);
+  if (planned.refused) return fail(with_flag(*planned.refused, planned.refused_field));
 
-  std::optional<latency::Matrix> matrix;
-  if (!opt.latency_file.empty()) {
-    auto loaded = latency::load_matrix(opt.latency_file);
-    if (!loaded) return fail(loaded.error());
-    matrix = std::move(*loaded);
-  }
-  std::optional<Topology> topology;
-  // An unstable matrix is not used (plan says why): this machine's topology stands in for it.
-  if (!opt.topology_file.empty() || !matrix || matrix->stability.unstable()) {
-    auto loaded = opt.topology_file.empty() ? Topology::load_this_machine()
-                                            : Topology::load_xml(opt.topology_file);
-    if (!loaded) return fail(loaded.error());
-    topology = std::move(*loaded);
-  }
-  plan::PlanInputs inputs;
-  inputs.topology = topology ? &*topology : nullptr;
-  inputs.matrix = matrix ? &*matrix : nullptr;
-  if (topology && topology->is_this_machine()) {
-    auto isolated = plan::read_isolated_cpus();
-    if (!isolated) return fail(isolated.error());
-    inputs.isolated = *isolated;
-  }
-  if (opt.threads > 0) inputs.placement_policy = *quick_policy(opt);  // parsed in read_spec
-  inputs.solve.local_time_limit_s = opt.time_limit_s;
-  inputs.solve.exact_time_limit_s = opt.time_limit_s;
-  inputs.solve.seed = opt.seed;
-  auto planned = plan::make_plan(*spec, inputs);
-  if (!planned) return fail(planned.error());
-
-  out.set(&opt.output, apply::plan_json(*planned).dump(2) + "\n");
+  const plan::Plan& made = planned.plan;
+  out.set(&opt.output, apply::plan_json(made).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
-    print(plan::export_plan(*planned, *format, topology ? &*topology : nullptr));
+    print(plan::export_plan(made, *format, planned.topology ? &*planned.topology : nullptr));
   else if (opt.json) {
     if (opt.output.empty())  // with -o FILE the JSON goes there, once
-      print(apply::plan_json(*planned).dump(2) + "\n");
+      print(apply::plan_json(made).dump(2) + "\n");
   } else {
-    print(render::plan_text(*planned));
+    print(render::plan_text(made));
   }
   return 0;
 }

@@ -1,8 +1,7 @@
-// One entry of a placement plan as the commands that apply and verify it use it: the
-// "assignments" of a threadmap.plan/1 file (read by apply/plan_file), matched to the threads
-// `run` pins and `watch` checks. One type for both, so a plan read once serves both.
-// (The planner's own output, plan::PlannedThread, carries the reason for each choice and is
-// written to that file by apply/plan_file, beside the reader.)
+// One entry of a placement plan: what the planner produces (plan::Plan's assignments, with the
+// reason for each choice), what apply/plan_file writes as the "assignments" of a
+// threadmap.plan/1 file and reads back, and what `run` pins and `watch` checks. One type for the
+// whole path, so a plan made, written, read and applied is the same value throughout.
 #pragma once
 
 #include <string>
@@ -13,7 +12,9 @@ namespace threadmap {
 
 struct PlannedThread {
   std::string thread;    ///< name from the workload spec ("main" = the main thread)
-  CpuSet cpus;           ///< the CPUs it should run on
+  CpuSet cpus;           ///< the CPUs it should run on (OS numbers; the planner gives one)
+  std::string why{};     ///< which edge or trait put it there; empty when read from a file
+                         ///< ({}: entries written {thread, cpus} need no -Wextra warning)
   int memory_node = -1;  ///< OS NUMA node its memory should be on, -1 = none stated
 };
 

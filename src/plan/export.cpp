@@ -9,14 +9,20 @@
 namespace threadmap::plan {
 namespace {
 
+// A thread's CPUs as comma-separated numbers, never ranges: OMP_PLACES' braces take no ranges.
+std::string cpu_numbers(const CpuSet& cpus) {
+  std::string out;
+  for (int cpu : cpus.to_vector()) out += (out.empty() ? "" : ",") + std::to_string(cpu);
+  return out;
+}
+
 std::string joined(const Plan& plan, const char* sep, const char* before = "",
                    const char* after = "") {
   std::string out;
   for (std::size_t i = 0; i < plan.assignments.size(); ++i) {
     if (i) out += sep;
     out += before;
-    const auto& cpus = plan.assignments[i].cpus;
-    for (std::size_t k = 0; k < cpus.size(); ++k) out += (k ? "," : "") + std::to_string(cpus[k]);
+    out += cpu_numbers(plan.assignments[i].cpus);
     out += after;
   }
   return out;
@@ -24,8 +30,7 @@ std::string joined(const Plan& plan, const char* sep, const char* before = "",
 
 CpuSet all_cpus(const Plan& plan) {
   CpuSet set;
-  for (const auto& a : plan.assignments)
-    for (int c : a.cpus) set.add(c);
+  for (const auto& a : plan.assignments) set |= a.cpus;
   return set;
 }
 
@@ -47,7 +52,7 @@ MemoryNodes memory_nodes(const Plan& plan, const Topology* topology) {
     if (node >= 0) {
       m.any_stated = true;
     } else if (topology && !a.cpus.empty()) {
-      const PuPlace* pu = topology->pu(a.cpus[0]);
+      const PuPlace* pu = topology->pu(a.cpus.first());
       if (pu && pu->numa_os >= 0) {
         node = pu->numa_os;
         any_derived = true;
@@ -144,10 +149,7 @@ std::string export_plan(const Plan& plan, ExportFormat format, const Topology* t
                                     all_cpus(plan).to_list());
       out += "# each thread, once it exists (its TID from `threadmap ps PID`):\n";
       for (const auto& a : plan.assignments) {
-        std::string list;
-        for (std::size_t k = 0; k < a.cpus.size(); ++k)
-          list += (k ? "," : "") + std::to_string(a.cpus[k]);
-        out += fmt::format("taskset -p -c {} TID_OF_{}\n", list, a.name);
+        out += fmt::format("taskset -p -c {} TID_OF_{}\n", cpu_numbers(a.cpus), a.thread);
       }
       return out;
     }
@@ -180,7 +182,7 @@ std::string export_plan(const Plan& plan, ExportFormat format, const Topology* t
         out += fmt::format(
             "# pthreads whose main thread only creates the planned threads (main shares CPU {} "
             "with the first):\nlikwid-pin -c {},{} COMMAND\n",
-            plan.assignments[0].cpus[0], plan.assignments[0].cpus[0], joined(plan, ","));
+            plan.assignments[0].cpus.first(), plan.assignments[0].cpus.first(), joined(plan, ","));
       return out;
     }
     case ExportFormat::slurm:

@@ -113,9 +113,9 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
 
   std::vector<std::string> why = explain(*problem, solution.cpu_of);
   for (std::size_t t = 0; t < spec.threads.size(); ++t) {
-    plan.assignments.push_back(
-        PlannedThread{spec.threads[t].name, {machine->cpus[solution.cpu_of[t]].cpu}, why[t]});
-    plan.assignments.back().memory_node = spec.threads[t].memory_node;  // `run` applies it
+    plan.assignments.push_back(PlannedThread{spec.threads[t].name,
+                                             CpuSet{machine->cpus[solution.cpu_of[t]].cpu}, why[t],
+                                             spec.threads[t].memory_node});
   }
   for (const Baseline& b : baselines(*machine, problem->size(), inputs.topology))
     plan.baselines.emplace_back(b.name, evaluate(*problem, b.cpu_of));

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/core/planned_thread.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/plan/problem.hpp"
 #include "src/plan/solvers.hpp"
@@ -17,17 +18,13 @@
 
 namespace threadmap::plan {
 
-/// One thread of the plan, in thread-creation order.
-struct PlannedThread {
-  std::string name;
-  std::vector<int> cpus;  ///< OS CPU numbers it is pinned to (one today)
-  std::string why;        ///< which edge or trait put it there
-  int memory_node = -1;   ///< the spec's memory-node (OS node number), -1 when not stated
-};
+/// One thread of the plan, in thread-creation order: its spec name, its CPU, why it is there
+/// and the spec's memory-node (src/core/planned_thread.hpp, the type run and watch use too).
+using threadmap::PlannedThread;
 
 /// A plan and how it compares.
 struct Plan {
-  std::vector<PlannedThread> assignments;
+  std::vector<PlannedThread> assignments;  ///< in thread-creation order
   CostBreakdown cost;
   std::string model;   ///< MachineModel::model
   std::string solver;  ///< which solver produced it

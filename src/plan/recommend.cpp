@@ -33,8 +33,8 @@ Result<std::vector<PairRecommendation>> recommend_pairs(RecommendInputs& inputs,
   std::vector<PairRecommendation> out;
   for (int k = 0; k < pairs; ++k) {
     PairRecommendation r;
-    r.cpu_a = plan->assignments[2 * k].cpus[0];
-    r.cpu_b = plan->assignments[2 * k + 1].cpus[0];
+    r.cpu_a = plan->assignments[2 * k].cpus.first();
+    r.cpu_b = plan->assignments[2 * k + 1].cpus.first();
     if (r.cpu_a > r.cpu_b) std::swap(r.cpu_a, r.cpu_b);
     const int a = machine->index_of(r.cpu_a), b = machine->index_of(r.cpu_b);
     r.latency_ns = machine->latency(a, b);
@@ -50,7 +50,7 @@ Result<std::vector<int>> recommend_compute_cpus(RecommendInputs& inputs, int thr
   auto plan = solve_quick(threads_spec(threads, QuickPolicy::scatter), inputs);
   if (!plan) return plan.error();
   std::vector<int> out;
-  for (const auto& a : plan->assignments) out.push_back(a.cpus[0]);
+  for (const auto& a : plan->assignments) out.push_back(a.cpus.first());
   return out;
 }
 

@@ -23,9 +23,9 @@ std::string rule_breaks(const plan::CostBreakdown& c) {
   return out.empty() ? "none" : out;
 }
 
-std::string cpu_list(const std::vector<int>& cpus) {
+std::string cpu_list(const CpuSet& cpus) {
   std::string out;
-  for (std::size_t k = 0; k < cpus.size(); ++k) out += (k ? "," : "") + std::to_string(cpus[k]);
+  for (int cpu : cpus.to_vector()) out += (out.empty() ? "" : ",") + std::to_string(cpu);
   return out;
 }
 
@@ -50,7 +50,7 @@ std::string plan_text(const plan::Plan& p) {
   for (const std::string& note : p.notes) out += "note:   " + note + "\n";
   out += "\n";
   TextTable threads({"thread", "cpu>", "why"});
-  for (const auto& a : p.assignments) threads.add_row({a.name, cpu_list(a.cpus), a.why});
+  for (const auto& a : p.assignments) threads.add_row({a.thread, cpu_list(a.cpus), a.why});
   out += threads.str();
   out +=
       "\ncost = sum of edge weight x one-way latency (ns) + penalties (ns-equivalents), lower is "

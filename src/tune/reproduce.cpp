@@ -43,7 +43,7 @@ std::string reproduce_lines(const Candidate& candidate, const Topology* topology
   plan::Plan p;
   for (std::size_t i = 0; i < candidate.order.size(); ++i) {
     plan::PlannedThread t;
-    t.name = "t" + std::to_string(i);
+    t.thread = "t" + std::to_string(i);
     t.cpus = {candidate.order[i]};
     p.assignments.push_back(t);
   }

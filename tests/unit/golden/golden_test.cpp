@@ -43,7 +43,7 @@ Result<plan::Plan> plan_for(const std::string& json, const Topology* topo,
 
 int cpu_of(const plan::Plan& p, const std::string& name) {
   for (const auto& a : p.assignments)
-    if (a.name == name) return a.cpus.at(0);
+    if (a.thread == name) return a.cpus.first();
   return -1;
 }
 
@@ -208,7 +208,7 @@ TEST(Golden, EveryRecordedTopology) {
       std::set<int> used_cores;
       bool fair = false;
       if (p.ok()) {
-        for (const auto& a : p->assignments) used_cores.insert(topo.pu(a.cpus.at(0))->core);
+        for (const auto& a : p->assignments) used_cores.insert(topo.pu(a.cpus.first())->core);
         fair = never_worse_than_baselines(*p);
       }
       const bool apart = static_cast<int>(used_cores.size()) == n;
@@ -343,7 +343,7 @@ TEST(Golden, EveryRecordedLatencyMatrix) {
       std::set<int> cores;
       bool fair = false;
       if (p.ok()) {
-        for (const auto& a : p->assignments) cores.insert(vendor_core(row, a.cpus.at(0), n));
+        for (const auto& a : p->assignments) cores.insert(vendor_core(row, a.cpus.first(), n));
         fair = never_worse_than_baselines(*p);
       }
       const bool apart = cores.size() == 4;
@@ -387,7 +387,7 @@ TEST(Golden, AltraLikeMeshStopsAreNotSmtInThePlan) {
   std::set<int> cpus;
   for (const auto& a : p->assignments) {
     EXPECT_EQ(a.why.find("shares its core"), std::string::npos) << a.why;
-    cpus.insert(a.cpus.at(0));
+    cpus.insert(a.cpus.first());
   }
   EXPECT_EQ(cpus.size(), 8u);
   auto pp = plan_for(pairs_spec(2), nullptr, &m);

@@ -164,7 +164,7 @@ TEST(Isolated, ReadsTheKernelListAndPrefersIt) {
   auto plan = make_plan(*spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   for (const auto& a : plan->assignments)
-    EXPECT_TRUE(some->contains(a.cpus[0])) << a.name << " " << a.cpus[0];
+    EXPECT_TRUE(some->contains(a.cpus.first())) << a.thread << " " << a.cpus.first();
   spec->prefer_isolated = false;  // "prefer-isolated": false turns it off
   auto plain = make_plan(*spec, in);
   ASSERT_TRUE(plain.ok());

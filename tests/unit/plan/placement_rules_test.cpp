@@ -86,10 +86,10 @@ TEST(PlacementRules, ComputeThreadsNeverShareACoreWhileCoresAreFree) {
       EXPECT_EQ(plan.cost.compute_smt_pairs, 0) << n << " compute threads";
       for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j)
-          ASSERT_FALSE(
-              topo.smt_siblings(plan.assignments[i].cpus[0]).contains(plan.assignments[j].cpus[0]))
-              << n << " threads: " << plan.assignments[i].cpus[0] << " and "
-              << plan.assignments[j].cpus[0];
+          ASSERT_FALSE(topo.smt_siblings(plan.assignments[i].cpus.first())
+                           .contains(plan.assignments[j].cpus.first()))
+              << n << " threads: " << plan.assignments[i].cpus.first() << " and "
+              << plan.assignments[j].cpus.first();
     }
   }
 }
@@ -145,8 +145,8 @@ TEST(PlacementRules, ConstraintsAndMemoryNodeAreHonoured) {
   const int b = test::cpu_of(plan, "b");
   EXPECT_TRUE(b == 8 || b == 9) << b;
   for (const auto& t : plan.assignments) {
-    EXPECT_GE(t.cpus[0], 2) << t.name;
-    EXPECT_LE(t.cpus[0], 31) << t.name;
+    EXPECT_GE(t.cpus.first(), 2) << t.thread;
+    EXPECT_LE(t.cpus.first(), 31) << t.thread;
   }
 }
 

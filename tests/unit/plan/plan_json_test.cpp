@@ -23,8 +23,8 @@ TEST(PlanJson, RunReadsWhatPlanWrites) {
   ASSERT_TRUE(read.ok()) << read.error().message;
   ASSERT_EQ(read->assignments.size(), plan.assignments.size());
   for (std::size_t i = 0; i < plan.assignments.size(); ++i) {
-    EXPECT_EQ(read->assignments[i].thread, plan.assignments[i].name);
-    EXPECT_EQ(read->assignments[i].cpus, CpuSet::from_vector(plan.assignments[i].cpus));
+    EXPECT_EQ(read->assignments[i].thread, plan.assignments[i].thread);
+    EXPECT_EQ(read->assignments[i].cpus, plan.assignments[i].cpus);
     EXPECT_EQ(read->assignments[i].memory_node, plan.assignments[i].memory_node);
   }
   EXPECT_EQ(read->model, plan.model);

@@ -56,7 +56,7 @@ inline std::string plan_error(const std::string& json, const Topology* topo) {
 
 inline int cpu_of(const Plan& plan, const std::string& thread) {
   for (const auto& a : plan.assignments)
-    if (a.name == thread) return a.cpus.at(0);
+    if (a.thread == thread) return a.cpus.first();
   ADD_FAILURE() << "no thread " << thread;
   return -1;
 }

@@ -114,7 +114,7 @@ std::vector<int> plan_cpus(const Topology& topo, QuickPolicy policy, int threads
   EXPECT_TRUE(plan.ok()) << (plan ? "" : plan.error().message);
   std::vector<int> cpus;
   if (!plan) return cpus;
-  for (const PlannedThread& t : plan->assignments) cpus.push_back(t.cpus.at(0));
+  for (const PlannedThread& t : plan->assignments) cpus.push_back(t.cpus.first());
   return cpus;
 }
 

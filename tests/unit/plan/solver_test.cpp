@@ -218,7 +218,7 @@ TEST(Solvers, SameSeedSamePlan) {
   Plan second = test::plan_json(json, &topo, nullptr);
   ASSERT_EQ(first.assignments.size(), second.assignments.size());
   for (std::size_t i = 0; i < first.assignments.size(); ++i)
-    EXPECT_EQ(first.assignments[i].cpus, second.assignments[i].cpus) << first.assignments[i].name;
+    EXPECT_EQ(first.assignments[i].cpus, second.assignments[i].cpus) << first.assignments[i].thread;
 }
 
 TEST(Solvers, BaselinesAreWhatTheirNamesSay) {

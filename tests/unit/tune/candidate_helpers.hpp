@@ -13,8 +13,7 @@
 namespace tm_test {
 
 inline threadmap::Topology load(const std::string& name) {
-  auto t =
-      threadmap::Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + name);
+  auto t = threadmap::Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/" + name);
   EXPECT_TRUE(t) << name;
   return *t;
 }
