@@ -276,14 +276,19 @@ std::string latency_analysis_text(const LatencyTextInput& in) {
   const auto& d = *in.domains;
   std::string out = spread_line(*in.matrix);
   out += "\nstability: " + stability_line(in.matrix->stability) + "\n";
-  // A matrix that did not hold still gets no domains, and nothing read from them below.
-  if (!d.not_inferred.empty()) return out + not_inferred_text(d);
-  out += domains_text(d);
-  if (in.comparison) {
-    out += "\ncompared with the topology (" + in.topology_source + "):\n";
-    for (const auto& line : in.comparison->lines) out += "  " + line.sentence + "\n";
+  // A matrix that did not hold still gets no domains, and nothing read from them (the topology
+  // comparison, the numbering); how it was measured and its notes (quick mode, the pairs that
+  // moved) are still what the user needs to judge it.
+  if (!d.not_inferred.empty()) {
+    out += not_inferred_text(d);
+  } else {
+    out += domains_text(d);
+    if (in.comparison) {
+      out += "\ncompared with the topology (" + in.topology_source + "):\n";
+      for (const auto& line : in.comparison->lines) out += "  " + line.sentence + "\n";
+    }
+    if (in.numbering) out += numbering_text(*in.numbering);
   }
-  if (in.numbering) out += numbering_text(*in.numbering);
   if (in.measurement) out += measurement_text(*in.measurement);
   return out;
 }

@@ -53,6 +53,25 @@ TEST(StabilityText, UnstablePairsAreFlaggedWhereTheNumberIsShown) {
   EXPECT_NE(text.find("114.0%"), std::string::npos) << text;
 }
 
+// A matrix that did not hold still gets no domains, but how it was measured and its notes
+// (quick mode, which pairs moved) are still printed: they are how the user judges it.
+TEST(StabilityText, AnUnstableMatrixStillShowsItsMeasurementAndNotes) {
+  latency::Measurement m = bimodal_run();
+  m.matrix.stability = latency::judge_stability(1, 1);
+  ASSERT_TRUE(m.matrix.stability.unstable());
+  m.notes.push_back("quick mode: measured 1 pair");
+  latency::DomainAnalysis d = latency::analyse_domains(m.matrix);
+  ASSERT_FALSE(d.not_inferred.empty());
+  render::LatencyTextInput in;
+  in.matrix = &m.matrix;
+  in.domains = &d;
+  in.measurement = &m;
+  const std::string text = render::latency_analysis_text(in);
+  EXPECT_NE(text.find("none inferred"), std::string::npos) << text;
+  EXPECT_NE(text.find("between-pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("quick mode: measured 1 pair"), std::string::npos) << text;
+}
+
 TEST(StabilityText, SteadyPairsGetNoWarning) {
   latency::Measurement m = bimodal_run();
   auto& p = m.pairs[0];
