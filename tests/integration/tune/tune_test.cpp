@@ -15,39 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/run/run_helpers.hpp"
+
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using tm_test::Output;
+using tm_test::read_all;
+using tm_test::run;
 
 std::string temp_path(const std::string& what) {
   static int counter = 0;
   return "/tmp/tm_tune_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + what;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Output run(const std::string& command) {
-  std::string err_path = temp_path(".err");
-  Output o;
-  FILE* p = popen((command + " 2>" + err_path).c_str(), "r");
-  if (!p) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
-  int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  o.err = read_all(err_path);
-  unlink(err_path.c_str());
-  return o;
 }
 
 std::string bin() { return THREADMAP_BIN; }
