@@ -168,7 +168,7 @@ void tm__idle_push(struct tm_thread *t) {
     atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                               memory_order_relaxed);
-    tm__stats_retired(tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_IDLE_LIMIT);
+    tm__stats_retired(tm__process_retiring() ? TM_CAUSE_PROCESS : TM_CAUSE_IDLE_LIMIT);
     tm__retire_idle(t, TM_W_RETIRE);
     return;
   }
@@ -191,12 +191,14 @@ void tm__idle_forget_size(size_t stack_size) {
 void tm__idle_forget(struct tm_thread *t) { tm__idle_forget_size(t->stack_size); }
 
 static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t guard_size,
-                          const struct tm_sched *want) {
+                          const struct tm_match *want) {
   /* Exactly the requested size: a larger stack would show in pthread_getattr_np (glibc's
-   * tst-default-attr checks it), a smaller one would overflow. */
+   * tst-default-attr checks it), a smaller one would overflow. The identity: the parked thread
+   * is a clone of what the creator is now (identity.h). */
   return t->stack_size == stack_size && t->guard_size == guard_size &&
-         t->sched.policy == want->policy && t->sched.priority == want->priority &&
-         t->sched.nice == want->nice && t->sched.no_new_privs == want->no_new_privs;
+         t->sched.policy == want->sched.policy && t->sched.priority == want->sched.priority &&
+         t->sched.nice == want->sched.nice && t->sched.no_new_privs == want->sched.no_new_privs &&
+         tm__identity_equal(&t->birth, &want->identity) && t->fingerprint == want->fingerprint;
 }
 
 /* The slot to pop from first: one whose top worker is still awake (spinning: taking it costs
@@ -218,7 +220,7 @@ static int tm__best_slot(int b, int mine) {
   return pick;
 }
 
-struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_sched *want) {
+struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want) {
   int b = tm__bucket_of(stack_size);
   int first = tm__best_slot(b, tm__my_slot());
   for (int k = 0; k < tm__slots; ++k) {
@@ -302,7 +304,7 @@ int tm__idle_flush(void) {
         continue;
       }
       tm__idle_forget(t);
-      tm__stats_retired(TM_RETIRE_PROCESS);
+      tm__stats_retired(TM_CAUSE_PROCESS);
       tm__retire_idle(t, TM_W_RETIRE);
       ++released;
     }

@@ -53,6 +53,10 @@ struct tm_shadow {
   unsigned long timer_slack_ns;
   char name[16];
   struct tm_sched sched;
+  /* The inherited-state identity (identity.h): what clone would copy from this thread. */
+  struct tm_identity identity;
+  uint64_t identity_epoch; /* the process-wide epoch it was last renewed at */
+  unsigned identity_cause; /* why it last changed (a tm_cause) */
 };
 
 /* Cross-thread changes (any thread's affinity, scheduling, name set by another thread). */

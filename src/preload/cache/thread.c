@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "headroom.h"
+#include "notes.h"
 #include "options.h"
 #include "shadow.h"
 #include "stats.h"
@@ -51,12 +52,23 @@ int tm__process_retiring(void) {
 /* Creates that got EAGAIN and are releasing the cache's kernel tasks (tm__create_release):
  * meanwhile no finished thread keeps its task for a join or parks. */
 static _Atomic int tm__shedding;
+/* Until when (coarse monotonic ns) nothing is kept because the program read its task list
+ * (process.c); 0: never read. */
+static _Atomic uint64_t tm__tasks_watched_until;
 
-static int tm__keeps_nothing(void) {
-  return tm__process_retiring() || atomic_load_explicit(&tm__shedding, memory_order_relaxed);
+int tm__shedding_now(void) {
+  if (atomic_load_explicit(&tm__shedding, memory_order_relaxed)) return 1;
+  uint64_t until = atomic_load_explicit(&tm__tasks_watched_until, memory_order_relaxed);
+  return until != 0 && tm__coarse_now_ns() < until;
 }
 
-int tm__shedding_now(void) { return atomic_load_explicit(&tm__shedding, memory_order_relaxed); }
+static int tm__keeps_nothing(void) { return tm__process_retiring() || tm__shedding_now(); }
+
+void tm__keep_nothing_for(uint64_t ns) {
+  atomic_store_explicit(&tm__tasks_watched_until, tm__coarse_now_ns() + ns, memory_order_relaxed);
+  (void)tm__shed_begin();
+  tm__shed_end();
+}
 
 /* Waits (sleeping: the creator may have a lower real-time priority) until the creator has
  * written this thread's pthread_t slot; only then may the thread really exit, since glibc
@@ -76,7 +88,7 @@ static void tm__wait_creator(struct tm_thread *t) {
 /* A finished worker that nobody joined yet gives up its kernel task: it marks itself DEAD
  * (unless a joiner or detacher got there first) and really exits, joinable; the late join (or
  * detach) then goes through glibc, as for a cancelled thread. 1 if withdrawn. */
-static int tm__withdraw(struct tm_thread *t, enum tm_retire_reason why) {
+static int tm__withdraw(struct tm_thread *t, unsigned why) {
   uint32_t r = atomic_load_explicit(&t->release, memory_order_acquire);
   for (;;) {
     if (r & (TM_R_JOINED | TM_R_DEAD)) return 0;
@@ -219,7 +231,7 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
     /* After SLEEPING is visible: tm__main_exiting either sees it and wakes us, or set its flag
      * before our check below. */
     if (tm__keeps_nothing() && !atomic_load_explicit(&t->parked, memory_order_acquire) &&
-        tm__withdraw(t, tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_UNJOINED))
+        tm__withdraw(t, tm__process_retiring() ? TM_CAUSE_PROCESS : TM_CAUSE_UNJOINED))
       return TM_W_WITHDRAWN;
     struct timespec rel, *relp = NULL;
     if (deadline) {
@@ -228,7 +240,7 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
       if (now >= deadline && !atomic_load_explicit(&t->parked, memory_order_acquire)) {
         /* Still waiting for its joiner (not parked) after a whole idle timeout: stop holding
          * a kernel task for a finished thread. */
-        if (tm__withdraw(t, TM_RETIRE_UNJOINED)) return TM_W_WITHDRAWN;
+        if (tm__withdraw(t, TM_CAUSE_UNJOINED)) return TM_W_WITHDRAWN;
         deadline = now + (uint64_t)timeout_ms * 1000000ULL;
         atomic_store_explicit(&t->idle_deadline, deadline, memory_order_relaxed);
         continue;
@@ -243,7 +255,7 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
         size_t stack_size = t->stack_size; /* the record may be reused once we are DEAD */
         if (atomic_compare_exchange_strong(&t->wake, &w, TM_W_DEAD)) {
           tm__idle_forget_size(stack_size);
-          tm__stats_retired(TM_RETIRE_IDLE_TIMEOUT);
+          tm__stats_retired(TM_CAUSE_IDLE_TIMEOUT);
           return TM_W_DEAD;
         }
         continue;
@@ -302,18 +314,34 @@ static uint32_t tm__publish_exit(struct tm_thread *t, uint32_t extra_bits) {
   return s;
 }
 
+/* The physical thread T is about to really exit and nobody will join it (its logical thread was
+ * detached or already joined): glibc must not see it joinable, and its record is free once its
+ * creator has written the pthread_t slot. */
+static void tm__retire_detached(struct tm_thread *t) {
+  tm__wait_creator(t);
+  tm__set_self(NULL);
+  tm__physical(detach, pthread_self());
+  tm__record_free(t);
+}
+
 _Noreturn void tm__leave_through_glibc(struct tm_thread *t, __pthread_unwind_buf_t *buf) {
   t->in_exit_sequence = 1; /* glibc runs the destructors now; pthread_exit there is glibc's */
   uint32_t s = tm__publish_exit(t, TM_L_GLIBC_EXIT);
-  tm__stats_retired((s & TM_L_CANCEL_SENT) ? TM_RETIRE_CANCELLED : TM_RETIRE_GLIBC_EXIT);
-  if (s & TM_L_DETACHED) {
-    tm__wait_creator(t);
-    tm__set_self(NULL);
-    tm__physical(detach, pthread_self());
-    tm__record_free(t);
-  }
+  tm__stats_retired((s & TM_L_CANCEL_SENT) ? TM_CAUSE_CANCELLED : TM_CAUSE_GLIBC_EXIT);
+  if (s & TM_L_DETACHED) tm__retire_detached(t);
   /* Otherwise the joiner (or a later pthread_detach) sees GLIBC_EXIT and calls glibc. */
   tm__real.unwind_next(buf);
+}
+
+void tm__note_raw_thread_exit(void) {
+  struct tm_thread *t = tm__self();
+  if (t == NULL || t->in_exit_sequence) return;
+  /* The kernel ends the task and clears its tid (glibc made it with CLONE_CHILD_CLEARTID): a
+   * joiner waits for that in glibc's join, which returns as glibc's would. */
+  t->in_exit_sequence = 1;
+  uint32_t s = tm__publish_exit(t, TM_L_GLIBC_EXIT);
+  tm__stats_retired(TM_CAUSE_GLIBC_EXIT);
+  if (s & TM_L_DETACHED) tm__retire_detached(t);
 }
 
 static void *tm__worker(void *arg) {
@@ -345,20 +373,20 @@ static void *tm__worker(void *arg) {
     t->in_exit_sequence = 0;
     /* Reset before publishing: when the joiner wakes up, the thread is already reusable (it
      * usually creates again at once), and the worker is not preempted half-way through. */
-    int why = 0;
+    unsigned why = 0;
     uint32_t before = atomic_load_explicit(&t->lstate, memory_order_relaxed);
-    if (t->retire_flags & (1 << TM_RETIRE_PROCESS) || tm__process_retiring())
-      why = TM_RETIRE_PROCESS + 1;
+    if (t->exit_cause == TM_CAUSE_PROCESS || tm__process_retiring())
+      why = TM_CAUSE_PROCESS;
     else if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
              atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >= tm__unjoined_bound())
-      why = TM_RETIRE_UNJOINED + 1; /* would not be kept (below): skip the reset's calls */
+      why = TM_CAUSE_UNJOINED; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
     t->home_cpu = sched_getcpu(); /* it parks on this CPU's idle slot (records.c) */
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)
-      why = TM_RETIRE_CANCELLED + 1; /* glibc's cancel request stays pending in this thread */
+      why = TM_CAUSE_CANCELLED; /* glibc's cancel request stays pending in this thread */
     uint32_t counted = 0;
     if (!why && !detached && !(s & TM_L_JOIN_CLAIMED)) {
       /* Nobody joins yet: keeping this physical thread keeps a kernel task that glibc would
@@ -367,20 +395,15 @@ static void *tm__worker(void *arg) {
       tm__headroom_maybe_refresh(n);
       if (n > tm__unjoined_bound() || tm__keeps_nothing()) {
         atomic_fetch_sub(&tm__unjoined.n, 1);
-        why = TM_RETIRE_UNJOINED + 1;
+        why = TM_CAUSE_UNJOINED;
       } else {
         counted = TM_R_COUNTED;
       }
     }
     if (why) {
-      tm__stats_retired((enum tm_retire_reason)(why - 1));
+      tm__stats_retired(why);
       uint32_t r = atomic_fetch_or_explicit(&t->release, TM_R_DEAD, memory_order_acq_rel);
-      if (detached || (r & TM_R_JOINED)) {
-        tm__wait_creator(t);
-        tm__set_self(NULL);
-        tm__physical(detach, pthread_self());
-        tm__record_free(t);
-      }
+      if (detached || (r & TM_R_JOINED)) tm__retire_detached(t);
       return NULL; /* joinable: the late joiner calls the real pthread_join */
     }
     uint32_t r = atomic_fetch_or_explicit(
@@ -393,10 +416,7 @@ static void *tm__worker(void *arg) {
     uint32_t w = tm__wait_assignment(t, joiner_running);
     if (w == TM_W_WITHDRAWN) return NULL; /* joinable: the late joiner calls glibc's join */
     if (w & TM_W_RETIRE) {
-      tm__wait_creator(t);
-      tm__set_self(NULL);
-      tm__physical(detach, pthread_self());
-      tm__record_free(t);
+      tm__retire_detached(t);
       return NULL;
     }
     if (w == TM_W_DEAD) { /* idle timeout: the record stays a tombstone for the next pop */
@@ -425,26 +445,27 @@ static void tm__quiet_check_attr(const pthread_attr_t *attr) {
 
 static void tm__poke_unjoined(struct tm_thread *t, void *unused);
 
-/* The kernel refused a task (RLIMIT_NPROC, a cgroup's pids.max, threads-max): under glibc a
- * finished thread holds none, joined or not. The cache's parked threads and finished threads
- * waiting for their join are let go (a late join then goes through glibc) and the create is
- * retried while their tasks exit, for up to ~100 ms; EAGAIN only when that did not help or
- * nothing was held (issue 25). */
-static int tm__create_release(pthread_t *handle, const pthread_attr_t *use, struct tm_thread *t) {
+int tm__shed_begin(void) {
   atomic_fetch_add(&tm__shedding, 1);
   int held = tm__idle_flush() > 0 || atomic_load(&tm__unjoined.n) > 0;
-  int r = EAGAIN;
-  if (held) {
-    tm__records_for_each(tm__poke_unjoined, NULL);
-    for (int i = 0; i < 100 && r == EAGAIN; ++i) {
-      struct timespec pause = {0, 1000 * 1000};
-      nanosleep(&pause, NULL);
-      r = tm__physical(create, handle, use, tm__worker, t);
-    }
-  }
-  atomic_fetch_sub(&tm__shedding, 1);
-  return r;
+  if (held) tm__records_for_each(tm__poke_unjoined, NULL);
+  return held;
 }
+
+void tm__shed_end(void) { atomic_fetch_sub(&tm__shedding, 1); }
+
+struct tm_create_attempt {
+  pthread_t *handle;
+  const pthread_attr_t *use;
+  struct tm_thread *t;
+};
+
+static long tm__create_again(void *context) {
+  struct tm_create_attempt *a = context;
+  return tm__physical(create, a->handle, a->use, tm__worker, a->t);
+}
+
+static int tm__create_failed_for_tasks(long r) { return r == EAGAIN; }
 
 int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
   tm__quiet_check_attr(attr);
@@ -474,8 +495,8 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   if (stack_size < TM_MIN_CACHED_STACK) return tm__create_plain(thread, attr, start, arg);
   uint32_t initial = detach_state == PTHREAD_CREATE_DETACHED ? TM_L_DETACHED : 0;
 
-  struct tm_sched want;
-  if (tm__idle_nonempty(stack_size) && tm__capture_sched(&want, attr) == 0) {
+  struct tm_match want;
+  if (tm__idle_nonempty(stack_size) && tm__capture_match(&want, attr) == 0) {
     struct tm_thread *t;
     while ((t = tm__idle_pop(stack_size, guard_size, &want)) != NULL) {
       /* Written only when it differs from what this worker last got: the lines the worker
@@ -500,7 +521,6 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
       t->arg = arg;
       t->want_apply = 1;
       t->result = NULL;
-      t->retire_flags = 0;
       atomic_store_explicit(&t->joining, NULL, memory_order_relaxed);
       atomic_store_explicit(&t->release, 0, memory_order_relaxed);
       atomic_store_explicit(&t->lstate, initial, memory_order_relaxed);
@@ -534,7 +554,13 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   }
   pthread_t handle;
   int r = tm__physical(create, &handle, use, tm__worker, t);
-  if (r == EAGAIN) r = tm__create_release(&handle, use, t);
+  if (r == EAGAIN) {
+    /* The kernel refused a task (RLIMIT_NPROC, a cgroup's pids.max, threads-max): under glibc
+     * a finished thread holds none, joined or not (process.c). */
+    struct tm_create_attempt again = {&handle, use, t};
+    struct tm_retry retry = {tm__create_again, tm__create_failed_for_tasks, &again, 100, 0};
+    r = (int)tm__retry_tasks_released(&retry, r);
+  }
   if (r != 0) {
     tm__record_free(t);
     return r;
@@ -731,6 +757,7 @@ static void tm__poke_unjoined(struct tm_thread *t, void *unused) {
 void tm__thread_after_fork(void) {
   atomic_store(&tm__unjoined.n, 0);
   atomic_store(&tm__timekeeper, 0);
+  atomic_store(&tm__shedding, 0); /* a fork that retried in the parent's loop */
 }
 
 void tm__main_exiting(void) {

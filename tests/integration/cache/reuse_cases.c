@@ -29,6 +29,7 @@ static void *work(void *arg) {
     pid_t pid = fork();
     if (pid == 0) {
       char c;
+      close(keep_alive[1]);
       if (alive && read(keep_alive[0], &c, 1) < 0) _exit(1); /* until main closes the pipe */
       _exit(0);
     }
