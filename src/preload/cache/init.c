@@ -211,6 +211,7 @@ static void tm__init_once(void) {
       TM_RESOLVE(setns, "setns") & TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np") &
       TM_RESOLVE(tss_create, "tss_create") & TM_RESOLVE(tss_delete, "tss_delete");
   tm__process_interpose_init();
+  tm__handler_interpose_init();
   tm__open_interpose_init();
   tm__syscall_interpose_init();
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a

@@ -28,8 +28,8 @@
 
 #include "../common/tm_prim.h"
 #include "interpose_next.h"
+#include "shadow.h"
 #include "stats.h"
-#include "tm_cache.h"
 
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
 
@@ -62,6 +62,11 @@ void tm__child_started(pid_t pid) {
   else if (!t->exit_cause)
     t->exit_cause = TM_CAUSE_FORK; /* more than we keep: retire, as glibc would end it */
 }
+
+/* A child that ran on our memory until it exec'ed or exited (vfork, CLONE_VM|CLONE_VFORK) ran
+ * with this thread's TLS: whatever it changed through a wrapper (its mask before an exec,
+ * say) landed in our shadow. Nothing of it is trusted: every item is read again when needed. */
+void tm__shared_memory_child_gone(void) { tm__shadow_raw()->valid = 0; }
 
 /* Set around the interposed fork, which records the child itself. */
 static __thread int tm__in_fork_wrapper __attribute__((tls_model("initial-exec")));
@@ -117,6 +122,7 @@ static __thread int tm__vfork_retries __attribute__((tls_model("initial-exec")))
 
 /* The parent after a successful vfork (PID > 0). */
 TM_HIDDEN __attribute__((used)) void tm__vfork_parent(long pid) {
+  tm__shared_memory_child_gone();
   if (tm__vfork_retries) {
     tm__vfork_retries = 0;
     tm__shed_end();
@@ -344,6 +350,7 @@ TM_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...) {
     r = tm__retry_tasks_released(&retry, r);
   }
   if (r > 0 && !(flags & CLONE_THREAD)) tm__child_started((pid_t)r);
+  if (r > 0 && (flags & CLONE_VM) && (flags & CLONE_VFORK)) tm__shared_memory_child_gone();
   return (int)r;
 }
 

@@ -181,6 +181,7 @@ void tm__apply_inherit(struct tm_thread *t) {
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
   s->altstack_changed = 0;
+  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
   t->start_mask_known = 1;
   tm__fpu_apply(&want->fpu);
   tm__identity_adopt(&t->birth);

@@ -45,6 +45,7 @@ struct tm_shadow {
   unsigned valid;                /* TM_S_* known to equal the kernel's */
   pid_t tid;                     /* gettid(), read once (0: not yet; reset in a fork child) */
   int altstack_changed;          /* sigaltstack set since the logical thread started */
+  int handler_depth;             /* signal handlers running (or left by a jump) on this thread */
   uint64_t epoch;                /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */

@@ -26,12 +26,12 @@
 /* (clang-format does not settle on a layout for this list: it stays as written.) */
 // clang-format off
 #define TM_SHADOW_WRAPPED(X)                                                                   \
-  X(sigprocmask) X(sighold) X(sigrelse) X(sigset) X(siglongjmp) X(longjmp) X(__longjmp_chk)    \
+  X(sigprocmask) X(sighold) X(sigrelse) X(siglongjmp) X(longjmp) X(__longjmp_chk)    \
   X(setcontext) X(swapcontext) X(sigaltstack) X(sched_setaffinity) X(pthread_setaffinity_np)   \
   X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio)                       \
   X(sched_setscheduler) X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue)  \
-  X(tgkill) X(raise) X(timer_create) X(sigaction) X(signal) X(bsd_signal)          \
-  X(sysv_signal) X(__sysv_signal) X(ssignal) X(capset) X(setfsuid) X(setfsgid) X(personality)
+  X(tgkill) X(raise) X(timer_create) X(capset) X(setfsuid) X(setfsgid) X(personality)         \
+  X(_longjmp)
 // clang-format on
 TM_NEXT_SLOTS(TM_SHADOW_WRAPPED, tm__shadow_interpose_init)
 
@@ -45,6 +45,12 @@ void tm__bump(_Atomic uint64_t *epoch) {
  * or OLD that the caller asked for), else the item just becomes unknown. */
 static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) {
   struct tm_shadow *s = tm__shadow_raw();
+  /* Exact only while every handler runs through our trampoline (signal_handlers.c): then a
+   * handler's mask never outlives it in the shadow. */
+  if (!tm__handlers_all_wrapped()) {
+    s->valid &= ~TM_S_SIGMASK;
+    return;
+  }
   sigset_t m;
   if (old) {
     m = *old;
@@ -70,6 +76,13 @@ static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) 
 }
 
 void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
+
+void tm__note_mask_restored(const sigset_t *mask) {
+  struct tm_shadow *s = tm__shadow_raw();
+  s->sigmask = *mask;
+  tm__shadow_filter_mask(&s->sigmask);
+  s->valid |= TM_S_SIGMASK;
+}
 
 TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
   if (tm__quiet_mask_counts(how, set)) tm__quiet_end();
@@ -112,25 +125,30 @@ TM_EXPORT int sigrelse(int sig) {
   return r;
 }
 
-TM_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
-  TM_NEXT(sighandler_t(*)(int, sighandler_t), sigset);
-  if (disposition == SIG_HOLD || tm__quiet_handler_counts(sig, disposition)) tm__quiet_end();
-  sighandler_t r = next(sig, disposition);
-  tm__mask_unknown();
-  return r;
+/* A jump to a sigsetjmp(env, 1) buffer restores the mask saved there; a jump out of a signal
+ * handler keeps the handler's mask, which the trampoline (signal_handlers.c) then never records
+ * back. Other jumps change no mask (interpreters that unwind with longjmp pay nothing). */
+static void tm__note_jump(int mask_saved) {
+  if (mask_saved || tm__shadow_raw()->handler_depth > 0) tm__mask_unknown();
 }
 
-/* A jump to a sigsetjmp(env, 1) buffer restores the mask saved there. */
+TM_EXPORT void _longjmp(jmp_buf env, int value) {
+  TM_NEXT(void (*)(jmp_buf, int), _longjmp);
+  tm__note_jump(env[0].__mask_was_saved);
+  next(env, value);
+  __builtin_unreachable();
+}
+
 TM_EXPORT void siglongjmp(sigjmp_buf env, int value) {
   TM_NEXT(void (*)(sigjmp_buf, int), siglongjmp);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
 
 TM_EXPORT void longjmp(jmp_buf env, int value) {
   TM_NEXT(void (*)(jmp_buf, int), longjmp);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
@@ -139,7 +157,7 @@ TM_EXPORT void longjmp(jmp_buf env, int value) {
 extern void __longjmp_chk(sigjmp_buf env, int value) __attribute__((noreturn));
 TM_EXPORT void __longjmp_chk(sigjmp_buf env, int value) {
   TM_NEXT(void (*)(sigjmp_buf, int), __longjmp_chk);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
@@ -172,37 +190,6 @@ TM_EXPORT int sigaltstack(const stack_t *stack, stack_t *old) {
   if (stack) tm__note_altstack(stack, r);
   return r;
 }
-
-/* ---- signal dispositions ---------------------------------------------------------------------
- * Only quietness (quiet_signals.c) cares: the first handler ends it, before it is installed. */
-
-TM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
-  if (act && tm__quiet_handler_counts(sig, act->sa_handler)) tm__quiet_end();
-  return next(sig, act, old);
-}
-
-int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
-  return next(sig, act, old);
-}
-
-/* glibc's signal is bsd_signal; sysv_signal, __sysv_signal and ssignal call it internally,
- * where no wrapper sees it: each is wrapped. */
-#define TM_SIGNAL_WRAPPER(name)                                  \
-  TM_EXPORT sighandler_t name(int sig, sighandler_t handler) {   \
-    TM_NEXT(sighandler_t (*)(int, sighandler_t), name);          \
-    if (tm__quiet_handler_counts(sig, handler)) tm__quiet_end(); \
-    return next(sig, handler);                                   \
-  }
-extern sighandler_t bsd_signal(int sig, sighandler_t handler);
-extern sighandler_t __sysv_signal(int sig, sighandler_t handler);
-TM_SIGNAL_WRAPPER(signal)
-TM_SIGNAL_WRAPPER(bsd_signal)
-TM_SIGNAL_WRAPPER(sysv_signal)
-TM_SIGNAL_WRAPPER(__sysv_signal)
-TM_SIGNAL_WRAPPER(ssignal)
-#undef TM_SIGNAL_WRAPPER
 
 /* ---- affinity, scheduling, name, timer slack ------------------------------------------------- */
 

@@ -152,6 +152,8 @@ static void tm__quiet_before_syscall(long number, long a1, long a2) {
     sighandler_t handler;
     memcpy(&handler, (const void *)a2, sizeof handler);
     if (tm__quiet_handler_counts((int)a1, handler)) tm__quiet_end();
+    /* Installed behind the trampoline (signal_handlers.c): masks are read, not computed. */
+    if (handler != SIG_DFL && handler != SIG_IGN) tm__note_unwrapped_handler();
   }
 }
 

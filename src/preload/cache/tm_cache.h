@@ -336,6 +336,8 @@ TM_HIDDEN long tm__retry_tasks_released(const struct tm_retry *retry, long resul
 /* A logical thread started child process PID (fork, vfork, posix_spawn, clone): it retires at
  * its end while PID runs. */
 TM_HIDDEN void tm__child_started(pid_t pid);
+/* The parent after a child that shared its memory (vfork) ended or exec'ed. */
+TM_HIDDEN void tm__shared_memory_child_gone(void);
 /* fork's parent handler: a fork the interposed fork did not make (inside libc) retires the
  * thread (its child's pid is unknown). */
 TM_HIDDEN void tm__forked_unseen(void);

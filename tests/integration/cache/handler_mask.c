@@ -6,12 +6,12 @@
  *    cache started with SIGCHLD, SIGPIPE, ... blocked);
  *  - "SA_NODEFER, empty sa_mask": the handler runs with the interrupted mask itself and blocks
  *    one more signal with pthread_sigmask; after it returns the creator's mask is back;
- *  - "edits its ucontext": the handler unblocks nothing through a call but changes the mask the
- *    kernel restores (uc_sigmask): caught by the periodic re-read, so the check waits one
- *    verification interval (TM_CACHE_VERIFY_MS, 10 ms by default) before it creates.
+ *  - "edits its ucontext": the handler makes no call but changes the mask the kernel restores
+ *    (uc_sigmask); the check waits a little before it creates (a library that re-reads the
+ *    mask periodically, TM_CACHE_VERIFY_MS, may catch it that way).
  * Each runs with main as the creator and with a thread as the creator, parked threads present.
- * Failed against the library before the handler-safe mask record (creator's mask from the
- * handler's value). */
+ * Failed against the library before handlers ran through the cache's trampoline (the creator's
+ * recorded mask was the handler's). */
 #define _GNU_SOURCE 1
 #include <signal.h>
 #include <ucontext.h>
