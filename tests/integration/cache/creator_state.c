@@ -319,6 +319,27 @@ static const char *row_ioprio(void) {
   return r == 0 ? NULL : "ioprio_set refused";
 }
 
+static pid_t parked_tids[3];
+
+static void *record_tid(void *slot) {
+  *(pid_t *)slot = gettid();
+  return NULL;
+}
+
+/* Another thread's state changed by the creator: threads that ran and parked (under the
+ * cache) get the idle I/O class by tid; the creator's own stays, so must its new thread's. */
+static const char *row_ioprio_other(void) {
+  for (int i = 0; i < 3; ++i) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, record_tid, &parked_tids[i]) != 0) return "create failed";
+    pthread_join(t, NULL);
+  }
+  settle();
+  for (int i = 0; i < 3; ++i)
+    syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, parked_tids[i], 3 << 13 /* idle */);
+  return NULL;
+}
+
 static const char *row_personality(void) {
   return personality(ADDR_NO_RANDOMIZE) != -1 ? NULL : "personality failed";
 }
@@ -409,6 +430,7 @@ static const struct {
     {"unshare(CLONE_FS), chdir, umask", row_unshare_fs},
     {"unshare(CLONE_FILES)", row_unshare_files},
     {"syscall(SYS_ioprio_set)", row_ioprio},
+    {"syscall(SYS_ioprio_set) of threads that ended (by tid)", row_ioprio_other},
     {"personality(ADDR_NO_RANDOMIZE)", row_personality},
     {"syscall(SYS_set_mempolicy)", row_mempolicy},
     {"rseq unregistered", row_rseq},
