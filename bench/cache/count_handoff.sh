@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Counts (not times) what one create+join costs: glibc, the thread cache (spinning off:
-# TM_CACHE_SPIN_NS=0, so every hand-off takes the futex path and the counts do not depend on
-# timing; TM_CACHE_VERIFY_MS an hour: the periodic re-reads cost per interval, not per cycle,
-# and under strace or callgrind, which slow the program 10-100x, they would count as if every
-# tenth cycle paid them) and the floor (two threads handing a futex word back and forth: what a perfect cache
-# could not go below). Counts per cycle:
-#   instructions   callgrind, all threads, (Ir at 2N cycles - Ir at N) / N: start-up cancels out
-#   system calls   strace -f -c, by name, (calls at 2N - calls at N) / N
-#   switches       voluntary + involuntary context switches, getrusage over every thread
-# usage: count_handoff.sh BIN LIB [N]   (BIN holds threadmap-handoff-loop; LIB the cache .so)
+# Counts (not times) what one create+join costs: glibc, the thread cache and the floor (two
+# threads handing a futex word back and forth: what a perfect cache could not go below).
+# Counts per cycle, each the difference between a run of 2N cycles and one of N (start-up and
+# exit cancel out), divided by N:
+#   instructions   callgrind, all threads (user space only; valgrind runs one thread at a time)
+#   system calls   perf stat on every syscalls:sys_enter_* tracepoint, by name
+#   switches       perf stat context-switches (voluntary and involuntary, every thread)
+# The cache runs with spinning off (TM_CACHE_SPIN_NS=0: every hand-off takes the futex path, so
+# the counts do not depend on whether a CPU was free to spin) and TM_CACHE_VERIFY_MS an hour
+# (the periodic re-reads cost per interval, not per cycle; under callgrind, which slows the
+# program 50x, they would count as if every few cycles paid them). EXTRA_ENV adds variables to
+# the cache's run (e.g. TM_CACHE_SPIN_NS=-1 for the adaptive spin).
+# usage: count_handoff.sh BIN LIB [N] [LIB2 ...]   (BIN holds threadmap-handoff-loop)
 set -euo pipefail
-bin=$1 lib=$2 n=${3:-2000}
+bin=$1
+shift
+libs=()
+n=2000
+for a in "$@"; do
+  if [[ $a =~ ^[0-9]+$ ]]; then n=$a; else libs+=("$a"); fi
+done
 loop="$bin/threadmap-handoff-loop"
 [ -x "$loop" ] || { echo "count_handoff: $loop not found" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -21,8 +30,9 @@ run() { # run KIND CYCLES CMD...: the program under KIND's environment
   shift 2
   case $kind in
     glibc) "$@" "$loop" "$cycles" ;;
-    cache) env TM_CACHE_SPIN_NS=0 TM_CACHE_VERIFY_MS=3600000 LD_PRELOAD="$lib" "$@" "$loop" "$cycles" ;;
     floor) "$@" "$loop" "$cycles" floor ;;
+    *) env TM_CACHE_SPIN_NS=0 TM_CACHE_VERIFY_MS=3600000 ${EXTRA_ENV:-} LD_PRELOAD="$kind" \
+         "$@" "$loop" "$cycles" ;;
   esac
 }
 
@@ -36,24 +46,25 @@ instructions() { # instructions KIND CYCLES
   echo "$total"
 }
 
-syscalls() { # syscalls KIND CYCLES: "name calls" lines
-  run "$1" "$2" strace -f -qq -c -o "$tmp/st" >/dev/null
-  # "% time seconds usecs/call calls [errors] syscall": calls is the 4th column
-  awk '(NF == 5 || NF == 6) && $4 ~ /^[0-9]+$/ && $NF != "total" {print $NF, $4}' "$tmp/st"
+counts() { # counts KIND CYCLES: "name count" lines (system calls by name, and "switches")
+  run "$1" "$2" perf stat -x, -e 'syscalls:sys_enter_*' -e context-switches -o "$tmp/perf" \
+    >/dev/null 2>&1
+  awk -F, '$1 ~ /^[0-9]+$/ && $1 > 0 {
+             name = $3; sub(/^syscalls:sys_enter_/, "", name);
+             if (name == "context-switches") name = "switches"; print name, $1 }' "$tmp/perf"
 }
 
 echo "# per create+join cycle (N=$n and 2N, difference / N); $(uname -r), $(nproc) CPUs"
-printf '%-6s %14s %10s %10s  %s\n' kind instructions syscalls switches "system calls by name"
-for kind in glibc cache floor; do
-  i1=$(instructions $kind "$n") i2=$(instructions $kind $((2 * n)))
-  syscalls $kind "$n" >"$tmp/s1"
-  syscalls $kind $((2 * n)) >"$tmp/s2"
-  by_name=$(join -a 2 -e 0 -o 0,1.2,2.2 <(sort "$tmp/s1") <(sort "$tmp/s2") |
-    awk -v n="$n" '{d = ($3 - $2) / n; if (d >= 0.005) printf "%s=%.2f ", $1, d}')
-  total=$(join -a 2 -e 0 -o 0,1.2,2.2 <(sort "$tmp/s1") <(sort "$tmp/s2") |
-    awk -v n="$n" '{s += $3 - $2} END {printf "%.2f", s / n}')
-  c1=$(run $kind "$n" | sed -n 's/.*ctxt=\([0-9]*\)+\([0-9]*\).*/\1 \2/p')
-  c2=$(run $kind $((2 * n)) | sed -n 's/.*ctxt=\([0-9]*\)+\([0-9]*\).*/\1 \2/p')
-  sw=$(echo "$c1 $c2" | awk -v n="$n" '{printf "%.2f", (($3 + $4) - ($1 + $2)) / n}')
-  printf '%-6s %14d %10s %10s  %s\n' $kind $(((i2 - i1) / n)) "$total" "$sw" "$by_name"
+printf '%-12s %14s %10s %10s  %s\n' kind instructions syscalls switches "system calls by name"
+for kind in glibc "${libs[@]}" floor; do
+  i1=$(instructions "$kind" "$n") i2=$(instructions "$kind" $((2 * n)))
+  counts "$kind" "$n" | sort >"$tmp/c1"
+  counts "$kind" $((2 * n)) | sort >"$tmp/c2"
+  join -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$tmp/c1" "$tmp/c2" >"$tmp/both"
+  by_name=$(awk -v n="$n" '$1 != "switches" {d = ($3 - $2) / n; if (d >= 0.005) printf "%s=%.2f ", $1, d}' "$tmp/both")
+  total=$(awk -v n="$n" '$1 != "switches" {s += $3 - $2} END {printf "%.2f", s / n}' "$tmp/both")
+  sw=$(awk -v n="$n" '$1 == "switches" {printf "%.2f", ($3 - $2) / n}' "$tmp/both")
+  label=$kind
+  [ "$kind" = glibc ] || [ "$kind" = floor ] || label=$(basename "$kind" .so)
+  printf '%-12s %14d %10s %10s  %s\n' "$label" $(((i2 - i1) / n)) "$total" "$sw" "$by_name"
 done

@@ -50,8 +50,8 @@ uint64_t tm__fingerprint_read(void) {
   n = tm__prim_readlink("/proc/thread-self/cwd", text, sizeof text);
   if (n > 0) h = tm__mix(h, text, (size_t)n);
   long values[4] = {
-      tm__raw_syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0, 0, 0, 0, 0),
-      tm__raw_syscall(SYS_personality, 0xffffffffL, 0, 0, 0, 0, 0),
+      tm__prim_ioprio_self(),
+      tm__prim_personality(),
       tm__prim_prctl(PR_GET_SECUREBITS, 0, 0, 0, 0),
       -1,
   };

@@ -65,8 +65,9 @@ void tm__identity_adopt(const struct tm_identity *birth) {
   struct tm_shadow *s = tm__shadow_raw();
   s->identity = *birth;
   s->identity_cause = TM_CAUSE_NONE;
-  /* An epoch that moved since the birth was taken is seen by the next tm__identity_now. */
-  if (s->identity_epoch == 0) s->identity_epoch = 1;
+  /* From now: a call that changed another thread between the creator's capture and here ran
+   * beside the create, and under glibc could have missed the new thread as well. */
+  s->identity_epoch = atomic_load_explicit(&tm__identity_epoch, memory_order_acquire);
 }
 
 void tm__identity_changed(unsigned cause) {

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "../common/tm_sanitizer.h"
 #include "headroom.h"
 #include "identity.h"
@@ -37,7 +38,7 @@ int tm__default_attr_special;
 
 void tm__defaults_refresh(void) {
   pthread_attr_t defaults;
-  size_t stack_size = 8u << 20, guard_size = (size_t)sysconf(_SC_PAGESIZE);
+  size_t stack_size = 8u << 20, guard_size = (size_t)tm__prim_page_size();
   int special = 0;
   if (pthread_getattr_default_np(&defaults) == 0) {
     pthread_attr_getstacksize(&defaults, &stack_size);
@@ -129,7 +130,7 @@ static int tm__main_thread_known;
 
 static void tm__main_key_destructor(void *value) {
   (void)value;
-  if (getpid() == (pid_t)gettid()) tm__main_exiting();
+  if (tm__prim_getpid() == tm__prim_gettid()) tm__main_exiting();
 }
 
 /* glibc gives the lowest free key: ours, made at main's first create, would take the key a
@@ -247,7 +248,7 @@ static void tm__init_once(void) {
     enable = 0;
   else if (!enable && tm__stats_on) /* bypassed creates are counted per process too */
     pthread_atfork(NULL, NULL, tm__stats_after_fork);
-  if (ok && enable && getpid() == (pid_t)gettid()) { /* see tm__arm_main_key */
+  if (ok && enable && tm__prim_getpid() == tm__prim_gettid()) { /* see tm__arm_main_key */
     tm__main_thread = pthread_self();
     tm__main_thread_known = 1;
   }
@@ -278,5 +279,5 @@ void tm__init(void) {
     atomic_store_explicit(&tm__init_state, 2, memory_order_release);
     return;
   }
-  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) sched_yield();
+  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) tm__prim_yield();
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "../common/tm_sanitizer.h"
 #include "options.h"
 #include "shadow.h"
@@ -142,7 +143,7 @@ TM_EXPORT void pthread_exit(void *value) {
   tm__init();
   struct tm_thread *t = tm__self();
   if (t && !t->in_exit_sequence && !t->own_exit) tm__own_exit(t, value);
-  if (t == NULL && getpid() == (pid_t)gettid()) tm__main_exiting();
+  if (t == NULL && tm__prim_getpid() == tm__prim_gettid()) tm__main_exiting();
   tm__real.exit(value);
 }
 

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "headroom.h"
 #include "options.h"
 #include "stats.h"
@@ -112,15 +113,14 @@ struct tm_thread *tm__record_alloc(void) {
   uint32_t chunk_no = (index - 1) / TM_CHUNK_RECORDS;
   struct tm_thread *chunk = atomic_load_explicit(&tm__chunks[chunk_no], memory_order_acquire);
   if (chunk == NULL) {
-    void *mem = mmap(NULL, TM_CHUNK_RECORDS * sizeof(struct tm_thread), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return NULL; /* index is lost; the pool just gets smaller */
+    void *mem = tm__prim_map(TM_CHUNK_RECORDS * sizeof(struct tm_thread));
+    if (mem == NULL) return NULL; /* index is lost; the pool just gets smaller */
     struct tm_thread *expected = NULL;
     if (atomic_compare_exchange_strong_explicit(&tm__chunks[chunk_no], &expected, mem,
                                                 memory_order_acq_rel, memory_order_acquire)) {
       chunk = mem;
     } else {
-      munmap(mem, TM_CHUNK_RECORDS * sizeof(struct tm_thread));
+      tm__prim_unmap(mem, TM_CHUNK_RECORDS * sizeof(struct tm_thread));
       chunk = expected;
     }
   }
@@ -132,13 +132,13 @@ struct tm_thread *tm__record_alloc(void) {
 void tm__record_free(struct tm_thread *t) { tm__stack_push(&tm__free_stack, t); }
 
 void tm__records_init(void) {
-  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  long cpus = tm__prim_cpus_configured();
   tm__slots = cpus < 1 ? 1 : cpus > TM_CPU_SLOTS ? TM_CPU_SLOTS : (int)cpus;
 }
 
 /* The slot of the CPU the caller runs on (rseq's cpu_id: no system call). */
 static int tm__my_slot(void) {
-  int cpu = sched_getcpu();
+  int cpu = tm__prim_getcpu();
   return cpu < 0 ? 0 : cpu % tm__slots;
 }
 

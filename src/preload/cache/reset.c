@@ -155,7 +155,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->sched.policy == t->sched.policy && s->sched.priority == t->sched.priority) {
     /* Reniced from outside while parked (the creator matched the nice value we had when we
      * parked): put it back where the kernel lets us (raising nice always works). */
-    if (setpriority(PRIO_PROCESS, 0, t->sched.nice) == 0) s->sched.nice = t->sched.nice;
+    if (tm__prim_set_nice(t->sched.nice) == 0) s->sched.nice = t->sched.nice;
   }
   if (t->affinity_by_creator) {
     s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
@@ -291,11 +291,11 @@ void tm__tls_reset(void) {
 }
 
 static void tm__trim_stack(struct tm_thread *t) {
-  long page = sysconf(_SC_PAGESIZE);
+  long page = tm__prim_page_size();
   char here;
   uintptr_t top = ((uintptr_t)&here - 4 * (uintptr_t)page) & ~((uintptr_t)page - 1);
   uintptr_t lo = ((uintptr_t)t->stack_lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-  if (t->stack_lo && top > lo) madvise((void *)lo, top - lo, MADV_DONTNEED);
+  if (t->stack_lo && top > lo) tm__prim_drop_pages((void *)lo, top - lo);
 }
 
 /* 1 when a signal directed at the calling thread is pending. A signal pending for the process
@@ -305,8 +305,7 @@ static void tm__trim_stack(struct tm_thread *t) {
  * /proc/thread-self/status ("SigPnd:", hexadecimal, signal 1 in the lowest bit). */
 static int tm__signal_pending(void) {
   sigset_t pending;
-  memset(&pending, 0, sizeof pending);
-  if (sigpending(&pending) != 0) return 1;
+  if (tm__prim_sigpending(&pending) != 0) return 1;
   tm__shadow_filter_mask(&pending);
   sigset_t none;
   memset(&none, 0, sizeof none);

@@ -109,4 +109,19 @@ static inline int tm__futex_wake_word(void *word, int count) {
   return r > 0 ? (int)r : 0;
 }
 
+/* The same on a word whose other users use private keys whatever this library decided
+ * (glibc's pthread_once words). */
+static inline void tm__futex_wake_private(void *word, int count) {
+  tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, 0, 0, 0);
+}
+
+static inline void tm__futex_wait_private(void *word, uint32_t expect) {
+  tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, (long)expect, 0, 0, 0);
+}
+
+/* Sizes this process's futex table to SLOTS (a fork child gets a table of its own). */
+static inline void tm__futex_set_slots(long slots) {
+  tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots, 0, 0, 0);
+}
+
 #endif

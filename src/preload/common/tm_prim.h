@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -110,13 +111,72 @@ static inline long tm__prim_readlink(const char *path, char *buf, size_t size) {
   return tm__raw_syscall(SYS_readlinkat, AT_FDCWD, (long)path, (long)buf, (long)size, 0, 0);
 }
 
-/* ---- time --------------------------------------------------------------------------------------
- */
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+/* SIZE bytes of zeroed, private, read-write memory, or NULL. */
+static inline void *tm__prim_map(size_t size) {
+  long r = tm__raw_syscall(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return r < 0 && r > -4096 ? NULL : (void *)r;
+}
+
+static inline int tm__prim_unmap(void *memory, size_t size) {
+  return (int)tm__raw_syscall(SYS_munmap, (long)memory, (long)size, 0, 0, 0, 0);
+}
+
+/* Gives the pages of [LO, LO + SIZE) back (MADV_DONTNEED: they read as zeros after). */
+static inline int tm__prim_drop_pages(void *lo, size_t size) {
+  return (int)tm__raw_syscall(SYS_madvise, (long)lo, (long)size, MADV_DONTNEED, 0, 0, 0);
+}
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+/* CLOCK's time in nanoseconds (glibc's clock_gettime: the vDSO, no system call for the
+ * monotonic clocks), 0 when the clock cannot be read. */
+static inline uint64_t tm__prim_clock_ns(clockid_t clock) {
+  struct timespec ts;
+  int saved_errno = errno;
+  int r = clock_gettime(clock, &ts);
+  errno = saved_errno;
+  return r != 0 ? 0 : (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK's resolution in nanoseconds, 0 when unknown. */
+static inline uint64_t tm__prim_clock_resolution_ns(clockid_t clock) {
+  struct timespec ts;
+  int saved_errno = errno;
+  int r = clock_getres(clock, &ts);
+  errno = saved_errno;
+  return r != 0 ? 0 : (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* Sleeps NS nanoseconds (less when a signal interrupts it: the callers poll). */
 static inline void tm__prim_sleep_ns(long long ns) {
   struct timespec pause = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
   tm__raw_syscall(SYS_nanosleep, (long)&pause, 0, 0, 0, 0, 0);
+}
+
+static inline void tm__prim_yield(void) { tm__raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0); }
+
+/* ---- the machine (glibc's sysconf: /sys and the auxiliary vector) ------------------------- */
+
+/* Configured CPUs (at least 1). */
+static inline long tm__prim_cpus_configured(void) {
+  int saved_errno = errno;
+  long n = sysconf(_SC_NPROCESSORS_CONF);
+  errno = saved_errno;
+  return n < 1 ? 1 : n;
+}
+
+static inline long tm__prim_page_size(void) {
+  long n = sysconf(_SC_PAGESIZE);
+  return n > 0 ? n : 4096;
+}
+
+/* Clock ticks per second of /proc/stat's counters (USER_HZ), 100 when unknown. */
+static inline long tm__prim_clock_ticks(void) {
+  long n = sysconf(_SC_CLK_TCK);
+  return n > 0 ? n : 100;
 }
 
 /* ---- this thread and process ---------------------------------------------------------------- */
@@ -131,6 +191,65 @@ static inline pid_t tm__prim_getpid(void) {
 
 static inline pid_t tm__prim_getppid(void) {
   return (pid_t)tm__raw_syscall(SYS_getppid, 0, 0, 0, 0, 0, 0);
+}
+
+/* The CPU the calling thread runs on, -1 if unknown (glibc's sched_getcpu: rseq's cpu_id, no
+ * system call, where glibc registered rseq). */
+static inline int tm__prim_getcpu(void) {
+  int saved_errno = errno;
+  int cpu = sched_getcpu();
+  errno = saved_errno;
+  return cpu;
+}
+
+/* The calling thread's affinity in *SET (whole mask: bytes the kernel does not fill are 0). */
+static inline int tm__prim_getaffinity(cpu_set_t *set) {
+  memset(set, 0, sizeof *set);
+  long r = tm__raw_syscall(SYS_sched_getaffinity, 0, sizeof *set, (long)set, 0, 0, 0);
+  return r < 0 ? (int)r : 0;
+}
+
+/* The calling thread's affinity in the SIZE bytes at MASK (bytes the kernel does not fill are
+ * 0), for masks sized otherwise than cpu_set_t. */
+static inline int tm__prim_getaffinity_bytes(void *mask, size_t size) {
+  memset(mask, 0, size);
+  long r = tm__raw_syscall(SYS_sched_getaffinity, 0, (long)size, (long)mask, 0, 0, 0);
+  return r < 0 ? (int)r : 0;
+}
+
+/* struct sched_attr of the calling thread (SIZE bytes at ATTR). */
+static inline int tm__prim_sched_getattr(void *attr, unsigned size) {
+  return (int)tm__raw_syscall(SYS_sched_getattr, 0, (long)attr, size, 0, 0, 0);
+}
+
+/* The calling thread's nice value set to NICE. */
+static inline int tm__prim_set_nice(int nice) {
+  return (int)tm__raw_syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, nice, 0, 0, 0);
+}
+
+/* The signals pending for the calling thread or its process, in *SET (the kernel's 8 bytes;
+ * the rest of the glibc set is 0). */
+static inline int tm__prim_sigpending(sigset_t *set) {
+  memset(set, 0, sizeof *set);
+  return (int)tm__raw_syscall(SYS_rt_sigpending, (long)set, _NSIG / 8, 0, 0, 0, 0);
+}
+
+/* RLIMIT_NPROC's soft limit in *LIMIT (RLIM_INFINITY: none). */
+static inline int tm__prim_nproc_limit(unsigned long long *limit) {
+  unsigned long long lim[2];
+  long r = tm__raw_syscall(SYS_prlimit64, 0, 6 /* RLIMIT_NPROC */, 0, (long)lim, 0, 0);
+  if (r == 0) *limit = lim[0];
+  return (int)r;
+}
+
+/* The calling thread's I/O priority (ioprio_get(IOPRIO_WHO_PROCESS, 0)), or -errno. */
+static inline long tm__prim_ioprio_self(void) {
+  return tm__raw_syscall(SYS_ioprio_get, 1, 0, 0, 0, 0, 0);
+}
+
+/* The calling thread's personality (read only: personality(0xffffffff)), or -errno. */
+static inline long tm__prim_personality(void) {
+  return tm__raw_syscall(SYS_personality, 0xffffffffL, 0, 0, 0, 0, 0);
 }
 
 /* The calling thread's memory policy mode (MPOL_DEFAULT is 0) in *MODE. */
@@ -163,6 +282,29 @@ static inline int tm__prim_child_running(pid_t pid) {
   memset(&info, 0, sizeof info);
   long r = tm__raw_syscall(SYS_waitid, P_PID, pid, (long)&info, WEXITED | WNOHANG | WNOWAIT, 0, 0);
   return r == 0 && info.si_pid == 0;
+}
+
+/* ---- calls another preload library must see -------------------------------------------------
+ * State changes the pinner makes on a thread are made through libc's dynamic symbols, so that
+ * the thread cache, when it is preloaded too, records them (its shadow affinity, the thread's
+ * identity): a raw call would leave the cache believing the thread unchanged. */
+
+/* sched_setaffinity(TID, SIZE, MASK) through libc (or a preloaded wrapper): 0 or -errno. */
+static inline int tm__prim_setaffinity_seen(pid_t tid, size_t size, const void *mask) {
+  int saved_errno = errno;
+  int r = sched_setaffinity(tid, size, (const cpu_set_t *)mask) == 0 ? 0 : -errno;
+  errno = saved_errno;
+  return r;
+}
+
+/* set_mempolicy through libc's syscall(2) (or a preloaded wrapper): 0 or -errno. */
+static inline int tm__prim_set_mempolicy_seen(int mode, const unsigned long *mask,
+                                              unsigned long max_node) {
+  int saved_errno = errno;
+  long r = syscall(SYS_set_mempolicy, mode, mask, max_node);
+  int answer = r == 0 ? 0 : -errno;
+  errno = saved_errno;
+  return answer;
 }
 
 #endif
