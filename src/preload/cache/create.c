@@ -45,7 +45,8 @@ struct tm_request {
 /* 1 when the cache may serve this create, with *REQ filled; 0: it goes to glibc untouched (a
  * default attr with a mask or affinity, a stack the program owns, a stack too small for our
  * exit path). */
-static int tm__cacheable(const pthread_attr_t *attr, struct tm_request *req) {
+static inline __attribute__((always_inline)) int tm__cacheable(const pthread_attr_t *attr,
+                                                               struct tm_request *req) {
   req->stack_size = __atomic_load_n(&tm__default_stack_size, __ATOMIC_RELAXED);
   req->guard_size = __atomic_load_n(&tm__default_guard_size, __ATOMIC_RELAXED);
   int detach_state = PTHREAD_CREATE_JOINABLE;
@@ -74,8 +75,11 @@ static int tm__cacheable(const pthread_attr_t *attr, struct tm_request *req) {
  * is the creator's, its scheduling the new thread's: tm__capture_match): 0 with *THREAD set,
  * TM_NONE_PARKED when there is none, or the error of the attr's affinity (EINVAL: no such
  * CPU), which is pthread_create's, as glibc's. */
-static int tm__reuse_parked(pthread_t *thread, const pthread_attr_t *attr,
-                            const struct tm_request *req, void *(*start)(void *), void *arg) {
+static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thread,
+                                                                  const pthread_attr_t *attr,
+                                                                  const struct tm_request *req,
+                                                                  void *(*start)(void *),
+                                                                  void *arg) {
   struct tm_match want;
   if (!tm__idle_nonempty(req->stack_size) || tm__capture_match(&want, attr) != 0)
     return TM_NONE_PARKED;

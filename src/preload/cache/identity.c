@@ -8,7 +8,7 @@
 /* The next unused identity; 0 means "never set" in a shadow, TM_MEMPOLICY_DEFAULT is taken. */
 static _Atomic uint64_t tm__identity_next = TM_MEMPOLICY_DEFAULT + 1;
 /* Moves when a call may have changed another thread's state; its last cause. */
-static _Atomic uint64_t tm__identity_epoch = 1;
+_Atomic uint64_t tm__identity_epoch = 1;
 static _Atomic unsigned tm__identity_epoch_cause;
 
 static uint64_t tm__fresh_value(void) {
@@ -39,26 +39,17 @@ void tm__identity_init(void) {
   s->identity_epoch = atomic_load_explicit(&tm__identity_epoch, memory_order_acquire);
 }
 
-struct tm_identity tm__identity_now(void) {
-  struct tm_shadow *s = tm__shadow_raw();
-  uint64_t epoch = atomic_load_explicit(&tm__identity_epoch, memory_order_acquire);
-  if (__builtin_expect(s->identity.base == 0 || s->identity_epoch != epoch, 0)) {
-    /* Never set (a thread made before the library started, or by glibc for a bypassed
-     * create), or another thread's call may have changed this one: nothing parked can be
-     * known to equal it. */
-    if (s->identity.base == 0) {
-      s->identity.mempolicy = tm__fresh_value();
-    } else {
-      s->identity_cause = atomic_load_explicit(&tm__identity_epoch_cause, memory_order_relaxed);
-    }
-    s->identity.base = tm__fresh_value();
-    s->identity_epoch = epoch;
+void tm__identity_renew(struct tm_shadow *s, uint64_t epoch) {
+  /* Never set (a thread made before the library started, or by glibc for a bypassed create),
+   * or another thread's call may have changed this one: nothing parked can be known to equal
+   * it. */
+  if (s->identity.base == 0) {
+    s->identity.mempolicy = tm__fresh_value();
+  } else {
+    s->identity_cause = atomic_load_explicit(&tm__identity_epoch_cause, memory_order_relaxed);
   }
-  return s->identity;
-}
-
-int tm__identity_equal(const struct tm_identity *a, const struct tm_identity *b) {
-  return a->base == b->base && a->mempolicy == b->mempolicy;
+  s->identity.base = tm__fresh_value();
+  s->identity_epoch = epoch;
 }
 
 void tm__identity_adopt(const struct tm_identity *birth) {

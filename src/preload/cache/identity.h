@@ -92,9 +92,11 @@ TM_HIDDEN unsigned tm__cause_syscall(long number);
 /* Main's identity and memory policy, read once at start-up (one get_mempolicy). */
 TM_HIDDEN void tm__identity_init(void);
 /* The calling thread's identity now (renewed first when it was never set or when a call may
- * have changed another thread's state since it was last renewed). No system call. */
-TM_HIDDEN struct tm_identity tm__identity_now(void);
-TM_HIDDEN int tm__identity_equal(const struct tm_identity *a, const struct tm_identity *b);
+ * have changed another thread's state since it was last renewed; no system call):
+ * tm__identity_now, inlined in shadow.h, where the thread's identity is kept. */
+static inline int tm__identity_equal(const struct tm_identity *a, const struct tm_identity *b) {
+  return a->base == b->base && a->mempolicy == b->mempolicy;
+}
 /* A new physical thread or a recycled one starts a logical thread with BIRTH as its identity. */
 TM_HIDDEN void tm__identity_adopt(const struct tm_identity *birth);
 /* The calling thread changed state that clone copies: a new identity (CAUSE: why). */

@@ -17,7 +17,7 @@ _Atomic uint64_t tm__shadow_epoch = 1;
 _Atomic uint64_t tm__signal_epoch = 1;
 _Atomic uint64_t tm__seccomp_epoch = 1;
 
-static __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
+__thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* 0 until the options are read: verify on every call (the safe default). */
 static uint64_t tm__verify_ns;
 
@@ -47,10 +47,6 @@ int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {
     __atomic_store_n(&next, fn, __ATOMIC_RELAXED);
   }
   return fn(tid, size, set);
-}
-
-struct tm_shadow *tm__shadow_raw(void) {
-  return &tm__sh;
 }
 
 int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old) {

@@ -70,8 +70,23 @@ TM_HIDDEN extern _Atomic uint64_t tm__seccomp_epoch;
 /* The calling thread's shadow with at least the items in NEED valid (each missing item costs
  * its read). */
 TM_HIDDEN struct tm_shadow *tm__shadow(unsigned need);
+/* Every thread's shadow (initial-exec TLS: one instruction away). */
+TM_HIDDEN extern __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* The calling thread's shadow as it is (no reads): for seeding and for the setters. */
-TM_HIDDEN struct tm_shadow *tm__shadow_raw(void);
+static inline struct tm_shadow *tm__shadow_raw(void) { return &tm__sh; }
+
+/* The inherited-state identity's process-wide epoch (identity.c). */
+TM_HIDDEN extern _Atomic uint64_t tm__identity_epoch;
+/* Renews S's identity (identity.c): it was never set, or the epoch moved to EPOCH. */
+TM_HIDDEN void tm__identity_renew(struct tm_shadow *s, uint64_t epoch);
+/* The calling thread's identity now (identity.h), inlined: one load and a compare. */
+static inline struct tm_identity tm__identity_now(void) {
+  struct tm_shadow *s = &tm__sh;
+  uint64_t epoch = atomic_load_explicit(&tm__identity_epoch, memory_order_acquire);
+  if (__builtin_expect(s->identity.base == 0 || s->identity_epoch != epoch, 0))
+    tm__identity_renew(s, epoch);
+  return s->identity;
+}
 /* Verification of what another process can change unseen: when the last check is older than
  * TM_CACHE_VERIFY_MS, the affinity and scheduling items become invalid (read again at their
  * next use). Called where a thread is about to be reused (its creator's capture, the worker's

@@ -16,27 +16,17 @@
  *    join — the same guarantee glibc gives. */
 #include "thread_internal.h"
 
-static _Atomic int tm__main_exited;
 struct tm_unjoined_count tm__unjoined;
 
 int tm__process_retiring(void) {
   return atomic_load_explicit(&tm__main_exited, memory_order_relaxed);
 }
 
-/* Calls that got EAGAIN and are releasing the cache's kernel tasks (process.c): meanwhile no
- * finished thread keeps its task for a join or parks. */
-static _Atomic int tm__shedding;
-/* Until when (coarse monotonic ns) nothing is kept because the program read its task list
- * (open_watch.c); 0: never read. */
-static _Atomic uint64_t tm__tasks_watched_until;
+_Atomic int tm__main_exited;
+_Atomic int tm__shedding;
+_Atomic uint64_t tm__tasks_watched_until;
 
-int tm__shedding_now(void) {
-  if (atomic_load_explicit(&tm__shedding, memory_order_relaxed)) return 1;
-  uint64_t until = atomic_load_explicit(&tm__tasks_watched_until, memory_order_relaxed);
-  return until != 0 && tm__coarse_now_ns() < until;
-}
-
-int tm__keeps_nothing(void) { return tm__process_retiring() || tm__shedding_now(); }
+int tm__shedding_now(void) { return tm__shedding_now_inline(); }
 
 void tm__keep_nothing_for(uint64_t ns) {
   atomic_store_explicit(&tm__tasks_watched_until, tm__coarse_now_ns() + ns, memory_order_relaxed);

@@ -30,8 +30,26 @@ TM_HIDDEN extern struct tm_unjoined_count tm__unjoined;
   })
 
 /* ---- thread.c ---- */
+/* 1 after main ended its thread (pthread_exit): exiting threads retire. */
+TM_HIDDEN extern _Atomic int tm__main_exited;
+/* Calls that got EAGAIN and are releasing the cache's kernel tasks (process.c): meanwhile no
+ * finished thread keeps its task for a join or parks. */
+TM_HIDDEN extern _Atomic int tm__shedding;
+/* Until when (coarse monotonic ns) nothing is kept because the program read its task list
+ * (open_watch.c); 0: never read. */
+TM_HIDDEN extern _Atomic uint64_t tm__tasks_watched_until;
+
+/* tm__shedding_now, inlined where a hand-off asks (a call per hand-off is measurable). */
+static inline int tm__shedding_now_inline(void) {
+  if (atomic_load_explicit(&tm__shedding, memory_order_relaxed)) return 1;
+  uint64_t until = atomic_load_explicit(&tm__tasks_watched_until, memory_order_relaxed);
+  return until != 0 && tm__coarse_now_ns() < until;
+}
+
 /* 1 when nothing may be kept: main ended, or kept tasks are being released. */
-TM_HIDDEN int tm__keeps_nothing(void);
+static inline int tm__keeps_nothing(void) {
+  return atomic_load_explicit(&tm__main_exited, memory_order_relaxed) || tm__shedding_now_inline();
+}
 /* Wakes worker T, finished and waiting for its join, to re-check (it may withdraw). */
 TM_HIDDEN void tm__poke_unjoined(struct tm_thread *t, void *unused);
 
@@ -42,12 +60,23 @@ TM_HIDDEN void *tm__worker(void *arg);
 TM_HIDDEN int tm__worker_stalled(const void *record);
 
 /* ---- timekeeper.c ---- */
+/* The role's holder (a record index, 0 for none). */
+TM_HIDDEN extern _Atomic uint32_t tm__timekeeper;
 /* 1 when T holds the timekeeper role (taking it if nobody does). Called with SLEEPING set. */
-TM_HIDDEN int tm__timekeeper_hold(struct tm_thread *t);
+static inline int tm__timekeeper_hold(struct tm_thread *t) {
+  uint32_t holder = atomic_load(&tm__timekeeper);
+  if (holder == t->index) return 1;
+  return holder == 0 && atomic_compare_exchange_strong(&tm__timekeeper, &holder, t->index);
+}
 /* Pokes the parked sleepers whose deadline passed (other than SELF). */
 TM_HIDDEN void tm__timekeeper_poke_expired(struct tm_thread *self, uint64_t now);
-/* T stops waiting: if it holds the role, it hands it to the oldest other sleeper. */
-TM_HIDDEN void tm__timekeeper_leave(struct tm_thread *t);
+/* T holds the role and stops waiting: it hands it to the oldest other sleeper. */
+TM_HIDDEN void tm__timekeeper_hand_over(struct tm_thread *t);
+/* T stops waiting: if it holds the role, it hands it on (the check inlined: most don't). */
+static inline void tm__timekeeper_leave(struct tm_thread *t) {
+  if (atomic_load_explicit(&tm__timekeeper, memory_order_relaxed) == t->index)
+    tm__timekeeper_hand_over(t);
+}
 /* Fork child: nobody holds the role. */
 TM_HIDDEN void tm__timekeeper_after_fork(void);
 

@@ -12,7 +12,7 @@
  * timekeeper sees the sleeper. A worker that finished before anybody claimed its join
  * keeps its own timer (it withdraws at its deadline). So a parked thread really exits between
  * its idle timeout and 1.25 times it. */
-static _Atomic uint32_t tm__timekeeper; /* record index of the role's holder; 0: none */
+_Atomic uint32_t tm__timekeeper; /* record index of the role's holder; 0: none */
 
 struct tm_keeper_scan {
   struct tm_thread *self;
@@ -48,17 +48,11 @@ static struct tm_thread *tm__timekeeper_scan(struct tm_thread *self, uint64_t no
 }
 
 /* 1 when `t` holds the role (taking it if nobody does). Called with SLEEPING set. */
-int tm__timekeeper_hold(struct tm_thread *t) {
-  uint32_t holder = atomic_load(&tm__timekeeper);
-  if (holder == t->index) return 1;
-  return holder == 0 && atomic_compare_exchange_strong(&tm__timekeeper, &holder, t->index);
-}
-
 /* Called whenever a worker stops waiting: if it holds the role, hands it to the oldest other
  * sleeper (assigned, then poked so that it arms its timer). A target that stopped sleeping
  * meanwhile is seen by the re-check below or, if it stopped later, sees the role in its own
  * tm__timekeeper_leave (sequentially consistent order), and passes it on. */
-void tm__timekeeper_leave(struct tm_thread *t) {
+void tm__timekeeper_hand_over(struct tm_thread *t) {
   uint32_t holder = t->index;
   if (atomic_load_explicit(&tm__timekeeper, memory_order_relaxed) != holder) return;
   for (int attempt = 0; attempt < 8; ++attempt) {

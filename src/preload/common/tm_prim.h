@@ -132,13 +132,13 @@ static inline int tm__prim_drop_pages(void *lo, size_t size) {
 /* ---- time ------------------------------------------------------------------------------------ */
 
 /* CLOCK's time in nanoseconds (glibc's clock_gettime: the vDSO, no system call for the
- * monotonic clocks), 0 when the clock cannot be read. */
+ * monotonic clocks), 0 when the clock cannot be read. The one exception to the errno rule:
+ * glibc sets errno when the clock is invalid, which the monotonic clocks the libraries pass
+ * never are (saving errno around it cost 18 instructions per hand-off, on the hot path). */
 static inline uint64_t tm__prim_clock_ns(clockid_t clock) {
   struct timespec ts;
-  int saved_errno = errno;
-  int r = clock_gettime(clock, &ts);
-  errno = saved_errno;
-  return r != 0 ? 0 : (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* CLOCK's resolution in nanoseconds, 0 when unknown. */
