@@ -187,6 +187,7 @@ void tm__apply_inherit(struct tm_thread *t) {
   tm__identity_adopt(&t->birth);
   t->exit_cause = 0;
   t->n_children = 0;
+  t->pipes_open = 0;
   errno = saved_errno;
 }
 
@@ -358,8 +359,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     why = t->exit_cause;
     goto out;
   }
-  if (t->n_children && tm__child_alive(t)) {
-    why = TM_CAUSE_FORK;
+  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) {
+    why = TM_CAUSE_FORK; /* a popen'ed child is alive until pclose */
     goto out;
   }
   /* Usually no system call: the shadow knows (shadow.h). Once per verification interval the

@@ -6,6 +6,9 @@
  *   fork-reaped       each thread forks a child and reaps it before it ends (no child left
  *                     to get a parent-death signal): reused
  *   fork-alive        each thread leaves a running child: retired (cause fork)
+ *   popen-closed      each thread runs a command with popen and pclose: reused
+ *   popen-open        each thread leaves its popen'ed command running (main pcloses it later):
+ *                     retired (cause fork: the command's parent is that thread)
  *   mempolicy         each thread sets a memory policy and restores MPOL_DEFAULT: reused
  *   altstack          each thread sets an alternate signal stack and disables it again, as
  *                     Rust's threads do at exit: reused (and the cache adds no sigaltstack
@@ -21,6 +24,8 @@
 
 static const char *mode;
 static int keep_alive[2];
+static FILE *open_pipes[20];
+static int n_open_pipes;
 
 static void *work(void *arg) {
   (void)arg;
@@ -34,6 +39,12 @@ static void *work(void *arg) {
       _exit(0);
     }
     if (!alive && pid > 0) waitpid(pid, NULL, 0);
+  } else if (strcmp(mode, "popen-closed") == 0) {
+    FILE *f = popen("exit 0", "r");
+    if (f) pclose(f);
+  } else if (strcmp(mode, "popen-open") == 0) {
+    FILE *f = popen("read line", "w"); /* waits for main's pclose */
+    if (f && n_open_pipes < 20) open_pipes[n_open_pipes++] = f;
   } else if (strcmp(mode, "mempolicy") == 0) {
     unsigned long node0 = 1;
     syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, &node0, 8 * sizeof node0);
@@ -61,13 +72,14 @@ int main(int argc, char **argv) {
     if (pid == 0) _exit(0);
     waitpid(pid, NULL, 0); /* reaped; its SIGCHLD stays pending for the process */
   }
-  int rounds = strcmp(mode, "fork-alive") == 0 ? 20 : 200;
+  int rounds = strcmp(mode, "fork-alive") == 0 || strncmp(mode, "popen", 5) == 0 ? 20 : 200;
   int failed = 0;
   for (int i = 0; i < rounds; ++i) {
     pthread_t t;
     if (pthread_create(&t, NULL, work, NULL) != 0 || pthread_join(t, NULL) != 0) ++failed;
   }
   close(keep_alive[1]);
+  for (int i = 0; i < n_open_pipes; ++i) pclose(open_pipes[i]);
   while (wait(NULL) > 0) {
   }
   printf("%s: %d rounds, %d failed\n", mode, rounds, failed);

@@ -37,6 +37,8 @@ check() { # check MODE MIN_PERCENT_FROM_CACHE [CAUSE MIN_RETIRED]
 check sigchld-shared 95
 check fork-reaped 90
 check fork-alive 0 fork 19
+check popen-closed 80
+check popen-open 0 fork 19
 check mempolicy 90
 check altstack 90
 if command -v strace >/dev/null 2>&1; then
