@@ -175,6 +175,30 @@ int tm__syscall_harmless(long number) {
     case SYS_getxattr:
     case SYS_fgetxattr:
     case SYS_lgetxattr:
+    /* The process's memory and memory locks, its session and process group, its resource
+     * limits; the fs struct (shared by every thread, unless one unshared it, which gave it a
+     * new identity whose clones share its fs again). */
+    case SYS_mlock2:
+    case SYS_mlockall:
+    case SYS_munlockall:
+    case SYS_pkey_mprotect:
+    case SYS_pkey_free:
+    case SYS_pkey_alloc: /* also sets the caller's PKRU: copied from the creator at reuse (fpu.h) */
+    case SYS_getsid:
+    case SYS_getpgid:
+    case SYS_setsid:
+    case SYS_setpgid:
+    case SYS_getrlimit:
+    case SYS_setrlimit:
+    case SYS_umask:
+    case SYS_chdir:
+    case SYS_fchdir:
+    case SYS_chroot:
+    case SYS_sync:
+    case SYS_syncfs:
+#ifdef SYS_process_madvise
+    case SYS_process_madvise:
+#endif
 #ifdef SYS_futex_waitv
     case SYS_futex_waitv:
 #endif
