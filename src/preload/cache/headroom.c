@@ -1,5 +1,5 @@
 /* Measures how many more kernel tasks this process may create, so that the cache keeps as many
- * finished, unjoined threads as the process can afford instead of a fixed 8 (issue 25): the
+ * finished, unjoined threads as the process can afford instead of a fixed 8: the
  * machine's pid and thread tables (/proc/sys/kernel/pid_max, threads-max, minus the tasks that
  * exist: /proc/loadavg's 4th field), RLIMIT_NPROC (minus this process's own tasks: the user's
  * other processes cannot be counted cheaply), and the pids controller of every cgroup above

@@ -134,7 +134,7 @@ static void tm__main_key_destructor(void *value) {
 }
 
 /* glibc gives the lowest free key: ours, made at main's first create, would take the key a
- * program that creates a thread before its first key expects to get (0; issue 25). Every free
+ * program that creates a thread before its first key expects to get (0). Every free
  * key is taken once and all but the highest given back, so the program's keys are numbered as
  * without the cache (once per process, at main's first create: ~1024 creates and deletes). */
 static int tm__take_high_key(pthread_key_t *out) {
@@ -171,7 +171,7 @@ void tm__arm_main_key(void) {
 }
 
 /* The forking thread is the child's main thread (its tid is the child's pid): when it ends
- * with pthread_exit, the child's parked threads must go at once, as from main (issue 25; the
+ * with pthread_exit, the child's parked threads must go at once, as from main (the
  * thread that forked may not be the parent's main thread, which alone held our key's value). */
 static void tm__main_key_after_fork(void) {
   tm__main_thread = pthread_self();

@@ -1,4 +1,4 @@
-/* pthread_once that makes no system call when nobody waits (issue 14: std::async).
+/* pthread_once that makes no system call when nobody waits (std::async makes two per task).
  *
  * glibc ends every first pthread_once on a word with FUTEX_WAKE on it, whether or not a thread
  * sleeps there. libstdc++'s std::async makes two once_flags per task (one to set the result,

@@ -1,5 +1,5 @@
 /* Shadow state: what the library knows about the calling thread's kernel-side state without
- * asking the kernel (issue 14, "know instead of asking").
+ * asking the kernel ("know instead of asking").
  *
  * Every thread (main, ours, any other) has a shadow in initial-exec TLS: its signal mask, CPU
  * affinity, name, timer slack and scheduling identity (policy, priority, nice, no_new_privs),

@@ -1,5 +1,5 @@
 /* Which system calls and prctl options leave a thread as a fresh thread of its creator would
- * be (issue 25, docs/thread-cache-state.md): a logical thread that made any other one through
+ * be (docs/thread-cache-state.md): a logical thread that made any other one through
  * syscall(2) or prctl retires its physical thread at its logical exit. Kept apart from the
  * wrappers (shadow_interpose.c): a list to review, not logic. */
 #include <sys/prctl.h>
@@ -247,7 +247,7 @@ int tm__syscall_harmless(long number) {
  * relation as a process): a fresh thread would see the same. Every other option not handled
  * below changes the calling thread alone in a way a fresh thread would not inherit from its
  * creator (securebits, the capability bounding and ambient sets, keepcaps, pdeathsig,
- * speculation control, ...): such a thread retires at its logical exit (issue 25). */
+ * speculation control, ...): such a thread retires at its logical exit. */
 int tm__prctl_harmless(int option, unsigned long a2) {
   switch (option) {
     case PR_GET_DUMPABLE:

@@ -24,7 +24,7 @@
 #define TM_HIDDEN __attribute__((visibility("hidden")))
 /* For a global that every recycle writes (a counter, a stack head): it gets cache lines of its
  * own (two: x86 prefetches lines in pairs). Next to read-mostly globals it made every read of
- * theirs on the other CPUs a miss after each write (issue 14; docs/thread-cache.md). */
+ * theirs on the other CPUs a miss after each write (docs/thread-cache.md). */
 #define TM_OWN_LINES _Alignas(128)
 
 /* glibc's cancellation-buffer ABI (GLIBC_2.3.3), declared by pthread.h only for C without
