@@ -29,6 +29,9 @@ struct ThreadSample {
   SoftwareCounts counts;                   ///< since first seen
   std::optional<HardwareCounts> hardware;  ///< since first seen; empty = not supported
   pid_t pid = 0;                           ///< its process; 0 = the sampled process
+  /// When the thread started (/proc stat field 22, clock ticks after boot); 0 when unknown. A
+  /// tid seen again with another start time is another thread: the kernel reused the id.
+  std::uint64_t start_ticks = 0;
 };
 
 /// A process of a followed family, as seen at one sample (watch --follow).
