@@ -131,8 +131,8 @@ std::string joined(const std::vector<std::string>& list, const std::string& sepa
 // "One of: a, b, c." under an option that takes a fixed list, with what its placeholders mean.
 std::string values_roff(const FixedValues& values) {
   if (values.items.empty()) return "";
-  std::string out = ".br\n" + std::string(values.comma_list ? "A comma\\-separated list of: "
-                                                            : "One of: ") +
+  std::string out = ".br\n" +
+                    std::string(values.comma_list ? "A comma\\-separated list of: " : "One of: ") +
                     roff(joined(values.items, ", ")) + ".\n";
   bool placeholders = false;
   for (const auto& item : values.items) placeholders |= completion_word(item) != item;
@@ -167,7 +167,8 @@ std::string options_section(const CLI::App& app) {
 
 std::string entries_roff(const std::vector<ManualEntry>& entries) {
   std::string out;
-  for (const ManualEntry& e : entries) out += ".TP\n.B " + roff(e.term) + "\n" + roff(e.text) + "\n";
+  for (const ManualEntry& e : entries)
+    out += ".TP\n.B " + roff(e.term) + "\n" + roff(e.text) + "\n";
   return out;
 }
 
@@ -225,10 +226,11 @@ std::string main_page(const CLI::App& app, const std::string& doc_dir) {
   out += ".SH SEE ALSO\n";
   for (const CLI::App* s : subcommands_of(app))
     out += ".BR threadmap\\-" + roff(s->get_name()) + " (1),\n";
-  out += ".BR hwloc\\-ls (1),\n.BR hwloc\\-calc (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
-         ".BR taskset (1)\n";
-  out += documents_roff({"README.md", "docs/install.md", "docs/design.md", "docs/json.md"},
-                        doc_dir);
+  out +=
+      ".BR hwloc\\-ls (1),\n.BR hwloc\\-calc (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
+      ".BR taskset (1)\n";
+  out +=
+      documents_roff({"README.md", "docs/install.md", "docs/design.md", "docs/json.md"}, doc_dir);
   return out;
 }
 

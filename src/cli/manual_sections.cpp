@@ -9,13 +9,13 @@ namespace {
 
 const ManualEntry kSuccess{"0", "Success."};
 const ManualEntry kFailed{"1",
-                           "The command line was fine but the work failed: a file unreadable "
-                           "or unwritable, a CPU not allowed, a process gone, output that "
-                           "could not be written."};
+                          "The command line was fine but the work failed: a file unreadable "
+                          "or unwritable, a CPU not allowed, a process gone, output that "
+                          "could not be written."};
 const ManualEntry kUsage{"2",
-                          "The command line is wrong (an unknown or conflicting option, a "
-                          "value that cannot be valid, a missing argument): nothing was read, "
-                          "measured or run."};
+                         "The command line is wrong (an unknown or conflicting option, a "
+                         "value that cannot be valid, a missing argument): nothing was read, "
+                         "measured or run."};
 
 // run and watch -- CMD: the program's status comes first, as a shell would give it, so a script
 // tests `threadmap run ... -- ./app` as it tested `./app`.
@@ -28,14 +28,17 @@ std::vector<ManualEntry> program_statuses(const std::string& who) {
        "the program exited 0 but threadmap's own output could not be written; or the "
        "program's own status 1."},
       {"2", "The command line is wrong (nothing was started); or the program's own status 2."},
-      {"N", "The program's own exit status when it was not 0 (3 to 125 cannot come from "
-            "threadmap itself)."},
-      {"126", "The program was found but could not be executed (permission denied, not an "
-              "executable), as in sh(1)."},
+      {"N",
+       "The program's own exit status when it was not 0 (3 to 125 cannot come from "
+       "threadmap itself)."},
+      {"126",
+       "The program was found but could not be executed (permission denied, not an "
+       "executable), as in sh(1)."},
       {"127", "The program was not found, as in sh(1)."},
-      {"128+N", "The program was killed by signal N (130 for SIGINT, 143 for SIGTERM), as in "
-                "sh(1). Signals sent to threadmap (SIGINT, SIGTERM, SIGHUP, ...) are passed "
-                "to the program."},
+      {"128+N",
+       "The program was killed by signal N (130 for SIGINT, 143 for SIGTERM), as in "
+       "sh(1). Signals sent to threadmap (SIGINT, SIGTERM, SIGHUP, ...) are passed "
+       "to the program."},
   };
 }
 
@@ -126,8 +129,7 @@ CommandManual run_manual() {
        "Spread the threads of ./app over CPUs 0 to 3, one per core first."},
       {"threadmap run --plan plan.json -- ./app",
        "Pin thread k to the plan's assignment k (threadmap plan -o plan.json)."},
-      {"threadmap run --cpus numa:0 --mem bind:0 -- ./app",
-       "Threads and memory on NUMA node 0."},
+      {"threadmap run --cpus numa:0 --mem bind:0 -- ./app", "Threads and memory on NUMA node 0."},
       {"threadmap run --thread-cache -- ./server",
        "Reuse finished threads instead of creating new ones."},
       {"threadmap run --cpus 0-7 --watch -- ./app",
@@ -175,8 +177,9 @@ CommandManual pin_manual() {
       {"threadmap pin 4242 --cpus all", "Undo: every thread may run anywhere allowed again."},
   };
   m.statuses = {kSuccess,
-                {"1", "The process is gone, or some thread could not be pinned (each one is "
-                      "named; the others were pinned), or no thread matched --threads."},
+                {"1",
+                 "The process is gone, or some thread could not be pinned (each one is "
+                 "named; the others were pinned), or no thread matched --threads."},
                 kUsage};
   m.documents = {"docs/run-and-watch.md"};
   m.see_also = {"taskset(1)"};
@@ -232,8 +235,9 @@ CommandManual bench_manual() {
       {"threadmap bench smt --runs 9 --json smt.json", "More runs, and JSON beside the table."},
   };
   m.statuses = {kSuccess,
-                {"1", "The bench could not run (a helper program not built, the machine "
-                      "unreadable) or its JSON could not be written."},
+                {"1",
+                 "The bench could not run (a helper program not built, the machine "
+                 "unreadable) or its JSON could not be written."},
                 kUsage};
   m.documents = {"docs/bench-and-report.md", "docs/noisy-machines.md", "docs/results/README.md"};
   return m;
@@ -254,8 +258,9 @@ CommandManual report_manual() {
        "One directory per host (%h is the host name), then compare the hosts."},
   };
   m.statuses = {kSuccess,
-                {"1", "The report could not be collected or written (the directory not "
-                      "writable, the matrix unreadable); a directory it created is removed."},
+                {"1",
+                 "The report could not be collected or written (the directory not "
+                 "writable, the matrix unreadable); a directory it created is removed."},
                 kUsage};
   m.documents = {"docs/bench-and-report.md", "docs/fleet.md", "docs/json.md"};
   return m;
@@ -278,8 +283,9 @@ CommandManual job_manual() {
        "In a batch script: exit 3 when there are findings."},
   };
   m.statuses = {kSuccess,
-                {"1", "DIR cannot be read or holds no rank record, or an output could not be "
-                      "written."},
+                {"1",
+                 "DIR cannot be read or holds no rank record, or an output could not be "
+                 "written."},
                 kUsage,
                 {"3", "With --strict: the records were read and there are findings."}};
   m.documents = {"docs/cluster.md", "docs/json.md"};
@@ -300,11 +306,13 @@ CommandManual fleet_manual() {
        "In a script: exit 3 when some host differs from its group."},
   };
   m.statuses = {kSuccess,
-                {"1", "DIR cannot be read or holds no report, or an output could not be "
-                      "written."},
+                {"1",
+                 "DIR cannot be read or holds no report, or an output could not be "
+                 "written."},
                 kUsage,
-                {"3", "With --strict: the reports were read and some host differs from its "
-                      "group."}};
+                {"3",
+                 "With --strict: the reports were read and some host differs from its "
+                 "group."}};
   m.documents = {"docs/fleet.md", "docs/json.md"};
   return m;
 }
@@ -328,12 +336,14 @@ CommandManual tune_manual() {
        "Every candidate with and without the thread cache; the runs as JSON."},
   };
   m.statuses = {kSuccess,
-                {"1", "The runs could not be made or judged (the program failed under every "
-                      "candidate, a --metric expression matched nothing it printed, a "
-                      "plan unreadable) or an output could not be written."},
+                {"1",
+                 "The runs could not be made or judged (the program failed under every "
+                 "candidate, a --metric expression matched nothing it printed, a "
+                 "plan unreadable) or an output could not be written."},
                 kUsage,
-                {"130", "Interrupted (Ctrl-C, SIGINT): the runs made so far were still judged "
-                        "and printed."}};
+                {"130",
+                 "Interrupted (Ctrl-C, SIGINT): the runs made so far were still judged "
+                 "and printed."}};
   m.documents = {"docs/tune.md", "docs/noisy-machines.md", "docs/json.md"};
   m.takes_cpus = true;
   return m;

@@ -26,7 +26,7 @@ struct ManualEntry {
 struct CommandManual {
   std::vector<std::string> paragraphs;  ///< DESCRIPTION after the one-line summary
   std::vector<ManualExample> examples;
-  std::vector<ManualEntry> statuses;  ///< EXIT STATUS, in order
+  std::vector<ManualEntry> statuses;   ///< EXIT STATUS, in order
   std::vector<std::string> documents;  ///< files under the documentation directory
   std::vector<std::string> see_also;   ///< other man pages: "taskset(1)"
   bool takes_cpus = false;             ///< an option takes a CPU expression

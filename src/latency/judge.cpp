@@ -78,9 +78,9 @@ std::string telling_pair(const std::vector<PairStats>& pairs, double precision) 
   }
   char buffer[256];
   if (moved) {
-    std::snprintf(buffer, sizeof buffer, "; largest move: CPUs %d-%d, %.1f then %.1f ns (%.1f%% apart)",
-                  moved->cpu_a, moved->cpu_b, moved->median_ns, moved->recheck_median_ns,
-                  apart_pct(*moved));
+    std::snprintf(buffer, sizeof buffer,
+                  "; largest move: CPUs %d-%d, %.1f then %.1f ns (%.1f%% apart)", moved->cpu_a,
+                  moved->cpu_b, moved->median_ns, moved->recheck_median_ns, apart_pct(*moved));
     return buffer;
   }
   if (noisy && apart_pct(*noisy) > precision * 100) {

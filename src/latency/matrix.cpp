@@ -83,9 +83,8 @@ Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, do
     s.reason = "the only pair measured moved between passes (" + stability_rules(precision) +
                "): its latency is one moment of this machine, not a fixed value";
   else
-    s.reason = "this machine's latency structure is not stable (" + counted +
-               " between passes; " + stability_rules(precision) +
-               "): its vCPUs are likely not pinned to host cores";
+    s.reason = "this machine's latency structure is not stable (" + counted + " between passes; " +
+               stability_rules(precision) + "): its vCPUs are likely not pinned to host cores";
   return s;
 }
 

@@ -29,8 +29,7 @@ struct Stability {
 /// No pair checked gives "unknown". The reason states both rules (what moves a pair, and the
 /// 10% of pairs), so "11.2% apart" on a pair that did not move is not read against the 10%;
 /// `precision` (0 = not known, a loaded file) is the pair rule's threshold (0.03 = 3%).
-Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked,
-                          double precision = 0);
+Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, double precision = 0);
 
 struct Matrix {
   std::vector<int> cpus;           ///< OS CPU number of row/column i, ascending

@@ -60,8 +60,10 @@ struct ThreadSampler::State {
   bool open_thread(Tracked& t) {
     t.stat = os::ProcFile(os::task_path(pid, t.tid, "stat"));
     if (!t.stat.valid()) return false;
-    t.schedstat = os::ProcFile(os::task_path(pid, t.tid, "schedstat"));
-    if (t.schedstat.valid()) t.wait_base = read_wait(t).value_or(0);
+    if (options.run_queue_wait) {
+      t.schedstat = os::ProcFile(os::task_path(pid, t.tid, "schedstat"));
+      if (t.schedstat.valid()) t.wait_base = read_wait(t).value_or(0);
+    }
     // The first thread decides the source; once perf failed, later threads skip trying it.
     CounterTarget target{pid, t.tid, want_hardware,
                          options.use_perf && (!source_decided || source == CounterSource::perf)};

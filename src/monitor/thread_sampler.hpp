@@ -52,6 +52,9 @@ struct ProcessSample {
 struct SamplerOptions {
   bool hardware = true;  ///< try hardware counters (silently none where unsupported)
   bool use_perf = true;  ///< false forces the procfs fallback (tests, comparisons)
+  /// Read each thread's run-queue wait (/proc/.../schedstat) at every sample: one more read per
+  /// thread; false leaves SoftwareCounts::wait_ns at 0 (the overhead benchmark compares both).
+  bool run_queue_wait = true;
 };
 
 class ThreadSampler {

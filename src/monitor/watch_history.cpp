@@ -15,7 +15,8 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
   std::map<pid_t, bool> new_process;
   for (const ThreadSample& s : sample.threads) {
     const pid_t pid = s.pid > 0 ? s.pid : pid_;
-    if (!new_process.count(pid)) new_process[pid] = process_first_s_.emplace(pid, sample.time_s).second;
+    if (!new_process.count(pid))
+      new_process[pid] = process_first_s_.emplace(pid, sample.time_s).second;
   }
   bool added = false;
   for (const ProcessSeen& p : processes) {
@@ -72,14 +73,14 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
           s.counts.task_clock_ns > t.counts.task_clock_ns
               ? static_cast<double>(s.counts.task_clock_ns - t.counts.task_clock_ns) / 1e9
               : 0.0;
-      const double waited =
-          s.counts.wait_ns > t.counts.wait_ns
-              ? static_cast<double>(s.counts.wait_ns - t.counts.wait_ns) / 1e9
-              : 0.0;
+      const double waited = s.counts.wait_ns > t.counts.wait_ns
+                                ? static_cast<double>(s.counts.wait_ns - t.counts.wait_ns) / 1e9
+                                : 0.0;
       const bool active = used >= kActiveShare * dt;
       const bool starved = !active && waited >= kActiveShare * dt;
       if (last.end_s > last.start_s && (last.active != active || last.starved != starved)) {
-        t.spans.push_back(CpuSpan{last.end_s, sample.time_s, last.cpu, used, active, waited, starved});
+        t.spans.push_back(
+            CpuSpan{last.end_s, sample.time_s, last.cpu, used, active, waited, starved});
       } else {
         last.end_s = sample.time_s;
         last.cpu_s += used;

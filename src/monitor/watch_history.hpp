@@ -44,14 +44,14 @@ struct ThreadTrack {
   pid_t tid = 0;
   pid_t pid = 0;  ///< its process (the watched one unless following)
   std::string name;
-  bool main_thread = false;    ///< tid == its process's pid: the process's first thread
+  bool main_thread = false;       ///< tid == its process's pid: the process's first thread
   std::uint64_t start_ticks = 0;  ///< when it started (clock ticks after boot); 0 = unknown
   /// Another thread had this tid earlier in the watch and exited: the kernel reused the id.
   bool tid_reused = false;
   bool at_first_sample = false;  ///< alive at the watch's first sample of its process
-  double first_s = 0;          ///< first sample that saw it
-  double last_s = 0;           ///< last sample that saw it
-  std::vector<CpuSpan> spans;  ///< CPU over time, merged while the CPU stays the same
+  double first_s = 0;            ///< first sample that saw it
+  double last_s = 0;             ///< last sample that saw it
+  std::vector<CpuSpan> spans;    ///< CPU over time, merged while the CPU stays the same
   std::map<int, std::uint64_t> samples_on_cpu;  ///< CPU -> samples that saw it there
   std::uint64_t samples = 0;
   SoftwareCounts counts;    ///< cumulative since first seen
@@ -122,8 +122,8 @@ struct ThreadSummary {
   pid_t tid = 0;
   pid_t pid = 0;  ///< its process
   std::string name;
-  bool main_thread = false;  ///< the process's first thread (tid == pid)
-  bool tid_reused = false;   ///< its tid belonged to another thread earlier in the watch
+  bool main_thread = false;            ///< the process's first thread (tid == pid)
+  bool tid_reused = false;             ///< its tid belonged to another thread earlier in the watch
   bool started_while_watched = false;  ///< not there at its process's first sample
   double first_s = 0;                  ///< seconds into the watch it was first seen
   double seconds_seen = 0;

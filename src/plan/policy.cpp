@@ -73,9 +73,8 @@ const char* policy_name(Policy policy) {
 }
 
 const std::vector<std::string>& policy_names() {
-  static const std::vector<std::string> names = {policy_name(Policy::compact),
-                                                 policy_name(Policy::scatter),
-                                                 policy_name(Policy::round_robin)};
+  static const std::vector<std::string> names = {
+      policy_name(Policy::compact), policy_name(Policy::scatter), policy_name(Policy::round_robin)};
   return names;
 }
 

@@ -131,10 +131,10 @@ std::string bench_text(const BenchResult& r) {
       continue;
     }
     const std::string unit = variant_unit(r, v);
-    table.add_row({v.label, v.placement, bench_value_text(v.value.median, unit),
-                   range_text(bench_value_text(v.value.min, unit),
-                              bench_value_text(v.value.max, unit)),
-                   fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(r, v)});
+    table.add_row(
+        {v.label, v.placement, bench_value_text(v.value.median, unit),
+         range_text(bench_value_text(v.value.min, unit), bench_value_text(v.value.max, unit)),
+         fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(r, v)});
   }
   out += table.str();
   out += fmt::format(
@@ -161,7 +161,8 @@ std::string bench_text(const BenchResult& r) {
       counters.add_row(row);
     }
     out += "\n" + counters.str();
-    for (const auto& name : columns.shown) out += fmt::format("  {}: {}\n", name, columns.how.at(name));
+    for (const auto& name : columns.shown)
+      out += fmt::format("  {}: {}\n", name, columns.how.at(name));
   }
   for (const std::string& line : columns.unsupported_lines) out += line + "\n";
   for (const Variant& v : r.variants)

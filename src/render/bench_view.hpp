@@ -2,8 +2,8 @@
 // (schema "threadmap.bench/1", every field documented in docs/bench-and-report.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 

@@ -253,8 +253,8 @@ std::string time_axis_svg(double t0, double t1, int width, int axis_y) {
       break;
     }
   const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
-  std::string svg = fmt::format(
-      "<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n", width, axis_y, axis_y);
+  std::string svg = fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
+                                width, axis_y, axis_y);
   for (double t = std::ceil(t0 / step - 1e-9) * step; t <= t1 + 1e-9; t += step) {
     const double x = x_of(t);
     const char* anchor = x < 20 ? "start" : x > width - 20 ? "end" : "middle";
@@ -299,15 +299,14 @@ std::string rank_timeline_svg(const JobHost& h, int rank, double t0, double t1) 
       const bool starved = cluster::starved(s, rules);
       const bool own = share.contains(s.cpu);
       const double hgt = running ? bar : starved ? bar / 2.0 : 3;
-      const std::string fill = running ? fmt::format("rgb({})", own ? kInShare : kOutside)
+      const std::string fill = running   ? fmt::format("rgb({})", own ? kInShare : kOutside)
                                : starved ? kStarved
                                          : kAsleep;
       const std::string what =
-          running ? "running"
-          : starved
-              ? fmt::format("runnable but starved: waited {:.2f} s for a CPU, ran {:.2f} s", s.wait_s,
-                            std::max(s.cpu_s, 0.0))
-              : "asleep";
+          running   ? "running"
+          : starved ? fmt::format("runnable but starved: waited {:.2f} s for a CPU, ran {:.2f} s",
+                                  s.wait_s, std::max(s.cpu_s, 0.0))
+                    : "asleep";
       svg += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
           "fill=\"{}\"><title>CPU {}, {:.2f}-{:.2f} s, {}{}</title></rect>\n",
@@ -347,9 +346,9 @@ std::string host_section(const JobHost& h, std::size_t index) {
       "<span><i style=\"background:rgb(" +
       std::string(kInShare) +
       ")\"></i>running in its share</span><span><i style=\"background:rgb(" + kOutside +
-      ")\"></i>running outside it</span><span><i style=\"background:" +
-      kStarved + ";height:.45rem\"></i>runnable, starved of CPU</span><span><i style=\"background:" +
-      kAsleep + ";height:.25rem\"></i>asleep</span></p>\n<p class=\"note\">Each rank's threads "
+      ")\"></i>running outside it</span><span><i style=\"background:" + kStarved +
+      ";height:.45rem\"></i>runnable, starved of CPU</span><span><i style=\"background:" + kAsleep +
+      ";height:.25rem\"></i>asleep</span></p>\n<p class=\"note\">Each rank's threads "
       "over the time its watch sampled (seconds from the start of its watch). Running: the "
       "thread used at least " +
       fmt::format("{:.0f}%", 100 * cluster::JobRules{}.runnable_share) +

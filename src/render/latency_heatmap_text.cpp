@@ -130,7 +130,9 @@ std::string block_grid(const latency::Matrix& matrix, const std::vector<std::siz
 std::string legend(const ColorScale& scale, bool color) {
   std::string out = "\nlegend (one-way latency, ns, log scale): ";
   if (scale.high_ns < scale.low_ns * 1.05) {
-    out += fmt::format("every cell is {:.1f}-{:.1f} ns\n", scale.low_ns, scale.high_ns);
+    const std::string low = fmt::format("{:.1f}", scale.low_ns);
+    const std::string high = fmt::format("{:.1f}", scale.high_ns);
+    out += "every cell is " + (low == high ? low : low + "-" + high) + " ns\n";
   } else if (color) {
     out += fmt::format("{:.1f} ", scale.low_ns);
     for (int k = 0; k < 24; ++k) {

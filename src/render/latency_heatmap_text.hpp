@@ -14,8 +14,8 @@ namespace threadmap::render {
 
 /// Options of the terminal heatmap.
 struct TextHeatmapOptions {
-  bool color = true;             ///< ANSI 24-bit background colors (else a character ramp)
-  std::size_t max_cells = 64;    ///< most cells per axis; larger matrices are shown in blocks
+  bool color = true;           ///< ANSI 24-bit background colors (else a character ramp)
+  std::size_t max_cells = 64;  ///< most cells per axis; larger matrices are shown in blocks
   /// The widest line of the grid, in terminal columns: blocks grow until it fits.
   std::size_t max_columns = 100;
   std::size_t max_numeric = 16;  ///< up to this many CPUs, cells show their value in ns

@@ -87,8 +87,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
       "{} pair{}, {} batches in the first passes; {} measuring, {} of it in the pair passes\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
-      m.pairs.size() == 1 ? "" : "s", samples, duration_text(m.total_s),
-      duration_text(m.passes_s));
+      m.pairs.size() == 1 ? "" : "s", samples, duration_text(m.total_s), duration_text(m.passes_s));
   // Wherever the numbers are shown (terminal, report), say when they did not hold still.
   std::size_t unsteady = 0;
   std::vector<double> spreads;

@@ -39,8 +39,8 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
     const std::string min = bench_value_text(v.value.min, unit);
     const std::string max = bench_value_text(v.value.max, unit);
     rows.push_back({v.label, bench_ratio_text(b, v), bench_value_text(v.value.median, unit),
-                    min == max ? min : min + " .. " + max, fmt::format("{:.0f}%", v.value.spread_pct),
-                    v.placement});
+                    min == max ? min : min + " .. " + max,
+                    fmt::format("{:.0f}%", v.value.spread_pct), v.placement});
   }
   // The verdict right after the variant's name, and rows that stack on a phone: what a reader
   // came for is on screen at 400 px without scrolling sideways.

@@ -85,8 +85,9 @@ std::string thread_label(const std::string& name, bool main_thread, bool tid_reu
 std::string thread_counts(const monitor::WatchSummary& s) {
   std::string out = fmt::format("{} threads", s.threads.size());
   if (s.threads.empty()) return out;
-  return out + fmt::format(" ({} at the first sample, {} started while watched; at most {} at once)",
-                           s.threads_at_start, s.threads_started, s.peak_threads);
+  return out +
+         fmt::format(" ({} at the first sample, {} started while watched; at most {} at once)",
+                     s.threads_at_start, s.threads_started, s.peak_threads);
 }
 
 // The per-thread table of the summary, for the threads given.

@@ -36,7 +36,10 @@ for sub in $subs; do
     grep -qF -- "${opt//-/\\-}" <<<"$page" || problem "threadmap-$sub(1) lacks $opt"
     grep -qE -- "(^| |')$opt( |'|\\||\\))" <<<"$branch" || problem "bash completion of $sub lacks $opt"
     grep -qF -- "'$opt[" <<<"$zbranch" || problem "zsh completion lacks $opt ($sub)"
-    line=$("$tm" "$sub" --help | grep -E -- "^  (-[a-zA-Z],)?$opt( |$)")
+    # The option's line of --help with its description (CLI11 puts a long one on the next lines).
+    line=$("$tm" "$sub" --help | awk '/^  -/ { if (l) print l; l = $0; next }
+      /^      / { if (l) l = l " " $0; next } { if (l) print l; l = "" } END { if (l) print l }' |
+      grep -E -- "^  (-[a-zA-Z],)?$opt( |$)")
     values=$(sed -n 's/^[^{]*{\([^}]*\)}.*/\1/p' <<<"$line")
     if [ -z "$values" ]; then
       # Help text that names alternatives is a fixed list the completion should offer.
