@@ -182,8 +182,8 @@ std::string examples_roff(const std::vector<ManualExample>& examples) {
 // "lstopo(1)" -> ".BR lstopo (1)".
 std::string page_reference(const std::string& page) {
   auto open = page.find('(');
-  if (open == std::string::npos) return ".BR " + roff(page) + "\n";
-  return ".BR " + roff(page.substr(0, open)) + " " + page.substr(open) + "\n";
+  if (open == std::string::npos) return ".BR " + roff(page);
+  return ".BR " + roff(page.substr(0, open)) + " " + page.substr(open);
 }
 
 std::string documents_roff(const std::vector<std::string>& documents, const std::string& doc_dir) {
@@ -257,7 +257,7 @@ std::string sub_page(const CLI::App& sub, const std::string& doc_dir) {
          ".PP\nAn internal error (a bug in threadmap) exits 70, whatever the subcommand.\n";
   out += ".SH SEE ALSO\n.BR threadmap (1)";
   for (const std::string& page : manual.see_also) out += ",\n" + page_reference(page);
-  if (manual.see_also.empty()) out += "\n";
+  out += "\n";
   out += documents_roff(manual.documents, doc_dir);
   return out;
 }

@@ -28,9 +28,7 @@ std::vector<ManualEntry> program_statuses(const std::string& who) {
        "the program exited 0 but threadmap's own output could not be written; or the "
        "program's own status 1."},
       {"2", "The command line is wrong (nothing was started); or the program's own status 2."},
-      {"N",
-       "The program's own exit status when it was not 0 (3 to 125 cannot come from "
-       "threadmap itself)."},
+      {"N", "The program's own exit status when it was not 0."},
       {"126",
        "The program was found but could not be executed (permission denied, not an "
        "executable), as in sh(1)."},

@@ -123,8 +123,15 @@ struct ThreadSampler::State {
       t.cpu = cpu;
       if (t.samples == 0) t.start_ticks = os::parse_task_stat_start_ticks(buf);
     }
-    if (t.schedstat.valid())
-      if (auto wait = read_wait(t)) t.last.wait_ns = *wait > t.wait_base ? *wait - t.wait_base : 0;
+    // The schedstat read also tells an exited thread from a live one: a perf counter of an
+    // exited thread still reads its last counts, and its stat file is not read while it does
+    // not migrate, so without it a thread that exited while another started (the task count
+    // unchanged) would stay listed and the new one unseen.
+    if (t.schedstat.valid()) {
+      auto wait = read_wait(t);
+      if (!wait) return false;
+      t.last.wait_ns = *wait > t.wait_base ? *wait - t.wait_base : 0;
+    }
     if (t.samples % 10 == 0) read_name(t);  // names change rarely; re-read about once a second
     ++t.samples;
     return true;

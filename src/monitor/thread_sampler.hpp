@@ -53,7 +53,9 @@ struct SamplerOptions {
   bool hardware = true;  ///< try hardware counters (silently none where unsupported)
   bool use_perf = true;  ///< false forces the procfs fallback (tests, comparisons)
   /// Read each thread's run-queue wait (/proc/.../schedstat) at every sample: one more read per
-  /// thread; false leaves SoftwareCounts::wait_ns at 0 (the overhead benchmark compares both).
+  /// thread, which also notices a thread that exited while another started (the task count
+  /// unchanged: its perf counters still read). false leaves SoftwareCounts::wait_ns at 0 and
+  /// such a thread listed until the next change of the count (the overhead benchmark compares).
   bool run_queue_wait = true;
 };
 

@@ -133,6 +133,11 @@ std::string spread_line(const latency::Matrix& matrix) {
   }
   std::sort(values.begin(), values.end());
   if (values.empty()) return "";
+  // One value (one pair, or all alike) is said once, not as "min 31.0, median 31.0, max 31.0".
+  if (ns(values.front()) == ns(values.back()))
+    return values.size() == 1
+               ? fmt::format("pairs: {} ns (the one pair)\n", ns(values.front()))
+               : fmt::format("pairs: {} ns, all {} of them\n", ns(values.front()), values.size());
   return fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
                      ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
                      values.size(), values.back() / std::max(values.front(), 1e-9));

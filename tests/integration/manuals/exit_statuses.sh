@@ -22,8 +22,12 @@ trap 'rm -rf "$work"' EXIT
 printf '#!/bin/sh\necho never\n' >"$work/not-executable"
 chmod a-x "$work/not-executable"
 mkdir -p "$work/job-ok" "$work/job-missing" "$work/fleet-alike" "$work/fleet-outlier"
-"$tm" run --ranks 0/1 --record "$work/job-ok" -- true >/dev/null 2>&1 ||
-  problem "run --ranks 0/1 --record failed: no job fixture"
+# A clean job: two ranks, one CPU each, each busy on its own CPU for a moment.
+for rank in 0 1; do
+  "$tm" run --ranks $rank/2 --record "$work/job-ok" -- \
+    sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done' >/dev/null 2>&1 ||
+    problem "run --ranks $rank/2 --record failed: no job fixture"
+done
 "$tm" run --ranks 0/2 --record "$work/job-missing" -- true >/dev/null 2>&1 ||
   problem "run --ranks 0/2 --record failed: no job fixture"
 cp "$src"/tests/data/fleet/vm-repeats/*.json "$work/fleet-alike/"
@@ -66,13 +70,15 @@ scenario plan 0 0 "$tm" plan --threads 2 --topology "$topology"
 scenario plan 1 1 "$tm" plan --threads 2 --topology "$work/none.xml"
 scenario plan 2 2 "$tm" plan --threads 0
 
-for sub in run watch; do
-  scenario $sub 0 0 "$tm" $sub -- true
+# run needs something to apply (--cpus all); watch takes the command as it is.
+for how in "run --cpus all" watch; do
+  sub=${how%% *}
+  scenario $sub 0 0 "$tm" $how -- true
   scenario $sub 2 2 "$tm" $sub
-  scenario $sub N 7 "$tm" $sub -- sh -c 'exit 7'
-  scenario $sub 126 126 "$tm" $sub -- "$work/not-executable"
-  scenario $sub 127 127 "$tm" $sub -- "$work/no-such-program"
-  scenario $sub 128+N 143 "$tm" $sub -- sh -c 'kill -TERM $$'
+  scenario $sub N 7 "$tm" $how -- sh -c 'exit 7'
+  scenario $sub 126 126 "$tm" $how -- "$work/not-executable"
+  scenario $sub 127 127 "$tm" $how -- "$work/no-such-program"
+  scenario $sub 128+N 143 "$tm" $how -- sh -c 'kill -TERM $$'
 done
 scenario run 1 1 "$tm" run --plan "$work/none.json" -- true
 scenario watch 1 1 "$tm" watch 99999
@@ -85,7 +91,7 @@ scenario pin 0 0 "$tm" pin $sleeper --cpus all
 scenario pin 1 1 "$tm" pin 99999 --cpus 0
 scenario pin 2 2 "$tm" pin $sleeper
 
-scenario bench 0 0 "$tm" bench pingpong --quick --runs 1 --pair 0,0
+scenario bench 0 0 "$tm" bench pingpong --quick --runs 1 --pair 0,1
 scenario bench 1 1 "$tm" bench pingpong --quick --runs 1 --json "$work/no/dir.json"
 scenario bench 2 2 "$tm" bench no-such-bench
 
