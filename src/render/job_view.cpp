@@ -255,7 +255,9 @@ std::string time_axis_svg(double t0, double t1, int width, int axis_y) {
   const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
   std::string svg = fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
                                 width, axis_y, axis_y);
-  for (double t = std::ceil(t0 / step - 1e-9) * step; t <= t1 + 1e-9; t += step) {
+  // Ticks by index, so that the steps do not drift and the first one is 0, not -0.
+  for (long k = static_cast<long>(std::ceil(t0 / step - 1e-9)); k * step <= t1 + 1e-9; ++k) {
+    const double t = k == 0 ? 0.0 : static_cast<double>(k) * step;
     const double x = x_of(t);
     const char* anchor = x < 20 ? "start" : x > width - 20 ? "end" : "middle";
     svg += fmt::format(
