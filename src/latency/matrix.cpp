@@ -80,8 +80,10 @@ Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, do
     s.reason = counted + " between passes (" + stability_rules(precision) + ")";
   else if (pairs_checked == 1)
     // One pair has no structure to judge; what is known is that its value did not hold still.
-    s.reason = "the only pair measured moved between passes (" + stability_rules(precision) +
-               "): its latency is one moment of this machine, not a fixed value";
+    s.reason = "the latency of the only pair measured is not stable: it moved between passes (" +
+               stability_rules(precision) +
+               "): its value is one moment of this machine (on a VM, a sign that the vCPUs are "
+               "not pinned to host cores)";
   else
     s.reason = "this machine's latency structure is not stable (" + counted + " between passes; " +
                stability_rules(precision) + "): its vCPUs are likely not pinned to host cores";
