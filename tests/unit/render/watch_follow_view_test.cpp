@@ -95,11 +95,10 @@ TEST(WatchFollowView, WithoutFollowTheJsonKeysAreTheOldOnes) {
   std::vector<std::string> thread_keys;
   for (const auto& [key, value] : doc["threads"][0].items()) thread_keys.push_back(key);
   EXPECT_EQ(thread_keys,
-            (std::vector<std::string>{"context_switches", "context_switches_per_s", "cpu_time_ms",
-                                      "cpus_visited", "first_s", "hardware", "main_thread",
-                                      "migrations", "migrations_per_s", "name", "samples",
-                                      "seconds_seen", "spans", "started_while_watched", "tid",
-                                      "tid_reused"}));
+            (std::vector<std::string>{
+                "context_switches", "context_switches_per_s", "cpu_time_ms", "cpus_visited",
+                "first_s", "hardware", "main_thread", "migrations", "migrations_per_s", "name",
+                "samples", "seconds_seen", "spans", "started_while_watched", "tid", "tid_reused"}));
 }
 
 }  // namespace
