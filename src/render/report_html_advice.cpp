@@ -23,7 +23,7 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
          html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
                                   b.quick ? " (quick mode)" : "")) +
          "</p>\n";
-  if (b.machine_state && b.machine_state->verdict == "busy")
+  if (b.machine_state && b.machine_state->busy())
     out += "<p class=\"warn\">" + html::escape(bench_machine_line(b)) + "</p>\n";
   if (const std::string rounds = bench_rounds_text(b); !rounds.empty())
     out += "<p class=\"note\">Runs: " + html::escape(rounds) + ".</p>\n";
@@ -128,9 +128,12 @@ std::string advice_and_bench_sections(const MachineReport& r) {
       "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
       "<p>The published placement experiments, rerun here side by side. Bars: median; "
       "whiskers: min to max; grey = baseline, green = clearly faster, red = clearly slower, "
-      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.05, 95% "
-      "median intervals apart, and at least 5% apart; unclear comparisons get more "
-      "interleaved runs within a time budget before the verdict is given.</p>\n";
+      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.05 with 95% "
+      "median intervals apart, or (paired) a signed-rank test p &lt;= 0.05 on the per-round "
+      "ratios with their interval without 1; and at least 5% apart. A clear difference measured "
+      "while others used these CPUs is marked so and no advice rests on it; unclear "
+      "comparisons get more interleaved runs within a time budget before the verdict is "
+      "given.</p>\n";
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name != "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);

@@ -137,6 +137,8 @@ Result<MachineReport> collect_report(const ReportOptions& options);
 
 /// The commands applying a CPU list: `threadmap run`, taskset and OMP_PLACES (one place per
 /// CPU, in thread order, with OMP_PROC_BIND=close). `thread_cache` adds --thread-cache.
-std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache);
+/// `threads`: OMP_NUM_THREADS, 0 = one thread per CPU (two threads sharing one CPU: 2).
+std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache,
+                                         int threads = 0);
 
 }  // namespace threadmap::report

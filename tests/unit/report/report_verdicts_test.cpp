@@ -145,7 +145,7 @@ TEST(ReportVerdicts, TheMachineStateIsAtTheTopOfThePageAndInTheJson) {
   MachineReport r = two_vcpu_vm(false);
   r.advice = advise(r);
   MachineState busy;
-  busy.verdict = "busy";
+  busy.verdict = MachineVerdict::busy;
   busy.summary = "busy: others used 97% of CPUs 0-1 just before, 4 runnable tasks on 2 CPUs";
   busy.guest = true;
   busy.hypervisor = "KVM";
