@@ -15,11 +15,13 @@ std::string number(double v, const std::string& unit) {
   return fmt::format("{:.4g}", v) + (unit.empty() ? "" : " " + unit);
 }
 
-// "4.90x faster (u+p)" / "no clear difference" / "too few runs to judge (3 vs 3)" / "-" for
-// itself. The decider is a short mark explained under the table; the reasons are in the
-// conclusion and the JSON (the table stays within 120 columns).
+// "4.90x faster (u+p)" / "no clear difference" / "too few runs (3 vs 3)" / "-" for itself. The
+// decider is a short mark explained under the table; the reasons are in the conclusion and the
+// JSON (the table stays within 120 columns).
 std::string verdict_cell(const Verdict& v, bool self) {
   if (self) return "-";
+  if (v.kind == Verdict::Kind::too_few_runs)
+    return fmt::format("too few runs ({} vs {})", v.n_candidate, v.n_baseline);
   if (!v.clear()) return v.short_text();
   const char* mark = v.decided_by == Verdict::Decider::both       ? "u+p"
                      : v.decided_by == Verdict::Decider::paired   ? "p"
@@ -120,10 +122,11 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
   }
   out += "\n" + table.str() + failures;
   out +=
-      "verdicts: u = decided by the unpaired rule (Mann-Whitney p <= 0.05, 95% median intervals "
-      "apart), p = by the\npaired rule (Wilcoxon signed-rank on per-round ratios, p <= 0.05, "
-      "ratio interval without 1); both need\neffect >= 5%. machine: busy N/M = N of M kept runs "
-      "had neighbours on these CPUs; rerun = dropped, run again\n";
+      "verdicts: u = the unpaired rule decided (Mann-Whitney p <= 0.025, 95% median intervals "
+      "apart), p = the paired\nrule (Wilcoxon signed-rank on per-round ratios p <= 0.025, their "
+      "97.5% interval without 1); both need effect\n>= 5%; too few runs = no rule can be clear "
+      "with so few. machine: busy N/M = N of M kept runs had neighbours\non these CPUs; rerun = "
+      "dropped and run again\n";
   out += "how each candidate ran (what threadmap run adds to the command):\n" + how;
   out += "\nmachine: " +
          (r.machine_state.summary.empty() ? std::string("not watched")
@@ -132,7 +135,7 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
   if (!r.disturbed_note.empty()) out += r.disturbed_note + "\n";
   out += "best: " + r.name_of(r.best) + "\n" + r.conclusion + "\n";
   out += fmt::format(
-      "rounds: {} in {:.1f} s (budget {:.0f} s), interleaved, first run unrecorded (warm-up); "
+      "rounds: {} in {:.1f} s (budget {:.0f} s), interleaved, first run unrecorded (warm-up)\n"
       "stopped: {}\n",
       r.rounds, r.elapsed_s, r.budget_s, r.stopped);
   if (r.interrupted) out += "interrupted: these verdicts are on the runs finished so far\n";
