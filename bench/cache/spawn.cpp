@@ -660,7 +660,7 @@ int compare(const char* self, const Options& opt) {
       variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %-24s %14s %9s %16s %22s %22s %9s\n", "creators", "default thr/s",
+  std::printf("%8s %14s %14s %8s %-30s %14s %9s %16s %22s %22s %9s\n", "creators", "default thr/s",
               "cache thr/s", "ratio", "verdict", "floor trips/s", "c/floor", "sys/cycle d/c",
               "start p50 ns def/cache", "join p50 ns def/cache", "others %");
   int failures = 0;
@@ -721,10 +721,11 @@ int compare(const char* self, const Options& opt) {
     for (const auto* side : {&defs, &caches})
       for (const auto& r : *side) others = std::max(others, r.others_busy_pct);
     others_max = std::max(others_max, others);
+    if (verdict.clear() && others >= 10) verdict_text += ", busy";
     char others_text[16] = "n/a";
     if (others >= 0) std::snprintf(others_text, sizeof others_text, "%.0f", others);
     std::printf(
-        "%8d %14.0f %14.0f %7.2fx %-24s %14.0f %9s %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n", t, d,
+        "%8d %14.0f %14.0f %7.2fx %-30s %14.0f %9s %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n", t, d,
         c, c / d, verdict_text.c_str(), floor_median, floor_ratio, sys_text, median(defs, start),
         median(caches, start), median(defs, join), median(caches, join), others_text);
     std::fflush(stdout);
@@ -733,7 +734,9 @@ int compare(const char* self, const Options& opt) {
       "threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
       "verdict: threadmap's rule on the rounds (each repeat runs both sides): clear when the "
       "unpaired rule (Mann-Whitney, median intervals apart) or the paired one (signed-rank on "
-      "per-repeat ratios) holds with effect >= 5%%; too few runs to judge under 4 repeats\n"
+      "per-repeat ratios) holds with effect >= 5%%, each at p <= 0.025; too few runs to judge "
+      "under 5 repeats; \"busy\": clear, but others used the CPUs during the row (others %% >= "
+      "10), so the difference may be theirs\n"
       "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
       "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n"
       "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads, in a "

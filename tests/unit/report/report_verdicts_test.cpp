@@ -172,9 +172,10 @@ TEST(ReportVerdicts, TheMachineStateIsAtTheTopOfThePageAndInTheJson) {
 TEST(ReportVerdicts, TheAdviceFollowsAClearMeasurementOnThePage) {
   MachineReport r = two_vcpu_vm(true);
   BenchResult& contention = r.benches[0];
-  contention.variants[1].threads = {
-      {"pair A thread 1", CpuSet{0}}, {"pair A thread 2", CpuSet{0}},
-      {"pair B thread 1", CpuSet{1}}, {"pair B thread 2", CpuSet{1}}};
+  contention.variants[1].threads = {{"pair A thread 1", CpuSet{0}},
+                                    {"pair A thread 2", CpuSet{0}},
+                                    {"pair B thread 1", CpuSet{1}},
+                                    {"pair B thread 2", CpuSet{1}}};
   experiments::compute_ratios(contention);
   ASSERT_TRUE(contention.variants[1].verdict_clear);
   r.advice = advise(r);
