@@ -11,8 +11,17 @@
 namespace threadmap::render {
 namespace {
 
+// Four significant digits, without an exponent for the rates programs print (145100, not
+// 1.451e+05).
+std::string plain(double v) {
+  const double a = std::fabs(v);
+  if (a < 1e4 || a >= 1e10) return fmt::format("{:.4g}", v);
+  const double step = std::pow(10, std::floor(std::log10(a)) - 3);
+  return fmt::format("{:.0f}", std::round(v / step) * step);
+}
+
 std::string number(double v, const std::string& unit) {
-  return fmt::format("{:.4g}", v) + (unit.empty() ? "" : " " + unit);
+  return plain(v) + (unit.empty() ? "" : " " + unit);
 }
 
 // "4.90x faster (u+p)" / "no clear difference" / "too few runs (3 vs 3)" / "-" for itself. The
@@ -32,8 +41,8 @@ std::string verdict_cell(const Verdict& v, bool self) {
 
 // "0.5237 s (0.1804-0.8374)": the median and its 95% interval.
 std::string median_cell(const tune::CandidateResult& c, const std::string& unit) {
-  return number(c.interval.median, unit) +
-         fmt::format(" ({:.4g}-{:.4g})", c.interval.low, c.interval.high);
+  return number(c.interval.median, unit) + " (" + plain(c.interval.low) + "-" +
+         plain(c.interval.high) + ")";
 }
 
 // "quiet", "busy 5/5" (runs kept while others used these CPUs), ", 1 rerun" (dropped and run

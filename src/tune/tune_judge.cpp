@@ -97,6 +97,13 @@ void conclude(TuneResult& r, std::size_t os, const std::string& simpler_why) {
   }
   if (l->candidate.is_os()) {
     r.conclusion = "no placement beats the OS here: os has the best median";
+    // With too few rounds that is all the runs can say: the others were not judged.
+    for (const CandidateResult& c : r.candidates)
+      if (ranked(c) && !c.candidate.is_os() && c.vs_os.kind == Verdict::Kind::too_few_runs) {
+        r.conclusion += ", and the others were not judged: " + c.vs_os.short_text() +
+                        " (give tune more time for a verdict)";
+        break;
+      }
     return;
   }
   r.conclusion = "no placement beats the OS here: the best median (" + l->candidate.name +

@@ -1,9 +1,10 @@
 // The `threadmap run` line tune prints for a candidate is the inverse of the `run` parser: pasted
 // into a shell, the real `threadmap run` prepares exactly the launch tune measured (the same
-// request type, apply::RunRequest, on both sides). Each candidate's run arguments are run with
-// `env` as the program, and the environment it received is compared with what
-// apply::prepare_run makes of the candidate's request: the pin configuration, the memory
-// policy, the preloaded libraries.
+// request type, apply::RunRequest, on both sides). Each candidate's run arguments are run with a
+// shell that prints the environment it was started with (/proc/self/environ: the preload
+// libraries clear their variables from the live environment so that programs it starts do not
+// inherit them), and that is compared with what apply::prepare_run makes of the candidate's
+// request: the pin configuration, the memory policy, the preloaded libraries.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -17,7 +18,7 @@ namespace {
 
 using namespace threadmap;
 
-// NAME=VALUE lines of `env`, for the variables threadmap sets (TM_*) and LD_PRELOAD.
+// NAME=VALUE lines, for the variables threadmap sets (TM_*) and LD_PRELOAD.
 std::map<std::string, std::string> ours(const std::string& env_output) {
   std::map<std::string, std::string> vars;
   std::istringstream in(env_output);
@@ -48,7 +49,9 @@ TEST(TuneRunLine, EveryCandidatesLineLaunchesWhatTuneMeasured) {
   const std::string list =
       "os,compact,scatter,one-core,cpus:0,cache" +
       std::string(tune::nodes_with_cpus(*topology) > 1 ? ",mem-local,mem-interleave" : "");
-  auto set = tune::make_candidates(list, *topology, {"env"}, /*thread_cache=*/true);
+  auto set = tune::make_candidates(list, *topology,
+                                   {"sh", "-c", "tr '\\0' '\\n' < /proc/$$/environ"},
+                                   /*thread_cache=*/true);
   ASSERT_TRUE(set) << set.error().message;
   int compared = 0;
   for (const tune::Candidate& c : set->list) {

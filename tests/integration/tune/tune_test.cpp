@@ -270,8 +270,10 @@ TEST(TuneIntegration, BadInputOneLineEach) {
       {"tune --candidates os,one-core --budget 3s -- " + prog + " 1 fail", 1,
        "failed under every candidate"},
       {"tune --ranks 0/2 --launcher mpirun -- " + prog + " 1", 2, "takes only 'auto'"},
-      {"tune --ranks auto -- " + prog + " 1", 2, "needs --launcher"},
-      {"tune --launcher 'mpirun -np 2' -- " + prog + " 1", 2, "applies to --ranks auto only"},
+      {"tune --ranks auto -- " + prog + " 1", 2, "needs the launcher"},
+      {"tune --launcher 'mpirun -np 2' -- " + prog + " 1", 2, "applies to a job only"},
+      // An output that cannot be written is refused before the first run.
+      {"tune --json /dev/full -- " + prog + " 1", 1, "cannot write '/dev/full'"},
       {"tune --ranks auto --launcher \"mpirun 'x\" -- " + prog + " 1", 2, "unclosed '"},
       {"tune --ranks auto --launcher mpirun --candidates os,one-core -- " + prog + " 1", 2,
        "names CPUs of the whole machine"},
