@@ -201,13 +201,14 @@ TEST(BenchCli, SpawnRunsWhenItsProgramsAreBuilt) {
       EXPECT_FALSE(glibc["reason"].get<std::string>().empty());
     }
     bool floor_note = false;
-    for (const auto& note : j["notes"])
-      // A percentage when the two are clearly apart, else both ranges.
-      // A collapsed floor (below glibc's rate: a busy machine) is named, never a ratio.
+    for (const auto& note : j["notes"]) {
+      // A percentage when the two are clearly apart, else both ranges; a collapsed floor
+      // (below glibc's rate: a busy machine) is named, never a ratio.
       const std::string text = note.get<std::string>();
-    floor_note |= text.find("of the hand-off floor") != std::string::npos ||
-                  text.find("between the cache and the hand-off floor") != std::string::npos ||
-                  text.find("the hand-off floor collapsed") != std::string::npos;
+      floor_note |= text.find("of the hand-off floor") != std::string::npos ||
+                    text.find("between the cache and the hand-off floor") != std::string::npos ||
+                    text.find("the hand-off floor collapsed") != std::string::npos;
+    }
     EXPECT_TRUE(floor_note) << j["notes"].dump();
   }
 }
