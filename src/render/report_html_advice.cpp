@@ -2,6 +2,8 @@
 // them, SMT guidance, the thread cache, the key benchmarks, and how everything was measured.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "src/render/bench_view.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_html_util.hpp"
@@ -140,8 +142,11 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
   // Each part's share of the budget beside the time it took (report_budget.hpp).
   auto row = [](const std::string& part, const std::string& how, const report::PartStatus& s) {
-    return std::vector<std::string>{part, fmt::format("{:.1f} s", s.share_s),
-                                    fmt::format("{:.1f} s", s.seconds), how};
+    // The share, and what the part was given with the time the parts before it left.
+    const std::string share = s.given_s > 0 && std::abs(s.given_s - s.share_s) >= 0.05
+                                  ? fmt::format("{:.1f} s (given {:.1f} s)", s.share_s, s.given_s)
+                                  : fmt::format("{:.1f} s", s.share_s);
+    return std::vector<std::string>{part, share, fmt::format("{:.1f} s", s.seconds), how};
   };
   std::vector<std::vector<std::string>> rows{
       row("topology", r.topology_status.available ? "ok" : r.topology_status.reason,

@@ -190,7 +190,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
-    status.share_s = base.share_s;
+    status.share_s = share_of("bench " + name);
+    status.given_s = base.share_s;
     rep.bench_status.push_back(status);
   }
 

@@ -36,6 +36,9 @@ struct PartStatus {
   /// stops measuring by its own rule within it (latency: time per pair; a bench: its rounds).
   /// `seconds` may exceed it where a part cannot be cut shorter (one round of each variant).
   double share_s = 0;
+  /// The share it was given when it started: its share, plus what the parts before it left
+  /// unused (or less what they overran; report_budget's share_with_carry). 0 = share_s.
+  double given_s = 0;
 };
 
 /// One command that applies a recommendation with a given tool.
