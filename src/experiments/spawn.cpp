@@ -143,11 +143,10 @@ Counter syscall_counter(const std::vector<double>& samples, const std::string& m
   return c;
 }
 
-// The cache against the floor measured beside it (the same rounds, interleaved). A
-// percentage is only stated when the verdict separates the two; otherwise the ranges are. A
-// floor below glibc's own create+join rate is no floor (a recycle's hand-off cannot cost more
-// than a whole create and join): the spinning pair did not get a CPU each (a busy machine, or
-// fewer CPUs than threads), so it is named collapsed, with no ratio against it.
+}  // namespace
+
+// A floor below glibc's own create+join rate is no floor (a recycle's hand-off cannot cost more
+// than a whole create and join): the spinning pair did not get a CPU each.
 std::string cache_against_floor(const Variant& glibc, const Variant& cache, const Variant& floor) {
   const std::string who = cache.label.substr(0, cache.label.find(','));
   if (glibc.value.median > 0 && floor.value.median < glibc.value.median)
@@ -171,8 +170,6 @@ std::string cache_against_floor(const Variant& glibc, const Variant& cache, cons
       verdict.reason);
 }
 
-}  // namespace
-
 SpawnOptions locate_spawn_tools() {
   // The same search `threadmap run --thread-cache` uses (bin/../lib, lib64, the install libdir).
   SpawnOptions tools;
@@ -185,8 +182,8 @@ namespace {
 
 // Each run's length: 1 s (0.2 s quick), shortened (to no less than 0.1 s) when the bench has a
 // share of a budget, so that the warm-up and the planned rounds of every variant fit in it
-// (a fifth kept for starting the program each time). The planned rounds are at least the
-// fewest that can give a clear verdict: fewer are always topped up to it.
+// (a fifth kept for starting the program each time). The planned rounds counted are at least
+// the fewest that can give a clear verdict (the share never stops them before).
 double run_seconds(const SpawnOptions& options, std::size_t setups) {
   double seconds = options.quick ? 0.2 : 1.0;
   const int rounds = std::max(options.runs, least_clear_rounds());

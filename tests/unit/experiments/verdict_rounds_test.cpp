@@ -246,5 +246,24 @@ TEST(AddedRounds, TheMachineIsWatchedAroundTheRounds) {
   EXPECT_FALSE(r.machine_state->summary.empty());
 }
 
+// The spawn bench's floor: a floor below glibc's own rate (55 round trips/s on a busy VM) is
+// named collapsed and nothing is compared with it; a real floor gets a percentage only from a
+// clear verdict.
+TEST(SpawnFloor, ACollapsedFloorIsNoFloor) {
+  Variant glibc = variant("no-cache-1-creator", "", {22000, 21000, 23000, 22500, 21500});
+  Variant cache =
+      variant("cache-1-creator", "no-cache-1-creator", {1.19e6, 1.1e6, 1.25e6, 0.7e6, 1.2e6});
+  cache.label = "1 creator, thread cache";
+  Variant collapsed = variant("floor-1-creator", "", {55, 60, 48, 52, 58});
+  const std::string note = cache_against_floor(glibc, cache, collapsed);
+  EXPECT_NE(note.find("1 creator: the hand-off floor collapsed (55 round trips/s"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(note.find('%'), std::string::npos) << note;
+  Variant floor = variant("floor-1-creator", "", {2.4e6, 2.5e6, 2.3e6, 2.45e6, 2.35e6});
+  const std::string real = cache_against_floor(glibc, cache, floor);
+  EXPECT_NE(real.find("the cache runs at 50% of the hand-off floor"), std::string::npos) << real;
+}
+
 }  // namespace
 }  // namespace threadmap::experiments
