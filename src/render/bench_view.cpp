@@ -80,9 +80,9 @@ std::string bench_text(const BenchResult& r) {
   out += table.str();
   out += fmt::format(
       "spread = (max - min) / median; ratios compare medians with the row marked baseline{}, "
-      "and are shown\nonly when the difference is clear: Mann-Whitney rank test p <= 0.05 with "
-      "95% median intervals apart, or\n(\"paired\") a signed-rank test p <= 0.05 on the "
-      "per-round ratios with their interval without 1; effect >= 5%\n",
+      "and are shown\nonly when the difference is clear: Mann-Whitney rank test p <= 0.025 with "
+      "95% median intervals apart, or\n(\"paired\") a signed-rank test p <= 0.025 on the "
+      "per-round ratios with their 97.5% interval without 1; effect >= 5%\n",
       r.higher_is_better ? " (higher is better)" : " (lower is better)");
   for (const Variant& v : r.variants)
     if (v.measured_while_busy) {
