@@ -76,8 +76,9 @@ nlohmann::json paired_json(const PairedVerdict& p) {
           {"p_value", p.p_value},
           {"sign_test_p_value", p.sign_p_value},
           {"ratio", p.ratio},
-          {"ratio_interval_95",
+          {"ratio_interval",
            p.ratio_low > 0 ? nlohmann::json{p.ratio_low, p.ratio_high} : nlohmann::json(nullptr)},
+          {"ratio_interval_level", 0.975},
           {"clear", p.clear},
           {"reason", p.reason}};
 }
@@ -198,10 +199,10 @@ nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce
           {"leader", r.name_of(r.leader)},
           {"conclusion", r.conclusion},
           {"test",
-           "runs interleaved in rounds; clear when the unpaired rule (two-sided Mann-Whitney U at "
-           "alpha 0.05, 95% median intervals apart) or the paired rule (two-sided Wilcoxon "
-           "signed-rank on per-round log ratios at alpha 0.05, the ratio's 95% interval without 1) "
-           "holds, with an effect >= 5%; each verdict's decided_by says which"},
+           "runs interleaved in rounds; clear when, each at 0.025, the unpaired rule (two-sided "
+           "Mann-Whitney U, 95% median intervals apart) or the paired rule (two-sided Wilcoxon "
+           "signed-rank on per-round log ratios, the ratio's 97.5% interval without 1) holds, "
+           "with an effect >= 5%; each verdict's decided_by says which"},
           {"machine_state", machine_state_json(r.machine_state)},
           {"runs_kept", r.runs_kept},
           {"runs_disturbed", r.runs_disturbed},
