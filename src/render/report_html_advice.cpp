@@ -132,7 +132,8 @@ std::string advice_and_bench_sections(const MachineReport& r) {
       "whiskers: min to max; grey = baseline, green = clearly faster, red = clearly slower, "
       "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.025 with 95% "
       "median intervals apart, or (paired) a signed-rank test p &lt;= 0.025 on the per-round "
-      "ratios with their 97.5% interval without 1; and at least 5% apart. A clear difference measured "
+      "ratios with their 97.5% interval without 1; and at least 5% apart. A clear difference "
+      "measured "
       "while others used these CPUs is marked so and no advice rests on it; unclear "
       "comparisons get more interleaved runs within a time budget before the verdict is "
       "given.</p>\n";

@@ -49,9 +49,9 @@ TEST(TuneRunLine, EveryCandidatesLineLaunchesWhatTuneMeasured) {
   const std::string list =
       "os,compact,scatter,one-core,cpus:0,cache" +
       std::string(tune::nodes_with_cpus(*topology) > 1 ? ",mem-local,mem-interleave" : "");
-  auto set = tune::make_candidates(list, *topology,
-                                   {"sh", "-c", "tr '\\0' '\\n' < /proc/$$/environ"},
-                                   /*thread_cache=*/true);
+  auto set =
+      tune::make_candidates(list, *topology, {"sh", "-c", "tr '\\0' '\\n' < /proc/$$/environ"},
+                            /*thread_cache=*/true);
   ASSERT_TRUE(set) << set.error().message;
   int compared = 0;
   for (const tune::Candidate& c : set->list) {
