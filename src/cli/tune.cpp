@@ -43,6 +43,8 @@ std::string flag_of(tune::TuneField field) {
       return "command";
     case tune::TuneField::metric:
       return "--metric";
+    case tune::TuneField::direction:
+      return "--higher/--lower";
     case tune::TuneField::budget:
       return "--budget";
     case tune::TuneField::ranks:

@@ -115,7 +115,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       const auto& whole = builtin_candidate_names();
       if (std::find(whole.begin(), whole.end(), name) != whole.end() || name.rfind("cpus:", 0) == 0)
         return Error::invalid("candidate '" + name +
-                              "' names CPUs of the whole machine; with --ranks auto a rank's "
+                              "' names CPUs of the whole machine; in a job a rank's "
                               "CPUs are its share (candidates for a job: " +
                               joined(job_candidate_names()) + ")");
       return Error::invalid("unknown candidate '" + name +

@@ -40,8 +40,10 @@ Result<TuneReport> run_tune_command(const TuneRequest& request, TuneField* field
   if (field) *field = TuneField::none;
   if (request.command.empty())
     return about(TuneField::command, field, Error::invalid("no command (tune -- CMD ARGS)"));
-  auto metric = parse_metric(request.metric, request.higher, request.lower);
-  if (!metric) return about(TuneField::metric, field, metric.error());
+  bool direction = false;
+  auto metric = parse_metric(request.metric, request.higher, request.lower, &direction);
+  if (!metric)
+    return about(direction ? TuneField::direction : TuneField::metric, field, metric.error());
   auto budget = parse_duration(request.budget);
   if (!budget) return about(TuneField::budget, field, budget.error());
   auto launcher = job_launcher(request, field);

@@ -29,7 +29,7 @@ struct TuneRequest {
 };
 
 /// Which part of a TuneRequest an error is about, so the CLI can name its flag.
-enum class TuneField { none, command, metric, budget, ranks, launcher, candidates };
+enum class TuneField { none, command, metric, direction, budget, ranks, launcher, candidates };
 
 /// What tune found, and what the CLI prints.
 struct TuneReport {
