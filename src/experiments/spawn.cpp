@@ -181,15 +181,20 @@ SpawnOptions locate_spawn_tools() {
 namespace {
 
 // Each run's length: 1 s (0.2 s quick), shortened (to no less than 0.1 s) when the bench has a
-// share of a budget, so that the warm-up and the planned rounds of every variant fit in it
-// (a fifth kept for starting the program each time). The planned rounds counted are at least
-// the fewest that can give a clear verdict (the share never stops them before).
+// share of a budget, so that the warm-up and the rounds of every variant fit in it. The rounds
+// counted are at least the fewest that can give a clear verdict (the share never stops them
+// before: sized for fewer, the bench overran its share to reach them, or said "too few runs").
+// A run of threadmap-spawn takes more than its timed pass: a counted and a sampled pass of a
+// fifth of it each (at least 0.1 s), and the program's start (~0.05 s here, more when busy).
 double run_seconds(const SpawnOptions& options, std::size_t setups) {
   double seconds = options.quick ? 0.2 : 1.0;
   const int rounds = std::max(options.runs, least_clear_rounds());
-  if (options.share_s > 0)
-    seconds = std::clamp(0.8 * options.share_s / static_cast<double>(setups * (rounds + 1)), 0.1,
-                         seconds);
+  if (options.share_s > 0) {
+    const double per_run = 0.9 * options.share_s / static_cast<double>(setups * (rounds + 1));
+    // per_run = s + 2 max(0.1, s / 5) + 0.05, solved for s.
+    const double timed = per_run <= 1.45 ? per_run - 0.25 : (per_run - 0.05) / 1.4;
+    seconds = std::clamp(timed, 0.1, seconds);
+  }
   return std::round(seconds * 100) / 100;
 }
 
