@@ -13,6 +13,7 @@
 #include "src/os/files.hpp"
 #include "src/render/tune_view.hpp"
 #include "src/tune/candidates.hpp"
+#include "src/tune/metric.hpp"
 #include "src/tune/tune_command.hpp"
 
 namespace threadmap::cli {
@@ -112,10 +113,12 @@ void add_tune_command(CLI::App& app, Runner& selected) {
   for (const auto& n : tune::builtin_candidate_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--candidates", r.candidates,
                   "Comma-separated candidates, any of: " + names +
-                      "; default: os and every built-in that differs on this machine");
+                      "; default: os and every built-in that differs on this machine")
+      ->check(fixed_values(tune::builtin_candidate_names(), /*comma_list=*/true));
   sub->add_option("--metric", r.metric,
                   "wall (default), cpu (user+system time), or a regular expression with one "
-                  "capture group around a number the program prints (with --higher/--lower)");
+                  "capture group around a number the program prints (with --higher/--lower)")
+      ->check(fixed_values(tune::named_metrics()));
   sub->add_flag("--higher", r.higher, "With a regex metric: a higher number is better");
   sub->add_flag("--lower", r.lower, "With a regex metric: a lower number is better");
   sub->add_option("--budget", r.budget,
@@ -133,7 +136,8 @@ void add_tune_command(CLI::App& app, Runner& selected) {
                   "(DIR must exist)");
   sub->add_option("--ranks", r.ranks,
                   "auto: tune the per-rank placement of a job; the --launcher runs the whole "
-                  "job per candidate, each rank under `threadmap run --ranks auto`");
+                  "job per candidate, each rank under `threadmap run --ranks auto`")
+      ->check(fixed_values({"auto"}));
   sub->add_option("--launcher", r.launcher,
                   "With --ranks auto: the launcher and its options, one argument ('mpirun -np "
                   "4', 'srun -n 4'); split into words as a shell would");
