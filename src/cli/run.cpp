@@ -1,9 +1,11 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
-//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch [--follow]]
+//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache [--stats]]
+//               [--watch [--follow]]
 //               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
 // Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
 // --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
-// it returns: the one error line, the watch summary, the exit status.
+// it returns: the one error line, the watch summary, the thread cache's statistics, the exit
+// status.
 #include <memory>
 
 #include "src/apply/memory_policy.hpp"
@@ -15,6 +17,7 @@
 #include "src/os/files.hpp"
 #include "src/os/process.hpp"
 #include "src/plan/policy.hpp"
+#include "src/render/cache_stats_text.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -73,6 +76,13 @@ int run_run(const cluster::RankRunCommand& given) {
     // The summary goes to stderr: the program's stdout stays clean.
     ours_ok = print_watch_outcome(*report.watched, WatchOutputs{}, /*summary_to_stderr=*/true);
   }
+  if (report.cache_stats) {
+    // On stderr, after the program: its stdout stays clean.
+    if (*report.cache_stats)
+      os::write_stderr(render::cache_stats_text(**report.cache_stats));
+    else
+      ours_ok = fail(report.cache_stats->error().with_context("run: --stats")) == 0 && ours_ok;
+  }
   return apply::combined_exit_status(report.exit_status, ours_ok);
 }
 
@@ -112,6 +122,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
+  sub->add_flag("--stats", run.stats,
+                "With --thread-cache: after the program ends, print the cache's statistics for "
+                "every process it started (creates served from the cache, retirements by cause)");
   sub->add_flag("--watch", run.watch, "Watch the program's threads and print a summary at exit");
   sub->add_flag("--follow", run.follow,
                 "With --watch: follow the processes it starts too (forked children and what "
