@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "src/apply/program_run.hpp"
+#include "src/apply/static_program.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/os/process.hpp"
@@ -67,6 +68,8 @@ int run_watch(const WatchOptions& opt) {
   }
   os::LaunchSpec launch;
   launch.argv = opt.target;
+  if (std::string warning = apply::watch_static_warning(launch.argv[0]); !warning.empty())
+    os::write_stderr("threadmap: watch: " + warning + "\n");
   auto outcome = apply::run_program(launch, *settings);
   if (!outcome) {
     fail(outcome.error());

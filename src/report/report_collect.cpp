@@ -59,6 +59,8 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
   } else if (usable.count() < 2) {
     part.status = {false, "needs two usable CPUs; this process may use only " + usable.to_list(),
                    0};
+    // Why it may use only one is the first thing a reader needs (srun/mpirun bound it).
+    if (rep.binding && rep.binding->narrower) part.status.reason += " (" + rep.binding->finding + ")";
     return {};
   } else {
     latency::MeasureOptions mo;
@@ -150,6 +152,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   CpuSet usable;
   if (auto topo = Topology::load_this_machine(); topo) {
     rep.topology = *topo;
+    rep.binding = this_process_binding(*topo);
+    if (!rep.binding->finding.empty() && o.warning) o.warning(rep.binding->finding);
     if (auto u = experiments::usable_cpus(*topo); u)
       usable = *u;
     else
