@@ -9,6 +9,7 @@
 #include "src/apply/static_program.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
+#include "src/os/files.hpp"
 #include "src/os/process.hpp"
 #include "src/render/watch_view.hpp"
 

@@ -32,12 +32,12 @@ std::string how_to_unbind(const std::string& launcher) {
 
 }  // namespace
 
-ProcessBinding binding_of(const Topology& this_machine,
+ProcessBinding binding_of(const CpuSet& affinity, const CpuSet& cgroup, const CpuSet& machine,
                           const std::vector<std::pair<std::string, std::string>>& environment) {
   ProcessBinding b;
-  b.affinity = this_machine.allowed_cpus();
-  b.cgroup = this_machine.cgroup_cpus();
-  b.machine = this_machine.complete_cpus();
+  b.affinity = affinity;
+  b.cgroup = cgroup;
+  b.machine = machine;
   b.launcher = launcher_of(environment);
   b.narrower = !b.affinity.empty() && b.affinity != b.cgroup && b.affinity.is_subset_of(b.cgroup);
   b.confined = !b.cgroup.empty() && b.cgroup != b.machine && b.cgroup.is_subset_of(b.machine);
@@ -60,7 +60,8 @@ ProcessBinding binding_of(const Topology& this_machine,
 }
 
 ProcessBinding this_process_binding(const Topology& this_machine) {
-  return binding_of(this_machine, os::environment_variables());
+  return binding_of(this_machine.allowed_cpus(), this_machine.cgroup_cpus(),
+                    this_machine.complete_cpus(), os::environment_variables());
 }
 
 }  // namespace threadmap

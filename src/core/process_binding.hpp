@@ -29,12 +29,14 @@ struct ProcessBinding {
   std::string finding;
 };
 
-/// Reads the binding of this process from `this_machine` (Topology::load_this_machine(): its
-/// cgroup and startup affinity) and the launcher's variables in `environment`.
-ProcessBinding binding_of(const Topology& this_machine,
+/// Judges a process's startup `affinity` against what its `cgroup` allows and the `machine`'s
+/// CPUs, naming the launcher from its variables in `environment`. Pure.
+ProcessBinding binding_of(const CpuSet& affinity, const CpuSet& cgroup, const CpuSet& machine,
                           const std::vector<std::pair<std::string, std::string>>& environment);
 
-/// binding_of() with this process's environment.
+/// binding_of() for this process: `this_machine` is Topology::load_this_machine() (its
+/// allowed_cpus() are the cgroup's and the startup affinity's, cgroup_cpus() the cgroup's),
+/// with this process's environment.
 ProcessBinding this_process_binding(const Topology& this_machine);
 
 }  // namespace threadmap

@@ -268,7 +268,7 @@ class BranchAndBound {
 
 Solution solve_exact(const Problem& problem, const Solution& incumbent,
                      const SolveOptions& options) {
-  return BranchAndBound(problem, incumbent, options).run();
+  return BranchAndBound(problem, incumbent, within_deadline(options)).run();
 }
 
 }  // namespace threadmap::plan

@@ -228,6 +228,36 @@ TEST_F(Run, AChildStartedWithAnOldCopyOfTheEnvironmentRunsUnpinned) {
   EXPECT_NE(o.err.find("which runs threads"), std::string::npos) << o.err;
 }
 
+TEST_F(Run, AStaticProgramIsPlacedAsAWholeProcessAndSaysSo) {
+#ifndef STATIC_PROBE
+  GTEST_SKIP() << "no static probe in this build (the toolchain cannot link -static)";
+#else
+  // No PT_INTERP: the pin library cannot load, so every thread gets the rules' CPUs (taskset)
+  // and --mem (numactl), from the thread that starts the program.
+  auto o = run(kTm + " run --cpus 1 --mem local -- " + STATIC_PROBE + " 2");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  for (const char* label : {"main", "thread-0", "thread-1"}) {
+    // affinity 1, and set_mempolicy mode 4 (MPOL_LOCAL)
+    EXPECT_EQ(p[label].affinity, "1 mempolicy=4") << label << "\n" << o.out;
+  }
+  EXPECT_EQ(tm_test::count_lines(o.err), 1) << o.err;
+  EXPECT_NE(o.err.find("threadmap: warning: '" + std::string(STATIC_PROBE) +
+                       "' is statically linked"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("(as taskset -c 1)"), std::string::npos) << o.err;
+  // Without placement the program runs as it would: on every CPU it may use.
+  auto w = run(kTm + " watch --no-live -- " + STATIC_PROBE + " 1");
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_NE(w.err.find("threadmap: watch: warning: '" + std::string(STATIC_PROBE) +
+                       "' is statically linked"),
+            std::string::npos)
+      << w.err;
+  EXPECT_EQ(placements(w.out)["thread-0"].affinity, "0,1 mempolicy=0") << w.out;
+#endif
+}
+
 TEST_F(Run, InvalidConfigurationRunsTheProgramUnpinned) {
   auto o = run("TM_PIN_CONFIG='tm-pin/1;slot=zz:1' LD_PRELOAD=" + std::string(PIN_LIB) + " " +
                kProbe + " exit 7");
