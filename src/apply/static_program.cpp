@@ -51,9 +51,9 @@ PreloadReach preload_reach(const std::string& command) {
   reach.program = script ? found->interpreter : found->path;
   if (found->runs_as != os::LoaderKind::static_elf) return reach;
   reach.reaches = false;
-  reach.why = script ? "'" + found->path + "' runs under '" + found->interpreter + "', which " +
-                           kStaticWhy
-                     : std::string("'") + found->path + "' " + kStaticWhy;
+  reach.why =
+      script ? "'" + found->path + "' runs under '" + found->interpreter + "', which " + kStaticWhy
+             : std::string("'") + found->path + "' " + kStaticWhy;
   return reach;
 }
 
@@ -70,8 +70,8 @@ WholeProcessPlacement whole_process_placement(const PreloadReach& reach,
   if (request.memory) {
     out.memory_mode = kernel_mode(request.memory->mode);
     out.memory_nodes = request.memory->nodes;
-    gets += std::string(gets.empty() ? "the whole process gets" : " and gets") +
-            " memory policy " + memory_mode_name(request.memory->mode) +
+    gets += std::string(gets.empty() ? "the whole process gets" : " and gets") + " memory policy " +
+            memory_mode_name(request.memory->mode) +
             (request.memory->nodes.empty() ? "" : ":" + node_list(request.memory->nodes)) +
             " (as numactl " + numactl_words(*request.memory) + ")";
   }

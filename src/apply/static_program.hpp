@@ -27,18 +27,18 @@ PreloadReach preload_reach(const std::string& command);
 
 /// What `run` asked for, in the terms a whole process can still get.
 struct WholeProcessRequest {
-  CpuSet cpus;                        ///< every CPU the rules name (main, slots, cycle, names)
-  std::optional<MemoryPolicy> memory; ///< --mem
-  bool per_thread_memory = false;     ///< a plan's per-thread memory nodes
-  bool thread_cache = false;          ///< --thread-cache
+  CpuSet cpus;                         ///< every CPU the rules name (main, slots, cycle, names)
+  std::optional<MemoryPolicy> memory;  ///< --mem
+  bool per_thread_memory = false;      ///< a plan's per-thread memory nodes
+  bool thread_cache = false;           ///< --thread-cache
 };
 
 /// The placement a program the preloads cannot reach gets, and the line that says so.
 struct WholeProcessPlacement {
-  std::vector<int> cpus;           ///< the process's CPUs (taskset); empty: as it was started
-  int memory_mode = -1;            ///< set_mempolicy mode (numactl); -1: as it was started
-  std::vector<int> memory_nodes;   ///< its OS nodes
-  std::string warning;             ///< one line, for stderr before the program starts
+  std::vector<int> cpus;          ///< the process's CPUs (taskset); empty: as it was started
+  int memory_mode = -1;           ///< set_mempolicy mode (numactl); -1: as it was started
+  std::vector<int> memory_nodes;  ///< its OS nodes
+  std::string warning;            ///< one line, for stderr before the program starts
 };
 
 /// For `run`: the CPUs of every rule as the process's affinity, --mem as its memory policy

@@ -26,7 +26,8 @@ std::string how_to_unbind(const std::string& launcher) {
   if (launcher == "slurm")
     return "Slurm's task binding; for the whole node: srun --exclusive --cpu-bind=none";
   if (launcher == "openmpi") return "Open MPI's binding; for the whole node: mpirun --bind-to none";
-  if (launcher == "mpich") return "the MPI launcher's binding; for the whole node: mpiexec -bind-to none";
+  if (launcher == "mpich")
+    return "the MPI launcher's binding; for the whole node: mpiexec -bind-to none";
   return "a taskset or launcher around it; start it unbound for the whole machine";
 }
 
@@ -42,9 +43,9 @@ ProcessBinding binding_of(const CpuSet& affinity, const CpuSet& cgroup, const Cp
   b.narrower = !b.affinity.empty() && b.affinity != b.cgroup && b.affinity.is_subset_of(b.cgroup);
   b.confined = !b.cgroup.empty() && b.cgroup != b.machine && b.cgroup.is_subset_of(b.machine);
   const std::size_t n = b.affinity.count();
-  const std::string measures =
-      "what follows measures " + std::to_string(n) + (n == 1 ? " CPU" : " CPUs") + " of the " +
-      std::to_string(b.machine.count()) + " this machine has";
+  const std::string measures = "what follows measures " + std::to_string(n) +
+                               (n == 1 ? " CPU" : " CPUs") + " of the " +
+                               std::to_string(b.machine.count()) + " this machine has";
   if (b.narrower) {
     b.finding = "bound to " + std::string(n == 1 ? "CPU " : "CPUs ") + b.affinity.to_list() +
                 " of the " + b.cgroup.to_list() + " its cgroup allows (" +

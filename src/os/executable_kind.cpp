@@ -50,7 +50,10 @@ LoaderFacts script_facts(std::string_view head) {
 
 LoaderFacts loader_facts(std::string_view head) {
   if (head.size() >= 2 && head[0] == '#' && head[1] == '!') return script_facts(head);
-  if (head.size() < 16 || head.substr(0, 4) != "\x7f" "ELF") return unknown("not an ELF file");
+  if (head.size() < 16 || head.substr(0, 4) !=
+                              "\x7f"
+                              "ELF")
+    return unknown("not an ELF file");
   const bool is64 = head[4] == 2;
   const bool big = head[5] == 2;
   if ((head[4] != 1 && head[4] != 2) || (head[5] != 1 && head[5] != 2))
@@ -67,12 +70,15 @@ LoaderFacts loader_facts(std::string_view head) {
   for (std::uint64_t i = 0; i < phnum; ++i) {
     const std::size_t at = static_cast<std::size_t>(phoff + i * phentsize);
     if (read_uint(head, at, 4, big) != kPtInterp) continue;
-    const std::uint64_t offset = is64 ? read_uint(head, at + 8, 8, big) : read_uint(head, at + 4, 4, big);
-    const std::uint64_t size = is64 ? read_uint(head, at + 32, 8, big) : read_uint(head, at + 16, 4, big);
+    const std::uint64_t offset =
+        is64 ? read_uint(head, at + 8, 8, big) : read_uint(head, at + 4, 4, big);
+    const std::uint64_t size =
+        is64 ? read_uint(head, at + 32, 8, big) : read_uint(head, at + 16, 4, big);
     LoaderFacts f;
     f.kind = LoaderKind::dynamic;
     if (offset < head.size() && size <= head.size() - offset) {
-      std::string_view path = head.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(size));
+      std::string_view path =
+          head.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(size));
       f.interpreter = std::string(path.substr(0, path.find('\0')));
     }
     return f;
@@ -84,7 +90,8 @@ Result<Executable> find_executable(const std::string& command) {
   Executable e;
   auto runnable = [](const std::string& path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
   };
   if (command.find('/') != std::string::npos) {
     if (runnable(command)) e.path = command;

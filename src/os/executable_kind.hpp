@@ -13,10 +13,10 @@ namespace threadmap::os {
 
 /// How an executable is loaded.
 enum class LoaderKind {
-  dynamic,       ///< ELF with PT_INTERP: ld.so runs first and honours LD_PRELOAD
-  static_elf,    ///< ELF without PT_INTERP: runs without ld.so, LD_PRELOAD never loads
-  script,        ///< "#!" text: the interpreter runs (see Executable::interpreter)
-  unknown,       ///< not ELF or script, or a header cut short (the kernel may still run it)
+  dynamic,     ///< ELF with PT_INTERP: ld.so runs first and honours LD_PRELOAD
+  static_elf,  ///< ELF without PT_INTERP: runs without ld.so, LD_PRELOAD never loads
+  script,      ///< "#!" text: the interpreter runs (see Executable::interpreter)
+  unknown,     ///< not ELF or script, or a header cut short (the kernel may still run it)
 };
 
 /// What an ELF header (or a script's first line) says. `head` is the file's first bytes; the
@@ -31,9 +31,9 @@ LoaderFacts loader_facts(std::string_view head);
 
 /// The command after following a script's #! to its interpreter (one level, as most scripts).
 struct Executable {
-  std::string path;          ///< the file found (PATH searched when `command` has no '/')
+  std::string path;  ///< the file found (PATH searched when `command` has no '/')
   LoaderKind kind = LoaderKind::unknown;  ///< of the file itself
-  std::string interpreter;   ///< script: its interpreter's path
+  std::string interpreter;                ///< script: its interpreter's path
   /// script: the interpreter's kind (what really runs first); else the same as `kind`.
   LoaderKind runs_as = LoaderKind::unknown;
 };

@@ -1,8 +1,8 @@
 #include "src/os/process.hpp"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -80,8 +80,10 @@ class WholeProgramPlacement {
         if (node >= 0 && node < 1024)
           want[node / (8 * sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
       // maxnode is one more than the mask's bits: the kernel drops the last (as libnuma passes).
-      const unsigned long maxnode = spec.memory_nodes.empty() ? 0 : kNodeWords * 8 * sizeof(long) + 1;
-      if (syscall(SYS_get_mempolicy, &mode_, nodes_, kNodeWords * 8 * sizeof(long), nullptr, 0) != 0 ||
+      const unsigned long maxnode =
+          spec.memory_nodes.empty() ? 0 : kNodeWords * 8 * sizeof(long) + 1;
+      if (syscall(SYS_get_mempolicy, &mode_, nodes_, kNodeWords * 8 * sizeof(long), nullptr, 0) !=
+              0 ||
           syscall(SYS_set_mempolicy, spec.memory_mode, spec.memory_nodes.empty() ? nullptr : want,
                   maxnode) != 0)
         return failure(spec, "with memory policy");
@@ -92,16 +94,15 @@ class WholeProgramPlacement {
   ~WholeProgramPlacement() {
     const int e = errno;
     if (cpus_taken_) sched_setaffinity(0, sizeof cpus_, &cpus_);
-    if (memory_taken_)
-      syscall(SYS_set_mempolicy, mode_, nodes_, kNodeWords * 8 * sizeof(long) + 1);
+    if (memory_taken_) syscall(SYS_set_mempolicy, mode_, nodes_, kNodeWords * 8 * sizeof(long) + 1);
     errno = e;
   }
 
  private:
   Error failure(const LaunchSpec& spec, const char* what) {
     const int e = errno;
-    return Error::from_errno(e, "cannot start '" + spec.argv[0] + "' " + what + " as asked: " +
-                                    std::strerror(e));
+    return Error::from_errno(
+        e, "cannot start '" + spec.argv[0] + "' " + what + " as asked: " + std::strerror(e));
   }
   cpu_set_t cpus_{};
   int mode_ = 0;

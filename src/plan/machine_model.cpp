@@ -174,7 +174,8 @@ void fill_tree(const Topology& topo, const TopologyDistances& distances, Machine
   t.no_common_relation = label("other package");
   for (std::size_t i = 0; i < n; ++i) {
     const std::vector<int>& chain = steps.chain(m.cpus[i].cpu);
-    std::copy(chain.begin(), chain.end(), t.chains.begin() + static_cast<std::ptrdiff_t>(i * t.depth));
+    std::copy(chain.begin(), chain.end(),
+              t.chains.begin() + static_cast<std::ptrdiff_t>(i * t.depth));
     if (const PuPlace* p = topo.pu(m.cpus[i].cpu)) t.numa[i] = p->numa;
     for (int object : chain) {
       if (done[object]) continue;

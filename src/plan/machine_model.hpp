@@ -74,14 +74,14 @@ struct MachineModel {
   /// candidate's ancestors (object indexes, root first, -1 past its PU), and per object the
   /// distance and relation when it is the closest shared one. Size O(CPUs x tree depth).
   struct Tree {
-    int depth = 0;                       ///< longest chain
-    std::vector<int> chains;             ///< cpus.size() * depth
-    std::vector<int> numa;               ///< per candidate: NUMA node logical index, -1 unknown
-    std::vector<double> object_ns;       ///< per topology object
-    std::vector<int> object_relation;    ///< per topology object: index into relation_labels
-    double other_numa_ns = 0;            ///< two NUMA nodes (or no shared object)
-    int other_numa_relation = 0;         ///< "other NUMA node"
-    int no_common_relation = 0;          ///< "other package"
+    int depth = 0;                     ///< longest chain
+    std::vector<int> chains;           ///< cpus.size() * depth
+    std::vector<int> numa;             ///< per candidate: NUMA node logical index, -1 unknown
+    std::vector<double> object_ns;     ///< per topology object
+    std::vector<int> object_relation;  ///< per topology object: index into relation_labels
+    double other_numa_ns = 0;          ///< two NUMA nodes (or no shared object)
+    int other_numa_relation = 0;       ///< "other NUMA node"
+    int no_common_relation = 0;        ///< "other package"
     bool present = false;
     /// The closest object two candidates share, or -1.
     int shared(int i, int j) const {

@@ -82,8 +82,9 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
   // search again from a baseline all stop by it (`plan --time-limit` bounds them together).
   PlanInputs timed = inputs;
   if (inputs.solve.whole_time_limit_s > 0)
-    timed.solve.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       std::chrono::duration<double>(inputs.solve.whole_time_limit_s));
+    timed.solve.deadline =
+        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(inputs.solve.whole_time_limit_s));
   Solution solution;
   const std::optional<QuickPolicy> policy = inputs.placement_policy;
   const std::optional<Policy> cpu_order = policy ? cpu_policy(*policy) : std::nullopt;

@@ -55,7 +55,8 @@ SolveOptions within_deadline(const SolveOptions& options) {
   SolveOptions out = options;
   if (options.deadline == std::chrono::steady_clock::time_point::max()) return out;
   const double left = std::max(
-      0.0, std::chrono::duration<double>(options.deadline - std::chrono::steady_clock::now()).count());
+      0.0,
+      std::chrono::duration<double>(options.deadline - std::chrono::steady_clock::now()).count());
   out.local_time_limit_s = std::min(out.local_time_limit_s, left);
   out.exact_time_limit_s = std::min(out.exact_time_limit_s, left);
   return out;

@@ -33,7 +33,9 @@ class TopologySteps {
   const std::vector<int>& chain(int cpu) const;
   /// Modelled ns between two CPUs of one NUMA node whose closest shared object is `object`
   /// (`via_cpu`: one CPU below it); distance_ns() is this with the NUMA check first.
-  double shared_distance_ns(int object, int via_cpu) const { return object_distance(object, via_cpu); }
+  double shared_distance_ns(int object, int via_cpu) const {
+    return object_distance(object, via_cpu);
+  }
   /// relation() of two CPUs of one NUMA node whose closest shared object is `object`.
   std::string shared_relation(int object) const;
 

@@ -60,7 +60,8 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     part.status = {false, "needs two usable CPUs; this process may use only " + usable.to_list(),
                    0};
     // Why it may use only one is the first thing a reader needs (srun/mpirun bound it).
-    if (rep.binding && rep.binding->narrower) part.status.reason += " (" + rep.binding->finding + ")";
+    if (rep.binding && rep.binding->narrower)
+      part.status.reason += " (" + rep.binding->finding + ")";
     return {};
   } else {
     latency::MeasureOptions mo;

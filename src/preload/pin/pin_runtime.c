@@ -183,9 +183,10 @@ void tm__keep_rules_here(void) {
   if (tm__rt.config.inherit || atomic_exchange(&tm__rules_kept, 1) != 0) return;
   forget_environment();
   if (tm__rt.verbose)
-    report("pin: this program creates threads: the rules stay with it; programs it starts from "
-           "now on get none (--inherit: they do)",
-           NULL);
+    report(
+        "pin: this program creates threads: the rules stay with it; programs it starts from "
+        "now on get none (--inherit: they do)",
+        NULL);
 }
 
 /* Parses TM_PIN_CONFIG into an mmap'd arena. Returns 1 when rules are active. */

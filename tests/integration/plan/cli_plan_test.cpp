@@ -183,8 +183,7 @@ namespace {
 
 // Peak RSS (KiB) of a command run under /usr/bin/time, or -1.
 long peak_rss_kib(const std::string& command, std::string* out) {
-  const std::string rss_file =
-      "/tmp/tm_plan_rss_" + std::to_string(getpid()) + ".txt";
+  const std::string rss_file = "/tmp/tm_plan_rss_" + std::to_string(getpid()) + ".txt";
   CommandResult r = run("/usr/bin/time -f %M -o " + rss_file + " " + command);
   if (out) *out = r.out;
   std::ifstream in(rss_file);
@@ -200,13 +199,14 @@ TEST(CliPlan, TwoThousandCpusWithoutACpuByCpuTable) {
   if (std::system("command -v lstopo-no-graphics >/dev/null && test -x /usr/bin/time") != 0)
     GTEST_SKIP() << "needs lstopo-no-graphics (hwloc) and /usr/bin/time";
   const std::string xml = "/tmp/tm_plan_2048_" + std::to_string(getpid()) + ".xml";
-  ASSERT_EQ(run("lstopo-no-graphics --input 'pack:8 numa:2 l3:4 core:16 pu:2' --of xml " + xml)
-                .status,
-            0);
+  ASSERT_EQ(
+      run("lstopo-no-graphics --input 'pack:8 numa:2 l3:4 core:16 pu:2' --of xml " + xml).status,
+      0);
   std::string out;
-  const long kib = peak_rss_kib(plan("--threads 64 --policy compact --topology " + xml + " --json"),
-                                &out);
-  const long topo_kib = peak_rss_kib(std::string(THREADMAP_BIN) + " topo --topology " + xml, nullptr);
+  const long kib =
+      peak_rss_kib(plan("--threads 64 --policy compact --topology " + xml + " --json"), &out);
+  const long topo_kib =
+      peak_rss_kib(std::string(THREADMAP_BIN) + " topo --topology " + xml, nullptr);
   std::filesystem::remove(xml);
   ASSERT_GT(kib, 0);
   EXPECT_LT(kib, 50 * 1024) << "peak RSS of plan at 2,048 CPUs";

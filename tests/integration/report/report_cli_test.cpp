@@ -380,13 +380,12 @@ bool have_two_cpus() {
 
 TEST(ReportCli, ABindingNarrowerThanTheCgroupIsTheFirstLine) {
   if (!have_two_cpus()) GTEST_SKIP() << "needs CPUs 0 and 1";
-  const fs::path dir =
-      fs::temp_directory_path() / ("threadmap-bound-" + std::to_string(getpid()));
+  const fs::path dir = fs::temp_directory_path() / ("threadmap-bound-" + std::to_string(getpid()));
   fs::remove_all(dir);
   Ran r;
   {  // run() starts the binary itself: here taskset starts it, bound to CPU 0.
-    FILE* p = popen(("taskset -c 0 " + std::string(THREADMAP_BIN) + " report --quick --budget 2 --out " +
-                     dir.string() + " 2>&1")
+    FILE* p = popen(("taskset -c 0 " + std::string(THREADMAP_BIN) +
+                     " report --quick --budget 2 --out " + dir.string() + " 2>&1")
                         .c_str(),
                     "r");
     ASSERT_NE(p, nullptr);
@@ -411,7 +410,9 @@ TEST(ReportCli, ABindingNarrowerThanTheCgroupIsTheFirstLine) {
 TEST(ReportCli, BenchAndLatencySayTheBindingToo) {
   if (!have_two_cpus()) GTEST_SKIP() << "needs CPUs 0 and 1";
   FILE* p = popen(("taskset -c 1 " + std::string(THREADMAP_BIN) +
-                   " bench contention --quick --runs 1 2>/dev/null").c_str(), "r");
+                   " bench contention --quick --runs 1 2>/dev/null")
+                      .c_str(),
+                  "r");
   ASSERT_NE(p, nullptr);
   std::string out;
   std::array<char, 4096> buf;

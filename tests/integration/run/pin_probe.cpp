@@ -140,8 +140,8 @@ int copy_environment_then_spawn(const char* self) {
   std::fflush(stdout);
   pid_t child = fork();
   if (child == 0) {
-    char* args[] = {const_cast<char*>(self), const_cast<char*>("pthreads"),
-                    const_cast<char*>("1"), nullptr};
+    char* args[] = {const_cast<char*>(self), const_cast<char*>("pthreads"), const_cast<char*>("1"),
+                    nullptr};
     execve("/proc/self/exe", args, envp.data());
     _exit(4);
   }

@@ -182,8 +182,8 @@ TEST_F(Run, AWrapperThatExecsTheProgramLeavesThePlacementToIt) {
 TEST_F(Run, AThreadSkippedAfterAWrapperGetsTheAffinityTheRunStartedWith) {
   // The wrapper's main thread was pinned to CPU 0 by the main rule; the program it execs starts
   // there, but a skipped thread gets what the run started with (0,1), not the wrapper's pin.
-  auto o = run(kTm + " run --cpus 0-1 --policy round-robin --skip 1 -- env " + kProbe +
-               " pthreads 3");
+  auto o =
+      run(kTm + " run --cpus 0-1 --policy round-robin --skip 1 -- env " + kProbe + " pthreads 3");
   ASSERT_EQ(o.status, 0) << o.err;
   auto p = placements(o.out);
   EXPECT_EQ(p["thread-0"].affinity, "1") << o.out;
@@ -242,9 +242,9 @@ TEST_F(Run, AStaticProgramIsPlacedAsAWholeProcessAndSaysSo) {
     EXPECT_EQ(p[label].affinity, "1 mempolicy=4") << label << "\n" << o.out;
   }
   EXPECT_EQ(tm_test::count_lines(o.err), 1) << o.err;
-  EXPECT_NE(o.err.find("threadmap: warning: '" + std::string(STATIC_PROBE) +
-                       "' is statically linked"),
-            std::string::npos)
+  EXPECT_NE(
+      o.err.find("threadmap: warning: '" + std::string(STATIC_PROBE) + "' is statically linked"),
+      std::string::npos)
       << o.err;
   EXPECT_NE(o.err.find("(as taskset -c 1)"), std::string::npos) << o.err;
   // Without placement the program runs as it would: on every CPU it may use.

@@ -1,8 +1,8 @@
 // A program no preload can load into gets what a whole process can get: the rules' CPUs as its
 // affinity (taskset) and --mem as its policy (numactl), and one line saying so and what is lost.
-#include <gtest/gtest.h>
-
 #include "src/apply/static_program.hpp"
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -13,8 +13,9 @@ PreloadReach static_program() {
   PreloadReach r;
   r.reaches = false;
   r.program = "./server";
-  r.why = "'./server' is statically linked (no PT_INTERP: plain Go, static C, static-pie), so no "
-          "preload library can load into it";
+  r.why =
+      "'./server' is statically linked (no PT_INTERP: plain Go, static C, static-pie), so no "
+      "preload library can load into it";
   return r;
 }
 
@@ -38,8 +39,7 @@ TEST(WholeProcessPlacement, AStaticProgramGetsTheCpusAndMemoryPolicyAsAWhole) {
   EXPECT_EQ(placed.warning.rfind("warning: './server' is statically linked", 0), 0u)
       << placed.warning;
   EXPECT_NE(placed.warning.find("(as taskset -c 0-3,8)"), std::string::npos) << placed.warning;
-  EXPECT_NE(placed.warning.find("(as numactl --membind=0,2)"), std::string::npos)
-      << placed.warning;
+  EXPECT_NE(placed.warning.find("(as numactl --membind=0,2)"), std::string::npos) << placed.warning;
   EXPECT_EQ(placed.warning.find('\n'), std::string::npos);
 }
 

@@ -1,9 +1,9 @@
 // The binding check: a launcher's binding (affinity strictly inside the cgroup's CPUs) and a
 // cgroup narrower than the machine are said, with the launcher's own switch; a process that may
 // use everything its cgroup allows says nothing.
-#include <gtest/gtest.h>
-
 #include "src/core/process_binding.hpp"
+
+#include <gtest/gtest.h>
 
 namespace {
 

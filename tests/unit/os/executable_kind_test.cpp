@@ -1,8 +1,9 @@
 // Which programs ld.so runs first (PT_INTERP): crafted ELF headers of both classes and byte
 // orders, scripts, and real programs of this machine judged as `readelf -l` (binutils) lists
 // their program headers.
-#include <gtest/gtest.h>
+#include "src/os/executable_kind.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,12 +11,10 @@
 #include <cstring>
 #include <string>
 
-#include "src/os/executable_kind.hpp"
-
 namespace {
 
-using threadmap::os::LoaderKind;
 using threadmap::os::loader_facts;
+using threadmap::os::LoaderKind;
 
 void put(std::string& s, std::size_t at, std::uint64_t v, std::size_t bytes, bool big) {
   for (std::size_t i = 0; i < bytes; ++i)
@@ -26,7 +25,10 @@ void put(std::string& s, std::size_t at, std::uint64_t v, std::size_t bytes, boo
 std::string elf(bool is64, bool big, std::initializer_list<std::uint32_t> types) {
   const std::size_t ehsize = is64 ? 64 : 52, phentsize = is64 ? 56 : 32;
   std::string s(ehsize + types.size() * phentsize + 16, '\0');
-  std::memcpy(s.data(), "\x7f" "ELF", 4);
+  std::memcpy(s.data(),
+              "\x7f"
+              "ELF",
+              4);
   s[4] = is64 ? 2 : 1;
   s[5] = big ? 2 : 1;
   s[6] = 1;
@@ -52,7 +54,8 @@ TEST(LoaderFacts, PtInterpMeansTheDynamicLoaderRuns) {
       auto dynamic = loader_facts(elf(is64, big, {6, 3, 1}));  // PHDR, INTERP, LOAD
       EXPECT_EQ(dynamic.kind, LoaderKind::dynamic) << is64 << big;
       EXPECT_EQ(dynamic.interpreter, "/ld.so");
-      EXPECT_EQ(loader_facts(elf(is64, big, {1, 1, 4})).kind, LoaderKind::static_elf) << is64 << big;
+      EXPECT_EQ(loader_facts(elf(is64, big, {1, 1, 4})).kind, LoaderKind::static_elf)
+          << is64 << big;
     }
 }
 

@@ -17,7 +17,8 @@ static void report(const char* label) {
   char list[1024] = "";
   size_t used = 0;
   for (int c = 0; c < CPU_SETSIZE && used + 8 < sizeof list; ++c)
-    if (CPU_ISSET(c, &set)) used += (size_t)snprintf(list + used, sizeof list - used, used ? ",%d" : "%d", c);
+    if (CPU_ISSET(c, &set))
+      used += (size_t)snprintf(list + used, sizeof list - used, used ? ",%d" : "%d", c);
   int mode = -1;
   unsigned long nodes[16] = {0};
   if (syscall(SYS_get_mempolicy, &mode, nodes, 1024UL, NULL, 0UL) != 0) mode = -1;

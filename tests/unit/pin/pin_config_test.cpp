@@ -90,7 +90,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "tm-pin/1;skipname=", "tm-pin/1;cycle=0//1", "tm-pin/1;cycle=0;cycle=1",
                       "tm-pin/1;bogus=1", "tm-pin/1;inherit=1", "tm-pin/1;overrideaffinity=1",
                       "tm-pin/1;slot=1000001:0", "tm-pin/1;from=0", "tm-pin/1;from=x",
-                      "tm-pin/1;from=1;from=2", "tm-pin/1;original=", "tm-pin/1;original=0;original=1"));
+                      "tm-pin/1;from=1;from=2",
+                      "tm-pin/1;original=", "tm-pin/1;original=0;original=1"));
 
 TEST(PinConfig, ErrorNamesTheEntry) {
   auto p = parse_config("tm-pin/1;main=0;slot=zz:1");
