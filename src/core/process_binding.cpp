@@ -24,7 +24,7 @@ std::string launcher_of(const std::vector<std::pair<std::string, std::string>>& 
 // Who bound us and the switch that does not: the launcher's own words.
 std::string how_to_unbind(const std::string& launcher) {
   if (launcher == "slurm")
-    return "Slurm's task binding; for the whole node: srun --exclusive --cpu-bind=none";
+    return "Slurm's task binding; for the whole node: salloc --exclusive srun --cpu-bind=none";
   if (launcher == "openmpi") return "Open MPI's binding; for the whole node: mpirun --bind-to none";
   if (launcher == "mpich")
     return "the MPI launcher's binding; for the whole node: mpiexec -bind-to none";
@@ -53,7 +53,7 @@ ProcessBinding binding_of(const CpuSet& affinity, const CpuSet& cgroup, const Cp
   } else if (b.confined) {
     b.finding = "its cgroup allows only CPUs " + b.cgroup.to_list() + " of this machine's " +
                 b.machine.to_list() +
-                (b.launcher == "slurm" ? " (the job's share; srun --exclusive gives the node)"
+                (b.launcher == "slurm" ? " (the job's share; salloc --exclusive gives the node)"
                                        : " (a container's or a job's share)") +
                 ": " + measures;
   }

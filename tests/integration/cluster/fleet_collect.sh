@@ -23,7 +23,9 @@ case $launcher in
     run() { timeout 120 "$@"; } ;;
   srun)
     export TM_SLURM_TASK_PLUGIN=task/affinity
-    documented=(srun --nodes=1 --ntasks-per-node=1 --exclusive --cpu-bind=none)
+    # srun --exclusive alone makes the step --exact (Slurm 22.05): one CPU per task; the whole
+    # node comes with an exclusive allocation (salloc/sbatch --exclusive), srun inside it.
+    documented=(salloc --nodes=1 --exclusive srun --ntasks-per-node=1 --cpu-bind=none)
     default=(srun --nodes=1 --ntasks-per-node=1)
     run() { timeout 150 "$here/private_slurm.sh" "$@"; } ;;
   *) echo "FAIL: unknown launcher $launcher"; exit 1 ;;
@@ -64,7 +66,8 @@ f = b["finding"]
 assert "bound to" in f and ("--bind-to none" in f or "--cpu-bind=none" in f), b
 print(f"ok: the launcher's default binding ({b['affinity']} of {b['cgroup']}) is said: {b['finding']}")
 PY
-first=$(grep -v '^\s*$' "$dir/default.err" | head -1)
+# The launcher's own lines ("srun: job 3 queued ...") are not ours.
+first=$(grep -v -E '^\s*$|^(srun|salloc): ' "$dir/default.err" | head -1)
 case $first in
   *"threadmap report: warning: bound to"*) echo "ok: first line: $first" ;;
   *) echo "FAIL: the first line does not say the binding: $first"; cat "$dir/default.err"; exit 1 ;;
