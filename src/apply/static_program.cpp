@@ -64,7 +64,9 @@ WholeProcessPlacement whole_process_placement(const PreloadReach& reach,
   std::string gets;
   if (!request.cpus.empty()) {
     out.cpus = request.cpus.to_vector();
-    gets = "the whole process runs on CPUs " + request.cpus.to_list() + " (as taskset -c " +
+    gets = std::string("the whole process runs on ") +
+           (request.cpus.count() == 1 ? "CPU " : "CPUs ") + request.cpus.to_list() +
+           " (as taskset -c " +
            request.cpus.to_list() + "), its threads not placed one by one";
   }
   if (request.memory) {
