@@ -21,6 +21,9 @@ lstopo-no-graphics --input "pack:8 numa:2 l3:4 core:16 pu:2" --of xml "$work/syn
 lstopo-no-graphics --input "pack:2 numa:4 group:4 l3:4 core:8 pu:2" --of xml "$work/syn2048-b.xml"
 python3 "$here/bench/plan/server_spec.py" 1024 >"$work/server-1024.json"
 python3 "$here/bench/plan/server_spec.py" 256 >"$work/server-256.json"
+# 12 threads all talking to each other (weights 1-5): small enough for branch and bound, which
+# cannot prove it inside 1.5 s on 512 CPUs of a matrix: the case that overran --time-limit.
+python3 -c "import json; json.dump({'threads': [{'name': f'w{i}'} for i in range(12)], 'edges': [{'between': [f'w{i}', f'w{j}'], 'weight': 1 + (i * 7 + j) % 5} for i in range(12) for j in range(i + 1, 12)]}, open('$work/all12.json', 'w'))"
 syn512=$here/bench/plan/synthetic-2pkg-512cpu.xml
 epyc=$here/tests/data/latency/Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv
 
@@ -59,6 +62,8 @@ measure "plan --spec server-256 --topology synthetic 512 CPUs" \
   plan --spec "$work/server-256.json" --topology "$syn512"
 measure "plan --spec server-1024 --latency dual EPYC 9754 (512 CPUs)" \
   plan --spec "$work/server-1024.json" --latency "$epyc"
+measure "plan --spec 12 threads all-to-all --latency dual EPYC 9754, --time-limit 1.5" \
+  plan --spec "$work/all12.json" --latency "$epyc" --time-limit 1.5
 measure "latency --load dual EPYC 9754 (512 CPUs)" latency --load "$epyc"
 measure "plan --threads 64 --policy compact, 2,048 CPUs (pack:8 numa:2 l3:4 core:16 pu:2)" \
   plan --threads 64 --policy compact --topology "$work/syn2048-a.xml"

@@ -66,8 +66,7 @@ WholeProcessPlacement whole_process_placement(const PreloadReach& reach,
     out.cpus = request.cpus.to_vector();
     gets = std::string("the whole process runs on ") +
            (request.cpus.count() == 1 ? "CPU " : "CPUs ") + request.cpus.to_list() +
-           " (as taskset -c " +
-           request.cpus.to_list() + "), its threads not placed one by one";
+           " (as taskset -c " + request.cpus.to_list() + "), its threads not placed one by one";
   }
   if (request.memory) {
     out.memory_mode = kernel_mode(request.memory->mode);

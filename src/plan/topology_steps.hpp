@@ -43,7 +43,7 @@ class TopologySteps {
   double object_distance(int object, int via_cpu) const;
 
   const Topology& topo_;
-  TopologyDistances d_;  // a copy: callers pass temporaries ({} for the defaults)
+  TopologyDistances d_;                  // a copy: callers pass temporaries ({} for the defaults)
   std::vector<std::vector<int>> chain_;  // per OS CPU: object indexes root .. PU (empty: none)
   std::vector<int> group_depths_;        // tree depths holding Group objects, outermost first
   std::vector<std::string> group_names_;
