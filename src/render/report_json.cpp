@@ -99,6 +99,7 @@ json report_json(const report::MachineReport& r, const std::string& heatmap_file
   if (r.topology) topo["topology"] = topology_json(*r.topology);
   j["topology"] = topo;
   j["machine_state"] = r.machine_state ? machine_state_json(*r.machine_state) : json(nullptr);
+  j["binding"] = r.binding ? binding_json(*r.binding) : json(nullptr);
   j["latency"] = latency_part_json(r.latency, heatmap_file);
   j["advice"] = advice_json(r.advice);
   json benches = json::array();
