@@ -51,8 +51,12 @@ enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ran
 /// preload library that cannot be found. `memory_note`, when given, receives one line saying
 /// what memory policy the program gets (empty when none), for `run --verbose`. `plan_read`,
 /// when given, receives the plan it read (so `run --plan --watch` reads the file once).
+/// A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
+/// whole process instead (the rules' CPUs as its affinity, --mem as its policy);
+/// `placement_note`, when given, receives the warning line that says so (empty otherwise).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
                                    std::string* memory_note = nullptr,
-                                   std::optional<PlanFile>* plan_read = nullptr);
+                                   std::optional<PlanFile>* plan_read = nullptr,
+                                   std::string* placement_note = nullptr);
 
 }  // namespace threadmap::apply

@@ -58,7 +58,7 @@ int run_bench(const BenchCliOptions& opt) {
     };
   auto topo = Topology::load_this_machine();
   if (!topo) return fail(topo.error());
-  auto result = entry->run(*topo, request);
+  auto result = experiments::run_bench(opt.name, *topo, request);
   if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
   if (!result) return fail(result.error());
   out.set(&opt.json_file, render::bench_json(*result).dump(2) + "\n");
