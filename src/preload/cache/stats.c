@@ -50,7 +50,7 @@ void tm__stats_init(void) {
     strcpy(tm__stats_path, path);
   else if (mode == TM_STATS_TO_FILE)
     mode = 0; /* a path longer than PATH_MAX's share: no line rather than a wrong file */
-  tm__stats_pid = tm__prim_getpid();
+  if (mode != 0) tm__stats_pid = tm__prim_getpid(); /* off: no system call at start-up */
   tm__stats_on = mode != 0;
 }
 

@@ -141,8 +141,7 @@ int tm__stats_record_final(void) {
    * signal handler that exits, never does: bounded, then the record stays as last written.
    * The lock is kept: no worker rewrites a final record with final=0 after this. */
   int held = 0;
-  for (int i = 0; i < 1000 && !(held = !atomic_exchange(&tm__rec_busy, 1)); ++i)
-    tm__prim_yield();
+  for (int i = 0; i < 1000 && !(held = !atomic_exchange(&tm__rec_busy, 1)); ++i) tm__prim_yield();
   if (!held) return 1;
   tm__stats_read_comm(tm__rec_comm); /* the name it ends with, as the line at the end says */
   tm__rec_render(1);
