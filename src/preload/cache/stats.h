@@ -51,7 +51,7 @@ TM_HIDDEN unsigned long long tm__stats_changes(void);
 TM_HIDDEN void tm__stats_record_start(void);
 /* A worker about to sleep parked: rewrites the record if counts changed and it is at least
  * TM_RECORD_PERIOD_NS old. Returns 0, or the nanoseconds until a rewrite it put off is due (the
- * timekeeper wakes up for it). */
+ * caller wakes up for it). */
 TM_HIDDEN uint64_t tm__stats_record_idle(void);
 /* The process ends: the record with final=1; 0 when there is no record to finalise. */
 TM_HIDDEN int tm__stats_record_final(void);

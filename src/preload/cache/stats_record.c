@@ -6,10 +6,10 @@
  * "pad=000..." token (readers ignore keys they do not know), with "final=0". It rewrites the
  * record in place (pwrite at the offset its O_APPEND write landed on) when a worker is about to
  * sleep parked, if a count changed and the last rewrite is at least TM_RECORD_PERIOD_NS old;
- * a rewrite put off for that reason is due in the timekeeper's next sleep, which is cut short
- * to that moment (so a process whose threads are all parked has its record up to date within a
- * few milliseconds); and a last time at a normal end with "final=1". A record still at final=0
- * ended abruptly: its counts are as of its last rewrite.
+ * a worker that put a rewrite off for that reason sleeps no longer than until it is due and
+ * comes back for it (so a process whose threads are all parked has its record up to date
+ * within a tick of the coarse clock); and a last time at a normal end with "final=1". A record
+ * still at final=0 ended abruptly: its counts are as of its last rewrite.
  *
  * Never at start-up: a process that creates no thread opens nothing until its end (and then
  * writes its line as before).

@@ -133,11 +133,13 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
           next_tick = now + period;
         }
         until = next_tick < deadline ? next_tick : deadline;
-        if (record_due && now + record_due < until) until = now + record_due;
       } else if (!atomic_load_explicit(&t->parked, memory_order_acquire) &&
                  (atomic_load_explicit(&t->release, memory_order_acquire) & TM_R_COUNTED)) {
         until = deadline;
       }
+      /* A record rewrite put off (TM_CACHE_STATS=FILE): this sleeper comes back for it, so
+       * that a process whose threads all sleep has its record up to date within a tick. */
+      if (record_due && (until == 0 || now + record_due < until)) until = now + record_due;
       if (until) {
         /* The coarse clock may not have reached a deadline the kernel's timer has: sleep at
          * least one of its ticks, never a busy loop of zero-length waits. */
