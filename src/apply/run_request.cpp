@@ -137,6 +137,7 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
     if (!lib) return fail(RunField::none, lib.error());
     spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
   }
+  for (const auto& variable : r.environment) spec.set_env.push_back(variable);
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);
   return spec;

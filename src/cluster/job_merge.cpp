@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "src/cluster/gpu_findings.hpp"
 #include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
 
@@ -308,6 +309,9 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
     oversubscribed_core_finding(core, on, rules, view, findings);
   }
   unused_cpu_findings(view, findings);
+  add_gpu_findings(host, records, view.startup, rules, report.findings);
+  for (const LoadedRecord* loaded : records)
+    if (!loaded->record.gpus.empty()) view.gpus[loaded->record.rank] = loaded->record.gpus;
   report.hosts.push_back(std::move(view));
 }
 

@@ -21,6 +21,9 @@ Result<std::shared_ptr<Topology::State>> start(const std::string& source) {
   auto state = std::make_shared<Topology::State>();
   state->source = source;
   if (hwloc_topology_init(&state->topo) != 0) return hwloc_error("cannot initialise hwloc");
+  // GPUs, NICs and NVMe drives (hwloc's "important" PCI and OS devices): devices_from_hwloc
+  // reads them, and a recorded XML keeps the ones it has. Bridges without them are dropped.
+  hwloc_topology_set_io_types_filter(state->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   return state;
 }
 

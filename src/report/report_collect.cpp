@@ -150,6 +150,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   CpuSet usable;
   if (auto topo = Topology::load_this_machine(); topo) {
     rep.topology = *topo;
+    rep.devices = device_inventory(*topo, /*management=*/true);
     if (auto u = experiments::usable_cpus(*topo); u)
       usable = *u;
     else

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/devices.hpp"
 #include "src/core/machine_state.hpp"
 #include "src/experiments/bench_result.hpp"
 #include "src/experiments/experiments.hpp"
@@ -103,6 +104,7 @@ struct MachineReport {
   bool quick = false;
   std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
   PartStatus topology_status;
+  DeviceInventory devices;  ///< GPUs, NICs, NVMe drives with their locality (docs/gpu.md)
   std::string usable_cpus;
   LatencyPart latency;
   AdvicePart advice;
