@@ -10,8 +10,8 @@
 #include "src/cluster/rank_plan.hpp"
 #include "src/plan/export.hpp"
 #include "src/plan/plan_request.hpp"
-#include "src/render/job_view.hpp"
 #include "src/render/gpu_plan_view.hpp"
+#include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
 
 namespace threadmap::cli {

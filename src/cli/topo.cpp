@@ -40,7 +40,8 @@ int run_topo(const TopoOptions& opt) {
 void add_topo_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<TopoOptions>();
   auto* sub = app.add_subcommand(
-      "topo", "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs, and the "
+      "topo",
+      "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs, and the "
       "GPUs, NICs and NVMe drives with the CPUs and NUMA node near each");
   sub->add_option("--topology", opt->topology_file,
                   "Load another machine from an hwloc XML export (lstopo --of xml)");

@@ -57,17 +57,17 @@ std::string slurm_with_gpus(const std::vector<RankShare>& shares,
     one_node_each = one_node_each && shares[k].memory_nodes.size() == 1;
   }
   for (const RankShare& s : shares)
-    mem_items.push_back(one_node_each ? nodes_text(s.memory_nodes) : plain_hex_mask(s.memory_nodes));
+    mem_items.push_back(one_node_each ? nodes_text(s.memory_nodes)
+                                      : plain_hex_mask(s.memory_nodes));
   std::string out = "# " + std::to_string(shares.size()) +
                     " ranks per node, each next to its GPU(s): GPU indexes in PCI bus order "
                     "(Slurm's GRES order with AutoDetect=nvml), CPUs and memory nodes OS numbers\n";
   out += "srun --ntasks-per-node=" + std::to_string(shares.size()) +
-         " --gres=gpu:" + std::to_string(total) + " --gpu-bind=" +
-         (one_gpu_each ? "map_gpu:" : "mask_gpu:") + joined(gpu_items, ",") +
+         " --gres=gpu:" + std::to_string(total) +
+         " --gpu-bind=" + (one_gpu_each ? "map_gpu:" : "mask_gpu:") + joined(gpu_items, ",") +
          " --cpu-bind=mask_cpu:" + joined(cpu_masks, ",");
-  const bool nodes_known = std::none_of(shares.begin(), shares.end(), [](const RankShare& s) {
-    return s.memory_nodes.empty();
-  });
+  const bool nodes_known = std::none_of(shares.begin(), shares.end(),
+                                        [](const RankShare& s) { return s.memory_nodes.empty(); });
   if (nodes_known)
     out += std::string(" --mem-bind=") + (one_node_each ? "map_mem:" : "mask_mem:") +
            joined(mem_items, ",");
@@ -93,14 +93,15 @@ std::string slurm_with_gpus(const std::vector<RankShare>& shares,
 std::string rankfile_with_gpus(const std::vector<RankShare>& shares,
                                const std::vector<GpuPlacement>& gpus, const std::string& host) {
   std::string out = export_ranks(shares, RankExport::rankfile, host);
-  out += "# GPUs (a rankfile cannot bind them: CUDA_VISIBLE_DEVICES per rank, or --export "
-         "wrapper):\n";
+  out +=
+      "# GPUs (a rankfile cannot bind them: CUDA_VISIBLE_DEVICES per rank, or --export "
+      "wrapper):\n";
   for (size_t k = 0; k < gpus.size(); ++k) {
     std::vector<std::string> names;
     for (const Device& d : gpus[k].gpus)
       names.push_back("GPU " + std::to_string(d.index) + " (" + d.bus_id + ")");
-    out += "#   rank " + std::to_string(k) + ": " + joined(names, ", ") + ", " +
-           nic_line(gpus[k]) + "\n";
+    out += "#   rank " + std::to_string(k) + ": " + joined(names, ", ") + ", " + nic_line(gpus[k]) +
+           "\n";
   }
   return out;
 }
@@ -109,11 +110,16 @@ std::string wrapper(const std::vector<RankShare>& shares, const std::vector<GpuP
   const std::string n = std::to_string(shares.size());
   std::string out =
       "#!/bin/sh\n"
-      "# threadmap plan --ranks " + n + (gpus.empty() ? "" : " --gpus") +
+      "# threadmap plan --ranks " +
+      n + (gpus.empty() ? "" : " --gpus") +
       " --export wrapper: puts one rank on its share (and next to its GPU), chosen by its\n"
       "# local rank, then runs the program. For launchers that bind nothing:\n"
-      "#   torchrun --no-python --nproc-per-node " + n + " ./wrapper.sh PROGRAM ARGS\n"
-      "#   mpirun -np " + n + " --bind-to none ./wrapper.sh PROGRAM ARGS\n"
+      "#   torchrun --no-python --nproc-per-node " +
+      n +
+      " ./wrapper.sh PROGRAM ARGS\n"
+      "#   mpirun -np " +
+      n +
+      " --bind-to none ./wrapper.sh PROGRAM ARGS\n"
       "r=${LOCAL_RANK:-${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-${MPI_LOCALRANKID:-}}}}\n"
       "[ -n \"$r\" ] || { echo \"wrapper: no local rank (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, "
       "SLURM_LOCALID, MPI_LOCALRANKID)\" >&2; exit 2; }\n"
@@ -135,7 +141,8 @@ std::string wrapper(const std::vector<RankShare>& shares, const std::vector<GpuP
     }
     out += " ;;\n";
   }
-  out += "  *) echo \"wrapper: local rank $r: this plan has " + n + " ranks\" >&2; exit 2 ;;\n"
+  out += "  *) echo \"wrapper: local rank $r: this plan has " + n +
+         " ranks\" >&2; exit 2 ;;\n"
          "esac\n"
          "if command -v numactl >/dev/null 2>&1; then\n"
          "  [ -n \"$mem\" ] && exec numactl --physcpubind=\"$cpus\" --membind=\"$mem\" \"$@\"\n"

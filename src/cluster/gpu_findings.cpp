@@ -33,11 +33,11 @@ void cpu_finding(const LoadedRecord& loaded, const std::map<int, StartupWindow>&
       where.add(s.cpu);
     }
   if (outside > rules.min_seconds && !near.empty())
-    out.push_back({"gpu_cpus", host, r.rank, outside,
-                   fmt::format("rank {}'s threads ran {:.2f} s (thread-seconds, sampled) on CPUs "
-                               "{}, not local to its {} (CPUs {})",
-                               r.rank, outside, where.to_list(), gpu_names(r.gpus),
-                               near.to_list())});
+    out.push_back(
+        {"gpu_cpus", host, r.rank, outside,
+         fmt::format("rank {}'s threads ran {:.2f} s (thread-seconds, sampled) on CPUs "
+                     "{}, not local to its {} (CPUs {})",
+                     r.rank, outside, where.to_list(), gpu_names(r.gpus), near.to_list())});
 }
 
 void page_finding(const RankRecord& r, const JobRules& rules, const std::string& host,
@@ -59,9 +59,9 @@ void page_finding(const RankRecord& r, const JobRules& rules, const std::string&
   out.push_back({"gpu_pages", host, r.rank, 0,
                  fmt::format("rank {} had {:.0f} MiB ({:.0f}% of its pages) on NUMA node(s) {}, "
                              "not its GPU's node {} (more than {:.0f}% and {:.0f} MiB)",
-                             r.rank, far / (1 << 20), 100 * far / total,
-                             fmt::join(far_nodes, ","), fmt::join(gpu_nodes, ","),
-                             100 * rules.far_pages_share, rules.min_far_bytes / (1 << 20))});
+                             r.rank, far / (1 << 20), 100 * far / total, fmt::join(far_nodes, ","),
+                             fmt::join(gpu_nodes, ","), 100 * rules.far_pages_share,
+                             rules.min_far_bytes / (1 << 20))});
 }
 
 }  // namespace
@@ -70,8 +70,7 @@ std::map<int, double> record_page_bytes(const std::string& watch_json) {
   std::map<int, double> out;
   if (watch_json.empty()) return out;
   nlohmann::json doc = nlohmann::json::parse(watch_json, nullptr, /*exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("numa_pages") || !doc["numa_pages"].is_object())
-    return out;
+  if (!doc.is_object() || !doc.contains("numa_pages") || !doc["numa_pages"].is_object()) return out;
   const nlohmann::json& pages = doc["numa_pages"];
   for (const char* when : {"end", "start"}) {
     if (!pages.contains(when) || !pages[when].is_object() || !pages[when].contains("nodes") ||
@@ -108,9 +107,9 @@ void add_gpu_findings(const std::string& host, const std::vector<const LoadedRec
   if (!any) return;
   for (const auto& [bus, list] : drivers)
     if (list.size() > 1)
-      findings.push_back({"gpu_shared", host, list[1], 0,
-                          fmt::format("ranks {} all drive the GPU at {}", fmt::join(list, ","),
-                                      bus)});
+      findings.push_back(
+          {"gpu_shared", host, list[1], 0,
+           fmt::format("ranks {} all drive the GPU at {}", fmt::join(list, ","), bus)});
   if (static_cast<int>(records.size()) < ranks) return;  // the missing ranks may drive them
   std::vector<std::string> idle;
   for (const auto& [bus, g] : host_gpus)

@@ -49,7 +49,8 @@ std::vector<std::pair<std::string, std::string>> nic_env(const Device& nic, cons
   if (!nic.rdma.empty()) {
     // UCX takes DEVICE:PORT; an HCA's first port is 1. NCCL_IB_HCA's leading '=' asks for this
     // exact name (without it mlx5_1 would also match mlx5_10).
-    wanted = {{"UCX_NET_DEVICES", nic.rdma.front() + ":1"}, {"NCCL_IB_HCA", "=" + nic.rdma.front()}};
+    wanted = {{"UCX_NET_DEVICES", nic.rdma.front() + ":1"},
+              {"NCCL_IB_HCA", "=" + nic.rdma.front()}};
   } else if (!nic.netdevs.empty()) {
     wanted = {{"UCX_NET_DEVICES", nic.netdevs.front()},
               {"NCCL_SOCKET_IFNAME", "=" + nic.netdevs.front()}};
@@ -107,12 +108,14 @@ Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Dev
       // between every GPU that sits on them.
       std::vector<const Device*> there;
       for (const Device* g : compute_gpus(devices))
-        if ((g->cpus & allowed) == near || std::find(assigned->mine.begin(), assigned->mine.end(), g) != assigned->mine.end())
+        if ((g->cpus & allowed) == near ||
+            std::find(assigned->mine.begin(), assigned->mine.end(), g) != assigned->mine.end())
           there.push_back(g);
       auto groups = chunks(there, per);
       size_t mine = 0;
       for (size_t i = 0; i < groups.size(); ++i)
-        if (std::find(groups[i].begin(), groups[i].end(), assigned->mine.front()) != groups[i].end())
+        if (std::find(groups[i].begin(), groups[i].end(), assigned->mine.front()) !=
+            groups[i].end())
           mine = i;
       where = {static_cast<int>(groups.size()), static_cast<int>(mine)};
     }
@@ -133,9 +136,10 @@ Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Dev
   if (!nodes.empty()) {
     p.share.memory_nodes = nodes;
   } else {
-    p.notes.push_back("the GPU has no NUMA node of its own (firmware -1, or local CPUs over "
-                      "several nodes): memory goes to the share's node(s) " +
-                      node_list(p.share.memory_nodes));
+    p.notes.push_back(
+        "the GPU has no NUMA node of its own (firmware -1, or local CPUs over "
+        "several nodes): memory goes to the share's node(s) " +
+        node_list(p.share.memory_nodes));
   }
   std::string why;
   const Device* nic = nearest_nic(devices, p.gpus.front(), &why);

@@ -19,9 +19,9 @@ namespace threadmap::cluster {
 
 /// Where one rank with GPUs goes.
 struct GpuPlacement {
-  std::vector<Device> gpus;  ///< the rank's GPUs (copies)
-  std::string gpus_how;      ///< how they were chosen (rank_gpus's GpuAssignment::how)
-  RankShare share;           ///< CPUs, memory nodes, source, how
+  std::vector<Device> gpus;   ///< the rank's GPUs (copies)
+  std::string gpus_how;       ///< how they were chosen (rank_gpus's GpuAssignment::how)
+  RankShare share;            ///< CPUs, memory nodes, source, how
   std::optional<Device> nic;  ///< the nearest NIC, when one is near
   std::string nic_how;        ///< why that NIC, or why none
   /// Variables for the program: the visible devices (when threadmap chose the GPUs) and the NIC

@@ -37,8 +37,8 @@ RankRecord record_of(const RankPlacement& rank, const apply::RunReport& report,
 }  // namespace
 
 apply::RunReport run_rank_command(const RankRunCommand& given) {
-  if (given.ranks.empty() && given.record_dir.empty() && given.gpus == 0 &&
-      given.local_rank < 0 && given.local_size < 0 && given.topology_file.empty())
+  if (given.ranks.empty() && given.record_dir.empty() && given.gpus == 0 && given.local_rank < 0 &&
+      given.local_size < 0 && given.topology_file.empty())
     return apply::run_command(given.run);
   RankRunCommand command = given;
   if (auto refused = apply::refuse_unused_options(command.run)) {

@@ -14,9 +14,9 @@ namespace threadmap::cluster {
 /// `run` with the rank options.
 struct RankRunCommand {
   apply::RunCommand run;
-  std::string ranks;       ///< "auto" or "K/N"; empty: a plain run (a record is refused)
-  std::string record_dir;  ///< write DIR/<host>.<rank>.json (DIR must exist); empty: no record
-  int gpus = 0;            ///< --gpus [N]: N GPUs per rank, placed next to them; 0: none
+  std::string ranks;          ///< "auto" or "K/N"; empty: a plain run (a record is refused)
+  std::string record_dir;     ///< write DIR/<host>.<rank>.json (DIR must exist); empty: no record
+  int gpus = 0;               ///< --gpus [N]: N GPUs per rank, placed next to them; 0: none
   std::string topology_file;  ///< --topology: a recording of this machine with its devices
   /// --local-rank K --local-size N, for launchers threadmap does not read (= --ranks K/N); -1:
   /// not given.

@@ -15,8 +15,9 @@ const std::string* find(const Environment& env, const std::string& name) {
 }
 
 bool is_index(const std::string& s) {
-  return !s.empty() && s.size() <= 6 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
 }
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -68,8 +69,8 @@ struct Reading {
     if (is_index(text)) {
       size_t i = static_cast<size_t>(std::stoi(text));
       if (i >= base.size())
-        return bad(text, "names no GPU here: there are " + std::to_string(base.size()) +
-                             " (0 to " + std::to_string(base.size() - 1) + ")");
+        return bad(text, "names no GPU here: there are " + std::to_string(base.size()) + " (0 to " +
+                             std::to_string(base.size() - 1) + ")");
       return base[i];
     }
     auto found = find_device(devices, "gpu:" + text);
@@ -95,7 +96,8 @@ bool one_model(const std::vector<const Device*>& gpus) {
 
 // CUDA numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; only equal GPUs (ties
 // go by bus id) make that the bus order without asking CUDA.
-Status check_cuda_order(Reading& r, const Environment& env, const std::vector<std::string>& entries) {
+Status check_cuda_order(Reading& r, const Environment& env,
+                        const std::vector<std::string>& entries) {
   if (!std::any_of(entries.begin(), entries.end(), is_index)) return {};
   const std::string* order = find(env, "CUDA_DEVICE_ORDER");
   if (order && *order == "PCI_BUS_ID") return {};
@@ -221,8 +223,8 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
   const size_t per = static_cast<size_t>(per_rank);
   const size_t need = static_cast<size_t>(id.local_size) * per;
   const size_t first = static_cast<size_t>(id.local_rank) * per;
-  const std::string rule = std::to_string(id.local_size) + " rank(s) x " +
-                           std::to_string(per_rank) + " GPU(s) each";
+  const std::string rule =
+      std::to_string(id.local_size) + " rank(s) x " + std::to_string(per_rank) + " GPU(s) each";
   if (!visible->variable.empty()) {
     const std::vector<const Device*>& named = visible->gpus;
     const std::string given = visible->variable + "=" + visible->value;
@@ -235,7 +237,8 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
       a.node_gpus.assign(named.begin(), named.begin() + static_cast<long>(need));
       a.how = given + ", entr" + (per == 1 ? "y " : "ies ") + std::to_string(first) +
               (per == 1 ? "" : "-" + std::to_string(first + per - 1)) + " for local rank " +
-              std::to_string(id.local_rank) + " (the variable is kept: the program picks by its local rank)";
+              std::to_string(id.local_rank) +
+              " (the variable is kept: the program picks by its local rank)";
     } else {
       return Error::invalid(given + " names " + std::to_string(named.size()) + " GPU(s): " + rule +
                             " need either each rank's own " + std::to_string(per_rank) +
@@ -249,10 +252,11 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
                           " (ranks never share a GPU silently: run fewer ranks per node, or "
                           "give each rank its GPU in " +
                           (gpus.front()->vendor_id == kNvidia ? "CUDA_VISIBLE_DEVICES"
-                           : gpus.front()->vendor_id == kAmd ? "ROCR_VISIBLE_DEVICES"
+                           : gpus.front()->vendor_id == kAmd  ? "ROCR_VISIBLE_DEVICES"
                                                               : "ZE_AFFINITY_MASK") +
                           ")");
-  a.mine.assign(gpus.begin() + static_cast<long>(first), gpus.begin() + static_cast<long>(first + per));
+  a.mine.assign(gpus.begin() + static_cast<long>(first),
+                gpus.begin() + static_cast<long>(first + per));
   a.node_gpus.assign(gpus.begin(), gpus.begin() + static_cast<long>(need));
   a.how = "PCI bus order: local rank " + std::to_string(id.local_rank) + " takes GPU " +
           std::to_string(a.mine.front()->index) +
@@ -266,9 +270,10 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
     const unsigned vendor = a.mine.front()->vendor_id;
     if (vendor == kNvidia) a.set_env = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
     if (vendor != kNvidia && vendor != kAmd) a.set_env = {{"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
-    a.notes.push_back("under torchrun the visible devices are not narrowed: the program picks "
-                      "its GPU by LOCAL_RANK, which is GPU " +
-                      std::to_string(a.mine.front()->index) + " in bus order");
+    a.notes.push_back(
+        "under torchrun the visible devices are not narrowed: the program picks "
+        "its GPU by LOCAL_RANK, which is GPU " +
+        std::to_string(a.mine.front()->index) + " in bus order");
   }
   return a;
 }

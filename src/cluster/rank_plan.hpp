@@ -34,7 +34,7 @@ struct RankPlan {
   RankPlanField refused_field = RankPlanField::topology;  ///< with `refused`: what it is about
   std::vector<RankShare> shares;                          ///< in rank order
   std::vector<GpuPlacement> gpu_ranks;  ///< with gpus: each rank's GPUs, NIC, variables
-  std::string exported;  ///< the launcher's text with a format; "" without
+  std::string exported;                 ///< the launcher's text with a format; "" without
 };
 
 /// Loads the topology (refused: topology), resolves `allowed` on it (allowed), splits it into

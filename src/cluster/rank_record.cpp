@@ -69,7 +69,8 @@ json gpus_json(const std::vector<RecordGpu>& gpus) {
 }
 
 // Records written before --gpus have no GPU keys: read as none.
-Result<std::vector<RecordGpu>> gpus_at(const json& doc, const char* key, const std::string& source) {
+Result<std::vector<RecordGpu>> gpus_at(const json& doc, const char* key,
+                                       const std::string& source) {
   std::vector<RecordGpu> out;
   if (!doc.contains(key)) return out;
   if (!doc[key].is_array()) return Error::invalid(source + ": '" + key + "' is not an array");

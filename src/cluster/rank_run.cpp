@@ -34,9 +34,8 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
     if (!loaded) return loaded.error();
     CpuSet missing = loaded->complete_cpus() - here.complete_cpus();
     if (!missing.empty())
-      return Error::invalid("topology " + options.topology_file + " has CPUs " +
-                            missing.to_list() + " that this machine lacks (CPUs " +
-                            here.complete_cpus().to_list() +
+      return Error::invalid("topology " + options.topology_file + " has CPUs " + missing.to_list() +
+                            " that this machine lacks (CPUs " + here.complete_cpus().to_list() +
                             "): it is not a recording of this machine");
     recorded = std::move(*loaded);
   }
@@ -83,8 +82,9 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& 
     share = placed->share;
     for (const auto& kv : placed->set_env) request.environment.push_back(kv);
   } else if (!options.topology_file.empty()) {
-    return Error::invalid("a recorded topology (--topology) decides where the GPUs are: it goes "
-                          "with --gpus");
+    return Error::invalid(
+        "a recorded topology (--topology) decides where the GPUs are: it goes "
+        "with --gpus");
   } else {
     share = take_share(*topo, *id);
   }
@@ -134,8 +134,7 @@ RankRecord make_record(const RankPlacement& p, int exit_status) {
     for (const Device& d : p.gpu->gpus) r.gpus.push_back(record_gpu(d));
     r.host_gpus = p.host_gpus;
     r.gpus_how = p.gpu->gpus_how;
-    if (p.gpu->nic)
-      r.nic = record_nic_name(*p.gpu->nic);
+    if (p.gpu->nic) r.nic = record_nic_name(*p.gpu->nic);
   }
   return r;
 }
@@ -149,8 +148,8 @@ std::string describe_placement(const RankPlacement& p) {
                                  (p.memory_from_share ? " (bound)" : " (--mem given instead)");
   std::string line = "host " + (p.host.empty() ? std::string("?") : p.host) + " rank " +
                      std::to_string(p.id.local_rank) + "/" + std::to_string(p.id.local_size) +
-                     " (" + who + "): CPUs " + p.share.cpus.to_list() + " [" + p.share.how +
-                     "], " + memory;
+                     " (" + who + "): CPUs " + p.share.cpus.to_list() + " [" + p.share.how + "], " +
+                     memory;
   if (!p.gpu) return line;
   for (const Device& g : p.gpu->gpus)
     line += ", GPU " + std::to_string(g.index) + " (" + g.bus_id +

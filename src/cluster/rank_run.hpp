@@ -2,9 +2,8 @@
 // rank's threads are placed inside its share by the same policy/plan machinery as any run.
 #pragma once
 
-#include <string>
-
 #include <optional>
+#include <string>
 
 #include "src/apply/run_request.hpp"
 #include "src/cluster/gpu_share.hpp"

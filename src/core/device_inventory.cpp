@@ -50,8 +50,8 @@ std::vector<std::string> compare_with_sysfs(const std::vector<Device>& devices,
       continue;
     }
     // A firmware "-1" on a one-node machine and hwloc's node 0 say the same thing.
-    const bool same_node = f.numa_node == d->numa_node ||
-                           (nodes <= 1 && (f.numa_node < 0 || d->numa_node < 0));
+    const bool same_node =
+        f.numa_node == d->numa_node || (nodes <= 1 && (f.numa_node < 0 || d->numa_node < 0));
     if (!same_node)
       notes.push_back(f.bus_id + ": sysfs numa_node says " + node_text(f.numa_node) +
                       ", hwloc places the " + kind_word(*d) + " on node " +
@@ -91,8 +91,8 @@ void merge_management(std::vector<Device>& devices, const std::vector<ManagedGpu
     if (!g.name.empty() && d->model.empty()) d->model = g.name;
     d->mig = g.mig;
     if (g.index != d->index)
-      notes.push_back(library + " numbers the GPU at " + d->bus_id + " " +
-                      std::to_string(g.index) + ", PCI bus order " + std::to_string(d->index) +
+      notes.push_back(library + " numbers the GPU at " + d->bus_id + " " + std::to_string(g.index) +
+                      ", PCI bus order " + std::to_string(d->index) +
                       "; gpu:N and --gpus use bus order");
   }
 }
@@ -120,7 +120,8 @@ DeviceInventory device_inventory(const Topology& topo, bool management) {
     });
   };
   // Asked only where their GPUs are: opening NVML costs up to a second.
-  for (auto [vendor, query] : {std::pair{0x10deu, &os::query_nvml}, {0x1002u, &os::query_rocm_smi}}) {
+  for (auto [vendor, query] :
+       {std::pair{0x10deu, &os::query_nvml}, {0x1002u, &os::query_rocm_smi}}) {
     if (!has_vendor(vendor)) continue;
     os::ManagementReport report = query();
     if (!report.loaded) {

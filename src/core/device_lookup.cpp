@@ -16,9 +16,9 @@ bool has_prefix(std::string_view text, std::string_view prefix) {
 }
 
 bool all_digits(std::string_view text) {
-  return !text.empty() && text.size() <= 6 &&
-         std::all_of(text.begin(), text.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -36,9 +36,9 @@ Result<const Device*> find_gpu(const std::vector<Device>& devices, std::string_v
   if (all_digits(key)) {
     const size_t n = static_cast<size_t>(std::stoi(std::string(key)));
     if (n >= gpus.size())
-      return Error::invalid("'" + std::string(term) + "': there are " +
-                            std::to_string(gpus.size()) + " GPUs (gpu:0 to gpu:" +
-                            std::to_string(gpus.size() - 1) + ", in PCI bus order)");
+      return Error::invalid(
+          "'" + std::string(term) + "': there are " + std::to_string(gpus.size()) +
+          " GPUs (gpu:0 to gpu:" + std::to_string(gpus.size() - 1) + ", in PCI bus order)");
     return gpus[n];
   }
   // A MIG instance stands for its GPU: the CPUs and memory near it are the GPU's.

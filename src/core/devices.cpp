@@ -118,7 +118,9 @@ Device device_of(hwloc_topology_t topo, hwloc_obj_t pci, DeviceKind kind) {
   return d;
 }
 
-int kind_rank(DeviceKind kind) { return kind == DeviceKind::gpu ? 0 : kind == DeviceKind::nic ? 1 : 2; }
+int kind_rank(DeviceKind kind) {
+  return kind == DeviceKind::gpu ? 0 : kind == DeviceKind::nic ? 1 : 2;
+}
 
 }  // namespace
 

@@ -38,7 +38,7 @@ struct Device {
   /// OS NUMA node the device is local to; -1 ("none") when its local CPUs span several nodes
   /// (the firmware gave no node: sysfs numa_node -1) or the machine has no NUMA nodes.
   int numa_node = -1;
-  CpuSet cpus;  ///< CPUs local to the device (hwloc's first non-I/O ancestor)
+  CpuSet cpus;                        ///< CPUs local to the device (hwloc's first non-I/O ancestor)
   std::vector<std::string> netdevs;   ///< NICs: "eth0", "ib0"
   std::vector<std::string> rdma;      ///< NICs: "mlx5_0"
   std::vector<std::string> block;     ///< NVMe: "nvme0n1"
@@ -46,7 +46,7 @@ struct Device {
   /// GPUs: position in PCI bus order among the GPUs of its vendor -- nvidia-smi's order and
   /// CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID. -1 for other devices.
   int index = -1;
-  std::string uuid;  ///< GPUs: "GPU-..." from hwloc's infos or the management library
+  std::string uuid;              ///< GPUs: "GPU-..." from hwloc's infos or the management library
   std::vector<GpuInstance> mig;  ///< GPUs: MIG instances (management library only)
   int management_index = -1;     ///< GPUs: the management library's index, -1 when not asked
   /// The PCI bridges above the device, host bridge first (hwloc's global indexes): two devices

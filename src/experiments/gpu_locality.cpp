@@ -58,8 +58,8 @@ Variant copy_variant(bool to_device, int node, int local_node, const CpuSet& cpu
   v.name = fmt::format("{}-node{}", dir, node);
   v.label = fmt::format("{} from node {}{}", to_device ? "host->GPU" : "GPU->host", node,
                         node == local_node ? " (the GPU's)" : "");
-  v.placement = fmt::format("host memory bound to node {} (mbind), copying thread on CPUs {}",
-                            node, cpus.to_list());
+  v.placement = fmt::format("host memory bound to node {} (mbind), copying thread on CPUs {}", node,
+                            cpus.to_list());
   v.threads.push_back({"copier", cpus});
   v.baseline = node == local_node ? "" : fmt::format("{}-node{}", dir, local_node);
   return v;
@@ -71,10 +71,12 @@ Result<BenchResult> run_gpu_locality(const Topology& topo, const GpuLocalityOpti
   Result<CpuSet> usable = usable_cpus(topo);
   if (!usable) return usable.error();
   auto driver = options.open_driver ? options.open_driver() : os::CudaDriver::open();
-  if (!driver) return unavailable_bench("gpu-locality", kTitle, "not supported: " + driver.error().message);
+  if (!driver)
+    return unavailable_bench("gpu-locality", kTitle, "not supported: " + driver.error().message);
   std::vector<os::CudaGpu> gpus = (*driver)->gpus();
   const os::CudaGpu* gpu = first_in_bus_order(gpus);
-  if (!gpu) return unavailable_bench("gpu-locality", kTitle, "not supported: the CUDA driver lists no GPU");
+  if (!gpu)
+    return unavailable_bench("gpu-locality", kTitle, "not supported: the CUDA driver lists no GPU");
   // Where the GPU sits, from the topology's devices (hwloc), by bus id.
   std::vector<Device> devices = devices_from_hwloc(topo);
   const Device* placed = nullptr;
@@ -97,9 +99,10 @@ Result<BenchResult> run_gpu_locality(const Topology& topo, const GpuLocalityOpti
   r.notes.push_back(fmt::format("GPU {} ({}, CUDA ordinal {}), {}", placed ? placed->index : 0,
                                 gpu->bus_id, gpu->ordinal, gpu->name));
   if (!placed || placed->numa_node < 0)
-    r.notes.push_back(fmt::format("the topology gives the GPU no NUMA node of its own: node {} "
-                                  "is the baseline",
-                                  local_node));
+    r.notes.push_back(
+        fmt::format("the topology gives the GPU no NUMA node of its own: node {} "
+                    "is the baseline",
+                    local_node));
   if (nodes.size() < 2)
     r.notes.push_back("one NUMA node: nothing to compare, the bandwidth is reported as measured");
 
@@ -137,7 +140,8 @@ Result<BenchResult> run_gpu_locality(const Topology& topo, const GpuLocalityOpti
   Status status = run_interleaved(r, options, [&](std::size_t index, bool) -> Result<double> {
     const HostBuffer& b = buffers.list[index % nodes.size()];
     const bool to_device = index < nodes.size();
-    auto seconds = to_device ? (*copier)->to_device(b.memory, bytes) : (*copier)->to_host(b.memory, bytes);
+    auto seconds =
+        to_device ? (*copier)->to_device(b.memory, bytes) : (*copier)->to_host(b.memory, bytes);
     if (!seconds) return seconds.error();
     return static_cast<double>(bytes) / std::max(*seconds, 1e-9) / 1e9;
   });

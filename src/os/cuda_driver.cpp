@@ -146,7 +146,8 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::open() {
       bind(a.lib, a.init, "cuInit") && bind(a.lib, a.device_count, "cuDeviceGetCount") &&
       bind(a.lib, a.device_get, "cuDeviceGet") && bind(a.lib, a.device_name, "cuDeviceGetName") &&
       bind(a.lib, a.device_bus_id, "cuDeviceGetPCIBusId") &&
-      bind(a.lib, a.ctx_create, "cuCtxCreate_v2") && bind(a.lib, a.ctx_destroy, "cuCtxDestroy_v2") &&
+      bind(a.lib, a.ctx_create, "cuCtxCreate_v2") &&
+      bind(a.lib, a.ctx_destroy, "cuCtxDestroy_v2") &&
       bind(a.lib, a.ctx_set_current, "cuCtxSetCurrent") &&
       bind(a.lib, a.ctx_synchronize, "cuCtxSynchronize") &&
       bind(a.lib, a.mem_alloc, "cuMemAlloc_v2") && bind(a.lib, a.mem_free, "cuMemFree_v2") &&
@@ -157,7 +158,8 @@ Result<std::unique_ptr<CudaDriver>> CudaDriver::open() {
   bind(a.lib, a.error_string, "cuGetErrorString");  // optional: messages fall back to numbers
   if (!all) {
     dlclose(a.lib);
-    return Error::from_errno(ENOENT, "libcuda.so.1 lacks a driver API call this bench needs (too old)");
+    return Error::from_errno(ENOENT,
+                             "libcuda.so.1 lacks a driver API call this bench needs (too old)");
   }
   // The library stays loaded for the process's life: a CUDA driver does not unload cleanly.
   if (CUresult rc = a.init(0); rc != 0) return a.error("cuInit", rc);

@@ -38,10 +38,10 @@ void* open_first(std::initializer_list<const char*> names) {
 }
 
 void add_mig_instances(void* lib, nvmlDevice_t device, ManagedGpu& gpu) {
-  auto get_mode = symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(
-      lib, "nvmlDeviceGetMigMode");
-  auto get_max = symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned*)>(
-      lib, "nvmlDeviceGetMaxMigDeviceCount");
+  auto get_mode =
+      symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(lib, "nvmlDeviceGetMigMode");
+  auto get_max =
+      symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned*)>(lib, "nvmlDeviceGetMaxMigDeviceCount");
   auto get_mig = symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned, nvmlDevice_t*)>(
       lib, "nvmlDeviceGetMigDeviceHandleByIndex");
   auto get_uuid = symbol<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>(lib, "nvmlDeviceGetUUID");
@@ -66,8 +66,7 @@ std::string normalized_bus_id(const std::string& text) {
   // DOMAIN:BUS:DEV.FN with hex fields; the domain may have 4 or 8 digits.
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   char tail = 0;
-  if (std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4)
-    return "";
+  if (std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) return "";
   if (bus > 0xff || dev > 0x1f || fn > 7) return "";
   char out[32];
   std::snprintf(out, sizeof out, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
@@ -85,7 +84,8 @@ ManagementReport query_nvml() {
   auto init = symbol<nvmlReturn_t (*)()>(lib, "nvmlInit_v2");
   auto shutdown = symbol<nvmlReturn_t (*)()>(lib, "nvmlShutdown");
   auto count = symbol<nvmlReturn_t (*)(unsigned*)>(lib, "nvmlDeviceGetCount_v2");
-  auto handle = symbol<nvmlReturn_t (*)(unsigned, nvmlDevice_t*)>(lib, "nvmlDeviceGetHandleByIndex_v2");
+  auto handle =
+      symbol<nvmlReturn_t (*)(unsigned, nvmlDevice_t*)>(lib, "nvmlDeviceGetHandleByIndex_v2");
   auto pci = symbol<nvmlReturn_t (*)(nvmlDevice_t, NvmlPciInfo*)>(lib, "nvmlDeviceGetPciInfo_v3");
   auto uuid = symbol<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>(lib, "nvmlDeviceGetUUID");
   auto name = symbol<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>(lib, "nvmlDeviceGetName");
@@ -141,8 +141,10 @@ ManagementReport query_rocm_smi() {
   auto shutdown = symbol<rsmi_status_t (*)()>(lib, "rsmi_shut_down");
   auto count = symbol<rsmi_status_t (*)(std::uint32_t*)>(lib, "rsmi_num_monitor_devices");
   auto pci = symbol<rsmi_status_t (*)(std::uint32_t, std::uint64_t*)>(lib, "rsmi_dev_pci_id_get");
-  auto unique = symbol<rsmi_status_t (*)(std::uint32_t, std::uint64_t*)>(lib, "rsmi_dev_unique_id_get");
-  auto name = symbol<rsmi_status_t (*)(std::uint32_t, char*, std::size_t)>(lib, "rsmi_dev_name_get");
+  auto unique =
+      symbol<rsmi_status_t (*)(std::uint32_t, std::uint64_t*)>(lib, "rsmi_dev_unique_id_get");
+  auto name =
+      symbol<rsmi_status_t (*)(std::uint32_t, char*, std::size_t)>(lib, "rsmi_dev_name_get");
   if (!init || !shutdown || !count || !pci) {
     report.why_not = "librocm_smi64.so lacks rsmi_init/rsmi_dev_pci_id_get";
     dlclose(lib);
@@ -165,8 +167,8 @@ ManagementReport query_rocm_smi() {
         char text[32];
         std::snprintf(text, sizeof text, "%04x:%02x:%02x.%x",
                       static_cast<unsigned>((bdf >> 32) & 0xffffffffu),
-                      static_cast<unsigned>((bdf >> 8) & 0xff), static_cast<unsigned>((bdf >> 3) & 0x1f),
-                      static_cast<unsigned>(bdf & 0x7));
+                      static_cast<unsigned>((bdf >> 8) & 0xff),
+                      static_cast<unsigned>((bdf >> 3) & 0x1f), static_cast<unsigned>(bdf & 0x7));
         gpu.bus_id = text;
       }
       std::uint64_t id = 0;

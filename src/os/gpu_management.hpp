@@ -18,10 +18,10 @@ struct MigInstance {
 
 /// One GPU as its management library lists it.
 struct ManagedGpu {
-  std::string bus_id;  ///< "0000:34:00.0" (lower case, 4-digit domain when it fits)
-  int index = -1;      ///< the library's index (nvidia-smi -L, rocm-smi)
-  std::string uuid;    ///< "GPU-..." (NVML) or "GPU-<16 hex digits>" (ROCm unique id)
-  std::string name;    ///< the model, as the library names it
+  std::string bus_id;            ///< "0000:34:00.0" (lower case, 4-digit domain when it fits)
+  int index = -1;                ///< the library's index (nvidia-smi -L, rocm-smi)
+  std::string uuid;              ///< "GPU-..." (NVML) or "GPU-<16 hex digits>" (ROCm unique id)
+  std::string name;              ///< the model, as the library names it
   std::vector<MigInstance> mig;  ///< MIG instances, when MIG mode is on (NVML only)
 };
 

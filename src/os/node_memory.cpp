@@ -24,8 +24,8 @@ Result<void*> map_on_node(std::size_t bytes, int node) {
   if (syscall(SYS_mbind, p, bytes, kMpolBind, mask, 16UL * kWordBits + 1, 0UL) != 0) {
     int e = errno;
     unmap(p, bytes);
-    return Error::from_errno(e, "cannot bind memory to NUMA node " + std::to_string(node) + ": " +
-                                    std::strerror(e));
+    return Error::from_errno(
+        e, "cannot bind memory to NUMA node " + std::to_string(node) + ": " + std::strerror(e));
   }
   std::memset(p, 1, bytes);
   for (void* page : {p, static_cast<void*>(static_cast<char*>(p) + bytes - 1)}) {

@@ -98,7 +98,8 @@ PciDeviceFacts parse_pci_entry(const PciSysfsEntry& e) {
   f.rdma = e.infiniband;
   f.block = e.nvme;
   f.drm = e.drm;
-  for (auto* names : {&f.netdevs, &f.rdma, &f.block, &f.drm}) std::sort(names->begin(), names->end());
+  for (auto* names : {&f.netdevs, &f.rdma, &f.block, &f.drm})
+    std::sort(names->begin(), names->end());
   return f;
 }
 

@@ -18,8 +18,8 @@ std::string names_of(const Device& d) {
 }
 
 std::string vendor_model(const Device& d) {
-  std::string vm = d.model.empty() ? fmt::format("[{:04x}:{:04x}]", d.vendor_id, d.device_id)
-                                   : d.model;
+  std::string vm =
+      d.model.empty() ? fmt::format("[{:04x}:{:04x}]", d.vendor_id, d.device_id) : d.model;
   // The model usually starts with no vendor; a short vendor word makes the row readable.
   std::string vendor = d.vendor.substr(0, d.vendor.find(' '));
   return vendor.empty() || vm.find(vendor) != std::string::npos ? vm : vendor + " " + vm;
@@ -41,8 +41,8 @@ std::string device_table_text(const DeviceInventory& inv) {
     std::string names = names_of(d);
     if (!d.uuid.empty()) names += (names.empty() ? "" : " ") + d.uuid;
     if (!d.mig.empty()) names += fmt::format(" ({} MIG)", d.mig.size());
-    table.add_row({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "",
-                   d.bus_id, vendor_model(d), d.numa_node >= 0 ? std::to_string(d.numa_node) : "none",
+    table.add_row({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "", d.bus_id,
+                   vendor_model(d), d.numa_node >= 0 ? std::to_string(d.numa_node) : "none",
                    d.cpus.to_list(), names});
   }
   std::string out = "devices (" + inv.sources + "; GPU index = PCI bus order, node = OS number):\n";
@@ -60,13 +60,12 @@ std::string device_table_html(const DeviceInventory& inv) {
   for (const Device& d : inv.devices) {
     std::string names = names_of(d);
     if (!d.uuid.empty()) names += (names.empty() ? "" : " ") + d.uuid;
-    rows.push_back({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "",
-                    d.bus_id, vendor_model(d),
-                    d.numa_node >= 0 ? std::to_string(d.numa_node) : "none", d.cpus.to_list(),
-                    names});
+    rows.push_back({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "", d.bus_id,
+                    vendor_model(d), d.numa_node >= 0 ? std::to_string(d.numa_node) : "none",
+                    d.cpus.to_list(), names});
   }
-  out += html::stacked_table({"device", "index", "PCI", "model", "NUMA node", "local CPUs", "names"},
-                             rows, {1, 4});
+  out += html::stacked_table(
+      {"device", "index", "PCI", "model", "NUMA node", "local CPUs", "names"}, rows, {1, 4});
   out += "<p>Source: " + html::escape(inv.sources) +
          ". GPU index = PCI bus order (nvidia-smi's); NUMA node = OS number, none when the "
          "device hangs off several nodes. Use them as <code>gpu:N</code>, <code>nic:NAME</code>, "

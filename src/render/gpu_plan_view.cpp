@@ -37,8 +37,8 @@ std::string gpu_ranks_text(const std::vector<cluster::GpuPlacement>& ranks) {
   }
   std::string out = table.str();
   for (size_t k = 0; k < ranks.size(); ++k) {
-    out += fmt::format("rank {}: {}; CPUs: {}; NIC: {}\n", k, ranks[k].gpus_how,
-                       ranks[k].share.how, ranks[k].nic_how);
+    out += fmt::format("rank {}: {}; CPUs: {}; NIC: {}\n", k, ranks[k].gpus_how, ranks[k].share.how,
+                       ranks[k].nic_how);
     for (const std::string& note : ranks[k].notes) out += "  note: " + note + "\n";
   }
   return out;

@@ -74,8 +74,7 @@ std::string rank_gpus_text(const JobHost& h) {
     for (const cluster::RecordGpu& g : gpus)
       out += fmt::format("rank {}: GPU {} ({}{}), node {}, local CPUs {}\n", rank, g.index,
                          g.bus_id, g.model.empty() ? "" : " " + terminal_safe(g.model),
-                         g.numa_node >= 0 ? std::to_string(g.numa_node) : "none",
-                         g.cpus.to_list());
+                         g.numa_node >= 0 ? std::to_string(g.numa_node) : "none", g.cpus.to_list());
   return out;
 }
 

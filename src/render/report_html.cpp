@@ -10,11 +10,11 @@
 
 #include "src/latency/compare.hpp"
 #include "src/render/bench_view.hpp"
+#include "src/render/device_view.hpp"
 #include "src/render/html_page.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
 #include "src/render/report_html_util.hpp"
-#include "src/render/device_view.hpp"
 #include "src/render/topology_view.hpp"
 
 namespace threadmap::render {

@@ -6,8 +6,8 @@
 #include "src/latency/compare.hpp"
 #include "src/latency/matrix_files.hpp"
 #include "src/render/bench_view.hpp"
-#include "src/render/machine_state_json.hpp"
 #include "src/render/device_view.hpp"
+#include "src/render/machine_state_json.hpp"
 #include "src/render/topology_view.hpp"
 
 namespace threadmap::render {

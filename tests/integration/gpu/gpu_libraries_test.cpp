@@ -19,7 +19,7 @@ TEST(GpuLibraries, NvmlListsGpusWithBusIdsUuidsAndMigInstances) {
   EXPECT_EQ(r.gpus[0].bus_id, "0000:34:00.0");  // from NVML's "00000000:34:00.0"
   EXPECT_EQ(r.gpus[1].bus_id, "0000:b7:00.0");
   EXPECT_EQ(r.gpus[0].uuid, "GPU-00000000-0000-4000-8000-000000000000");
-  EXPECT_TRUE(r.gpus[0].mig.empty());  // NOT_SUPPORTED: no MIG
+  EXPECT_TRUE(r.gpus[0].mig.empty());   // NOT_SUPPORTED: no MIG
   ASSERT_EQ(r.gpus[1].mig.size(), 2u);  // slots past the populated ones are skipped
   EXPECT_EQ(r.gpus[1].mig[1].uuid, "MIG-7c1e0000-0000-4000-8000-000000000001");
   EXPECT_EQ(r.gpus[1].name, "Fake H100");

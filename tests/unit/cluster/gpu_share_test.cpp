@@ -8,7 +8,8 @@ namespace threadmap::cluster {
 namespace {
 
 Topology load(const std::string& name) {
-  auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/gpu/" + name + ".xml");
+  auto t =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/gpu/" + name + ".xml");
   EXPECT_TRUE(t.ok()) << name;
   if (!t.ok()) std::abort();
   return *t;
@@ -47,7 +48,8 @@ TEST(GpuShare, RanksSharingAGpuDomainSplitItsCpusExclusively) {
   EXPECT_EQ(ranks[0].share.memory_nodes, std::vector<int>{0});
   EXPECT_EQ(ranks[3].share.memory_nodes, std::vector<int>{1});
   EXPECT_EQ(ranks[2].gpus[0].bus_id, "000a:01:00.0");
-  EXPECT_NE(ranks[1].share.how.find("split between 2 ranks"), std::string::npos) << ranks[1].share.how;
+  EXPECT_NE(ranks[1].share.how.find("split between 2 ranks"), std::string::npos)
+      << ranks[1].share.how;
   // With the UUIDs hwloc recorded, the visible device is named by UUID.
   EXPECT_EQ(env_value(ranks[2], "CUDA_VISIBLE_DEVICES"), ranks[2].gpus[0].uuid);
 }
@@ -100,11 +102,13 @@ TEST(GpuShare, TheNearestNicIsNamedForUcxAndNccl) {
   EXPECT_FALSE(first->nic.has_value());
   EXPECT_EQ(env_value(*first, "UCX_NET_DEVICES"), "<unset>");
   // A variable the environment already sets is the user's choice: kept, and said.
-  auto kept = place_with_gpus(t, devices, {{"UCX_NET_DEVICES", "mlx5_1:1"}}, rank(2, 3), 1, all, all);
+  auto kept =
+      place_with_gpus(t, devices, {{"UCX_NET_DEVICES", "mlx5_1:1"}}, rank(2, 3), 1, all, all);
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(env_value(*kept, "UCX_NET_DEVICES"), "<unset>");
   bool said = false;
-  for (const std::string& n : kept->notes) said = said || n.find("UCX_NET_DEVICES=mlx5_1:1 kept") == 0;
+  for (const std::string& n : kept->notes)
+    said = said || n.find("UCX_NET_DEVICES=mlx5_1:1 kept") == 0;
   EXPECT_TRUE(said);
 }
 

@@ -83,9 +83,8 @@ TEST(RankGpus, TorchrunWithoutAListIsNotNarrowed) {
 
 TEST(RankGpus, SlurmStepGpusAreBusOrderIndexes) {
   std::vector<Device> devices = dgx2();
-  Environment env{{"SLURM_LOCALID", "1"},
-                  {"SLURM_STEP_TASKS_PER_NODE", "2"},
-                  {"SLURM_STEP_GPUS", "10,12"}};
+  Environment env{
+      {"SLURM_LOCALID", "1"}, {"SLURM_STEP_TASKS_PER_NODE", "2"}, {"SLURM_STEP_GPUS", "10,12"}};
   auto id = rank_from_environment(env);
   ASSERT_TRUE(id.ok());
   auto a = assign_gpus(devices, env, *id, 1);
@@ -120,11 +119,13 @@ TEST(RankGpus, UuidAndMigForms) {
   EXPECT_EQ(a->mine[0]->index, 9);
   // A MIG instance (as NVML lists it at run time) stands for its GPU.
   devices[5].mig = {{0, "MIG-4f3c7b1e-0000-5a5a-9e1d-1234567890ab"}};
-  auto m = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "MIG-4f3c7b1e-0000-5a5a-9e1d-1234567890ab"}},
-                       rank(0, 1), 1);
+  auto m =
+      assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "MIG-4f3c7b1e-0000-5a5a-9e1d-1234567890ab"}},
+                  rank(0, 1), 1);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ(m->mine[0]->index, 5);
-  auto legacy = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "MIG-" + uuid9 + "/1/0"}}, rank(0, 1), 1);
+  auto legacy =
+      assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "MIG-" + uuid9 + "/1/0"}}, rank(0, 1), 1);
   ASSERT_TRUE(legacy.ok()) << legacy.error().message;
   EXPECT_EQ(legacy->mine[0]->index, 9);
 }
@@ -139,7 +140,8 @@ TEST(RankGpus, RefusalsStateTheRule) {
   auto empty = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", ""}}, rank(0, 1), 1);
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("would see no GPU"), std::string::npos);
-  auto unknown = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "GPU-ffffffff-dead"}}, rank(0, 1), 1);
+  auto unknown =
+      assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "GPU-ffffffff-dead"}}, rank(0, 1), 1);
   EXPECT_FALSE(unknown.ok());
   auto too_many = assign_gpus(devices, {}, rank(0, 9), 2);
   ASSERT_FALSE(too_many.ok());
@@ -150,8 +152,8 @@ TEST(RankGpus, RefusalsStateTheRule) {
   EXPECT_NE(between.error().message.find("either each rank's own 1 or every rank's 4"),
             std::string::npos)
       << between.error().message;
-  auto cpu_only = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
-                                     "/topologies/amd-2x-epyc7763-zen3.xml");
+  auto cpu_only =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
   ASSERT_TRUE(cpu_only.ok());
   auto none = assign_gpus(devices_from_hwloc(*cpu_only), {}, rank(0, 1), 1);
   ASSERT_FALSE(none.ok());
@@ -171,8 +173,8 @@ TEST(RankGpus, CudasFastestFirstOrderIsOnlyAssumedForOneModel) {
   auto mixed = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "2"}}, rank(0, 1), 1);
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.error().message.find("CUDA_DEVICE_ORDER=PCI_BUS_ID"), std::string::npos);
-  auto ordered = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "2"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}},
-                             rank(0, 1), 1);
+  auto ordered = assign_gpus(
+      devices, {{"CUDA_VISIBLE_DEVICES", "2"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}}, rank(0, 1), 1);
   EXPECT_TRUE(ordered.ok());
 }
 
@@ -192,7 +194,8 @@ TEST(RankGpus, AmdRocrAndHipVariables) {
   std::vector<Device> amd = {made(0x1002, "0000:c1:00.0", 0, "GPU-4a1b2c3d4e5f6071"),
                              made(0x1002, "0000:c5:00.0", 1, "GPU-8a1b2c3d4e5f6072"),
                              made(0x1002, "0000:d1:00.0", 2)};
-  auto by_uuid = assign_gpus(amd, {{"ROCR_VISIBLE_DEVICES", "GPU-8a1b2c3d4e5f6072"}}, rank(0, 1), 1);
+  auto by_uuid =
+      assign_gpus(amd, {{"ROCR_VISIBLE_DEVICES", "GPU-8a1b2c3d4e5f6072"}}, rank(0, 1), 1);
   ASSERT_TRUE(by_uuid.ok()) << by_uuid.error().message;
   EXPECT_EQ(by_uuid->mine[0]->index, 1);
   // HIP_VISIBLE_DEVICES selects inside ROCR_VISIBLE_DEVICES's list.

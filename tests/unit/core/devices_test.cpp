@@ -12,7 +12,8 @@ namespace threadmap {
 namespace {
 
 Topology load(const std::string& name) {
-  auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/gpu/" + name + ".xml");
+  auto t =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/gpu/" + name + ".xml");
   EXPECT_TRUE(t.ok()) << name << ": " << (t.ok() ? "" : t.error().message);
   if (!t.ok()) std::abort();
   return *t;
@@ -64,11 +65,13 @@ TEST(Devices, GpuTermsResolveToTheGpusLocalCpus) {
 
 TEST(Devices, BadDeviceTermsSayWhatExists) {
   Topology t = load("nvidia-dgx2-16x-v100");
-  auto nine = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/gpu/ibm-power8-4x-p100.xml");
+  auto nine = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/gpu/ibm-power8-4x-p100.xml");
   ASSERT_TRUE(nine.ok());
   auto out_of_range = nine->resolve("gpu:9");
   ASSERT_FALSE(out_of_range.ok());
-  EXPECT_NE(out_of_range.error().message.find("there are 4 GPUs (gpu:0 to gpu:3"), std::string::npos)
+  EXPECT_NE(out_of_range.error().message.find("there are 4 GPUs (gpu:0 to gpu:3"),
+            std::string::npos)
       << out_of_range.error().message;
   auto nic = t.resolve("nic:nope");
   ASSERT_FALSE(nic.ok());
@@ -76,7 +79,8 @@ TEST(Devices, BadDeviceTermsSayWhatExists) {
   EXPECT_FALSE(t.resolve("gpu:GPU-00000000-0000").ok());
   EXPECT_FALSE(t.resolve("pci:zz:00.0").ok());
   EXPECT_FALSE(t.resolve("pci:0000:01:00.0").ok());  // not a GPU, NIC or NVMe drive
-  auto vm = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
+  auto vm =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
   ASSERT_TRUE(vm.ok());
   auto none = vm->resolve("gpu:0");
   ASSERT_FALSE(none.ok());
@@ -120,8 +124,9 @@ TEST(Devices, MixedVendorsNumberEachVendorApartAndCountNvidiaFirst) {
   ASSERT_EQ(compute.size(), 3u);  // 03:00.0, 83:00.0, 84:00.0 (NVIDIA); the AMD 84:00.1 apart
   EXPECT_EQ(compute[0]->bus_id, "0000:03:00.0");
   EXPECT_EQ(compute[2]->bus_id, "0000:84:00.0");
-  for (const Device& d : devices)
+  for (const Device& d : devices) {
     if (d.bus_id == "0000:84:00.1") EXPECT_EQ(d.index, 0);  // AMD's own first
+  }
   // The InfiniBand HCA (class 0207, ib0 + mlx5_0): hwloc-calc --po -I pu os=mlx5_0 gives
   // 8-15,24-31 and -I numa gives 1 (the file reuses its bus id 04:00.0 for a SAS controller on
   // node 0, so only the OS name is unambiguous to hwloc-calc).
@@ -180,7 +185,8 @@ TEST(DevicesSysfs, AFirmwareNodeThatDisagreesWithLocalCpusIsSaid) {
     if (n.find("0000:43:00.0: sysfs numa_node says 2, hwloc places the NIC on node none") == 0)
       said = true;
   EXPECT_TRUE(said) << ::testing::PrintToString(notes);
-  for (const std::string& n : notes) EXPECT_EQ(n.find("0000:02:00.0: sysfs"), std::string::npos) << n;
+  for (const std::string& n : notes)
+    EXPECT_EQ(n.find("0000:02:00.0: sysfs"), std::string::npos) << n;
   // hwloc's other NICs, absent from this partial list, are said too.
   bool absent = false;
   for (const std::string& n : notes)
@@ -194,10 +200,11 @@ TEST(DevicesManagement, TheLibrarysUuidAndMigInstancesJoinByBusId) {
   Topology t = load("ibm-power8-4x-p100");
   std::vector<Device> devices = devices_from_hwloc(t);
   std::vector<std::string> notes;
-  merge_management(devices,
-                   {{"0003:01:00.0", 1, "GPU-aaaa", "Tesla P100", {{0, "MIG-1111"}, {1, "MIG-2222"}}},
-                    {"0004:01:00.0", 4, "GPU-bbbb", "ghost", {}}},
-                   "NVML", notes);
+  merge_management(
+      devices,
+      {{"0003:01:00.0", 1, "GPU-aaaa", "Tesla P100", {{0, "MIG-1111"}, {1, "MIG-2222"}}},
+       {"0004:01:00.0", 4, "GPU-bbbb", "ghost", {}}},
+      "NVML", notes);
   auto found = find_device(devices, "gpu:MIG-2222");
   ASSERT_TRUE(found.ok()) << found.error().message;
   EXPECT_EQ((*found)->bus_id, "0003:01:00.0");

@@ -72,7 +72,9 @@ TEST(GpuLocality, MeasuresEveryNodeAndSaysWhenThereIsNothingToCompare) {
   options.bytes = 4 << 20;
   options.watch_machine = false;
   options.added_time_factor = 0;
-  options.open_driver = [] { return Result<std::unique_ptr<os::CudaDriver>>(std::make_unique<FakeDriver>()); };
+  options.open_driver = [] {
+    return Result<std::unique_ptr<os::CudaDriver>>(std::make_unique<FakeDriver>());
+  };
   auto r = run_gpu_locality(*topo, options);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_TRUE(r->available);
@@ -87,7 +89,8 @@ TEST(GpuLocality, MeasuresEveryNodeAndSaysWhenThereIsNothingToCompare) {
     EXPECT_GT(v.value.median, 0.0);
   }
   bool one_node_note = false;
-  for (const std::string& n : r->notes) one_node_note = one_node_note || n.find("one NUMA node") == 0;
+  for (const std::string& n : r->notes)
+    one_node_note = one_node_note || n.find("one NUMA node") == 0;
   EXPECT_EQ(one_node_note, nodes == 1);
   EXPECT_EQ(FakeCopier::registered, 0);  // every buffer unregistered again
 }
