@@ -63,11 +63,15 @@ void add_mig_instances(void* lib, nvmlDevice_t device, ManagedGpu& gpu) {
 }  // namespace
 
 std::string normalized_bus_id(const std::string& text) {
-  // DOMAIN:BUS:DEV.FN with hex fields; the domain may have 4 or 8 digits.
+  // DOMAIN:BUS:DEV.FN, hex fields only; the domain may have 4 or 8 digits.
+  for (char c : text)
+    if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return "";
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) return "";
-  if (bus > 0xff || dev > 0x1f || fn > 7) return "";
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%8x:%2x:%2x.%1x%n", &domain, &bus, &dev, &fn, &used) != 4 ||
+      used != static_cast<int>(text.size()))
+    return "";
+  if (dev > 0x1f || fn > 7) return "";
   char out[32];
   std::snprintf(out, sizeof out, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
   return out;

@@ -89,7 +89,8 @@ TEST(Devices, BadDeviceTermsSayWhatExists) {
 
 TEST(Devices, PowerEightGpusSitOnTheirChipsNodes) {
   Topology t = load("ibm-power8-4x-p100");
-  auto gpus = of_kind(devices_from_hwloc(t), DeviceKind::gpu);
+  std::vector<Device> devices = devices_from_hwloc(t);
+  auto gpus = of_kind(devices, DeviceKind::gpu);
   ASSERT_EQ(gpus.size(), 4u);
   // PCI domains 0002, 0003 (node 0) and 000a, 000b (node 1), as hwloc-calc reports them.
   EXPECT_EQ(gpus[0]->bus_id, "0002:01:00.0");
@@ -105,7 +106,8 @@ TEST(Devices, PowerEightGpusSitOnTheirChipsNodes) {
 
 TEST(Devices, NicsCarryTheirNetdevsAndNodes) {
   Topology t = load("intel-4x-xeon-6nic-pci");
-  auto nics = of_kind(devices_from_hwloc(t), DeviceKind::nic);
+  std::vector<Device> devices = devices_from_hwloc(t);
+  auto nics = of_kind(devices, DeviceKind::nic);
   ASSERT_EQ(nics.size(), 8u);  // 02:00.0/1, 32:00.0/1, 62:00.0/1, 92:00.0/1 (Broadcom)
   EXPECT_EQ(nics[2]->bus_id, "0000:32:00.0");
   EXPECT_EQ(nics[2]->netdevs, std::vector<std::string>{"eth2"});
@@ -114,7 +116,7 @@ TEST(Devices, NicsCarryTheirNetdevsAndNodes) {
   EXPECT_EQ(t.resolve("nic:eth2")->to_list(), "24-47");
   EXPECT_EQ(t.resolve("nic:eth5")->to_list(), "48-71");
   // The AMD VGA adapter at 01:00.0 is a GPU by class and vendor (a server's display).
-  EXPECT_EQ(of_kind(devices_from_hwloc(t), DeviceKind::gpu).size(), 1u);
+  EXPECT_EQ(of_kind(devices, DeviceKind::gpu).size(), 1u);
 }
 
 TEST(Devices, MixedVendorsNumberEachVendorApartAndCountNvidiaFirst) {
@@ -125,7 +127,9 @@ TEST(Devices, MixedVendorsNumberEachVendorApartAndCountNvidiaFirst) {
   EXPECT_EQ(compute[0]->bus_id, "0000:03:00.0");
   EXPECT_EQ(compute[2]->bus_id, "0000:84:00.0");
   for (const Device& d : devices) {
-    if (d.bus_id == "0000:84:00.1") EXPECT_EQ(d.index, 0);  // AMD's own first
+    if (d.bus_id == "0000:84:00.1") {
+      EXPECT_EQ(d.index, 0);  // AMD's own first
+    }
   }
   // The InfiniBand HCA (class 0207, ib0 + mlx5_0): hwloc-calc --po -I pu os=mlx5_0 gives
   // 8-15,24-31 and -I numa gives 1 (the file reuses its bus id 04:00.0 for a SAS controller on
