@@ -1,4 +1,4 @@
-// The sysfs PCI reader on a real machine's recorded sysfs (hwloc's test snapshot
+// The sysfs PCI reader on a real machine's recorded sysfs (the PCI part of hwloc's test snapshot
 // 40intel64-2g2n4c+pci, extracted for the test) and the pure parser on the kernel's spellings.
 #include "src/os/pci_sysfs.hpp"
 
@@ -36,20 +36,21 @@ TEST(PciSysfsParse, KernelSpellings) {
   EXPECT_FALSE(parse_pci_entry(e).numa_node_read);
 }
 
+// Extracted once for the suite (creating files is slow on a loaded machine).
 class Snapshot : public ::testing::Test {
  protected:
-  void SetUp() override {
+  static void SetUpTestSuite() {
     char dir[] = "/tmp/tm-sysfs-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    root_ = dir;
-    std::string cmd = "tar xjf '" + std::string(THREADMAP_TEST_DATA) +
-                      "/sysfs/40intel64-2g2n4c+pci.tar.bz2' -C " + root_;
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << "tar (with bzip2) is needed to extract " << cmd;
+    if (!mkdtemp(dir)) return;
+    std::string cmd = "tar xzf '" + std::string(THREADMAP_TEST_DATA) +
+                      "/sysfs/40intel64-2g2n4c+pci-pci.tar.gz' -C " + dir;
+    if (std::system(cmd.c_str()) == 0) root_ = dir;
   }
-  void TearDown() override {
+  static void TearDownTestSuite() {
     if (!root_.empty()) (void)std::system(("rm -rf '" + root_ + "'").c_str());
   }
-  std::string root_;
+  void SetUp() override { ASSERT_FALSE(root_.empty()) << "tar could not extract the snapshot"; }
+  static inline std::string root_;
 };
 
 TEST_F(Snapshot, ReadsClassVendorNodeCpusAndNames) {
