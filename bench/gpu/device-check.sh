@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # device-check.sh KIT OUT -- threadmap's device checks on a machine with an NVIDIA GPU, in under
-# 3 minutes, each step under `timeout`. Not run by CI; nothing depends on it. KIT holds bin/
+# 3 minutes, each step under `timeout` (the limits add up to 178 s at most). Not run by CI; nothing depends on it. KIT holds bin/
 # (threadmap, its preload libraries) and lib/ (the shared libraries they need, not glibc's), as
 # a carry-kit script makes it from the built binaries. Everything lands in OUT (8 files at most):
 #   summary.txt   every step: its command, exit status, seconds and output, then the checks
 #   topo.txt      threadmap topo                  topo.json   threadmap topo --json
-#   plan.json     threadmap plan --ranks 2 --gpus --json (or its refusal, in summary.txt)
+#   plan.json     threadmap plan --ranks 2 --gpus --json (one GPU: the refusal is in summary.txt,
+#                 plan.json is --ranks 1)
 #   job.json      threadmap job DIR --json of the 2-rank job
 #   bench.json    threadmap bench gpu-locality --quick --json
 #   records/      the job's two rank records
@@ -44,13 +45,13 @@ note() { echo "$*" >>"$summary"; }
 note "device-check on $(hostname) at $(date -u +%FT%TZ); kit $kit"
 note "uname: $(uname -srm); CPUs: $(nproc); glibc: $(ldd --version 2>&1 | head -1)"
 [ -x "$tm" ] || { note "no threadmap in $kit/bin: nothing to check"; exit 1; }
-step 10 "threadmap version" "$tm" --version
+step 3 "threadmap version" "$tm" --version
 
 # 1. What the vendor's tools and the kernel say.
 if command -v nvidia-smi >/dev/null; then
-  step 20 "nvidia-smi -L" nvidia-smi -L
-  step 20 "nvidia-smi topo -m" nvidia-smi topo -m
-  step 20 "nvidia-smi query" nvidia-smi --query-gpu=index,pci.bus_id,uuid,name,mig.mode.current --format=csv,noheader
+  step 8 "nvidia-smi -L" nvidia-smi -L
+  step 8 "nvidia-smi topo -m" nvidia-smi topo -m
+  step 8 "nvidia-smi query" nvidia-smi --query-gpu=index,pci.bus_id,uuid,name,mig.mode.current --format=csv,noheader
   cp "$work/step.out" "$work/smi-query.csv"
   nvidia-smi topo -m >"$work/smi-topo.txt" 2>/dev/null
 else
@@ -68,11 +69,10 @@ fi
 } >>"$summary"
 
 # 2. threadmap's view, and the two compared.
-step 30 "threadmap topo" "$tm" topo && cp "$work/step.out" "$out/topo.txt"
-step 30 "threadmap topo --json" "$tm" topo --json >/dev/null
-timeout 30 "$tm" topo --json >"$out/topo.json" 2>/dev/null
-step 30 "threadmap topo --summary" "$tm" topo --summary
-python3 - "$out/topo.json" "$work/smi-query.csv" "$work/smi-topo.txt" >>"$summary" 2>&1 <<'PY'
+step 12 "threadmap topo" "$tm" topo && cp "$work/step.out" "$out/topo.txt"
+step 12 "threadmap topo --json (into topo.json)" "$tm" topo --json && cp "$work/step.out" "$out/topo.json"
+step 8 "threadmap topo --summary" "$tm" topo --summary
+timeout 8 python3 - "$out/topo.json" "$work/smi-query.csv" "$work/smi-topo.txt" >>"$summary" 2>&1 <<'PY'
 import json, os, re, sys
 print("=== checks: threadmap's GPUs against nvidia-smi and sysfs")
 try:
@@ -136,9 +136,14 @@ print()
 PY
 
 # 3. Placement for ranks with GPUs.
-step 30 "threadmap plan --ranks 2 --gpus --json" "$tm" plan --ranks 2 --gpus --json && cp "$work/step.out" "$out/plan.json"
-step 30 "threadmap plan --ranks 1 --gpus" "$tm" plan --ranks 1 --gpus
-step 30 "threadmap plan --ranks 2 --gpus --export slurm" "$tm" plan --ranks 2 --gpus --export slurm
+# With one GPU two ranks are refused (ranks never share a GPU by threadmap's choice): the
+# refusal is recorded and plan.json holds the one-rank plan instead.
+if step 8 "threadmap plan --ranks 2 --gpus --json" "$tm" plan --ranks 2 --gpus --json; then
+  cp "$work/step.out" "$out/plan.json"
+else
+  step 8 "threadmap plan --ranks 1 --gpus --json" "$tm" plan --ranks 1 --gpus --json && cp "$work/step.out" "$out/plan.json"
+fi
+step 8 "threadmap plan --ranks 2 --gpus --export slurm" "$tm" plan --ranks 2 --gpus --export slurm
 
 # 4. A 2-rank job: real mpirun when there is one, else two ranks started by hand with Open MPI's
 # variables. With one GPU both ranks are given GPU 0 by CUDA_VISIBLE_DEVICES (the launcher's
@@ -173,13 +178,13 @@ one_gpu=()
 if command -v mpirun >/dev/null; then
   mpi_gpu=()
   [ "$gpus" = 1 ] && mpi_gpu=(-x CUDA_VISIBLE_DEVICES=0)
-  step 120 "mpirun 2 ranks: run --ranks auto --gpus --record" mpirun --allow-run-as-root -np 2 --bind-to none \
+  step 50 "mpirun 2 ranks: run --ranks auto --gpus --record" mpirun --allow-run-as-root -np 2 --bind-to none \
     "${mpi_gpu[@]}" "$tm" run --ranks auto --gpus --verbose --record "$work/records" -- python3 "$work/rank.py"
 else
   note "mpirun: not found; two ranks started by hand with OMPI_COMM_WORLD_LOCAL_RANK/SIZE ${one_gpu[*]}"
   for r in 0 1; do
     env "${one_gpu[@]}" OMPI_COMM_WORLD_LOCAL_RANK=$r OMPI_COMM_WORLD_LOCAL_SIZE=2 OMPI_COMM_WORLD_RANK=$r \
-      timeout 120 "$tm" run --ranks auto --gpus --verbose --record "$work/records" -- python3 "$work/rank.py" \
+      timeout 50 "$tm" run --ranks auto --gpus --verbose --record "$work/records" -- python3 "$work/rank.py" \
       >"$work/rank$r.out" 2>&1 &
   done
   wait
@@ -191,10 +196,9 @@ for f in "$work"/records/*.json; do
   n=$((n + 1)); [ $n -le 2 ] && cp "$f" "$out/records/"
 done
 note "rank records: $n"
-step 30 "threadmap job" "$tm" job "$work/records"
-timeout 30 "$tm" job "$work/records" --json "$out/job.json" >/dev/null 2>&1 || note "job --json: exit $?"
+step 8 "threadmap job (JSON into job.json)" "$tm" job "$work/records" --json "$out/job.json"
 
 # 5. The bandwidth from each NUMA node.
-step 90 "threadmap bench gpu-locality --quick" "$tm" bench gpu-locality --quick --json "$out/bench.json"
+step 35 "threadmap bench gpu-locality --quick" "$tm" bench gpu-locality --quick --json "$out/bench.json"
 note "device-check done in $(( $(date +%s) - start_all )) s; files:"
 (cd "$out" && find . -type f | sort | xargs ls -l) >>"$summary"
