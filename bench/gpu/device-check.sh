@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # device-check.sh KIT OUT -- threadmap's device checks on a machine with an NVIDIA GPU, in under
-# 3 minutes, each step under `timeout` (the limits add up to 179 s at most). Not run by CI; nothing depends on it. KIT holds bin/
-# (threadmap, its preload libraries) and lib/ (the shared libraries they need, not glibc's), as
-# a carry-kit script makes it from the built binaries. Everything lands in OUT (8 files at most):
+# 3 minutes, each step under `timeout` (the limits add up to 179 s at most). Not run by CI;
+# nothing depends on it. KIT holds bin/ (threadmap, its preload libraries) and lib/ (the shared
+# libraries they need, not glibc's), as a carry-kit script makes it from the built binaries.
+# Everything lands in OUT (8 files at most):
 #   summary.txt   every step: its command, exit status, seconds and output, then the checks
 #   topo.txt      threadmap topo                  topo.json   threadmap topo --json
 #   plan.json     threadmap plan --ranks 2 --gpus --json (one GPU: the refusal is in summary.txt,
