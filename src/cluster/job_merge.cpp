@@ -310,8 +310,13 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
   }
   unused_cpu_findings(view, findings);
   add_gpu_findings(host, records, view.startup, rules, report.findings);
-  for (const LoadedRecord* loaded : records)
-    if (!loaded->record.gpus.empty()) view.gpus[loaded->record.rank] = loaded->record.gpus;
+  for (const LoadedRecord* loaded : records) {
+    const RankRecord& r = loaded->record;
+    if (r.gpus.empty()) continue;
+    view.gpus[r.rank] = r.gpus;
+    auto pages = record_page_bytes(r.watch_json);
+    if (!pages.empty()) view.page_bytes[r.rank] = std::move(pages);
+  }
   report.hosts.push_back(std::move(view));
 }
 

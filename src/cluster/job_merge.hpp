@@ -56,6 +56,9 @@ struct JobHost {
   /// timeline of `job --html`. Ranks without a watch have none.
   std::map<int, std::vector<RecordThread>> timelines;
   std::map<int, std::vector<RecordGpu>> gpus;  ///< rank -> its GPUs (ranks run with --gpus)
+  /// rank -> bytes of its pages per NUMA node at the end of its watch (ranks with GPUs whose
+  /// watch read them), the evidence of gpu_pages.
+  std::map<int, std::map<int, double>> page_bytes;
 };
 
 struct JobReport {

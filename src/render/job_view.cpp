@@ -78,6 +78,15 @@ std::string rank_gpus_text(const JobHost& h) {
   return out;
 }
 
+// {node: bytes} of a rank with GPUs whose watch read its pages; {} otherwise.
+nlohmann::json page_bytes_json(const JobHost& h, int rank) {
+  nlohmann::json out = nlohmann::json::object();
+  auto it = h.page_bytes.find(rank);
+  if (it != h.page_bytes.end())
+    for (const auto& [node, bytes] : it->second) out[std::to_string(node)] = bytes;
+  return out;
+}
+
 nlohmann::json rank_gpus_json(const JobHost& h, int rank) {
   nlohmann::json out = nlohmann::json::array();
   auto it = h.gpus.find(rank);
@@ -157,7 +166,8 @@ nlohmann::json job_json(const JobReport& job) {
                           {"threads", h.threads.count(r) ? h.threads.at(r) : 0},
                           {"migrations", h.migrations.count(r) ? h.migrations.at(r) : 0},
                           {"seconds_on_cpu", cpus},
-                          {"gpus", rank_gpus_json(h, r)}});
+                          {"gpus", rank_gpus_json(h, r)},
+                          {"page_bytes", page_bytes_json(h, r)}});
     }
     host["rank_details"] = per_rank;
     nlohmann::json startup = nlohmann::json::array();

@@ -73,6 +73,7 @@ TEST(GpuFindings, ACorrectJobHasNone) {
   for (const std::string& id : ids(job)) EXPECT_EQ(id.rfind("gpu_", 0), std::string::npos) << id;
   ASSERT_EQ(job.hosts.size(), 1u);
   EXPECT_EQ(job.hosts[0].gpus.at(1).at(0).bus_id, "0000:86:00.0");
+  EXPECT_EQ(job.hosts[0].page_bytes.at(0).at(1), 8 * mib);  // the evidence `job` shows
 }
 
 TEST(GpuFindings, EachFaultIsFound) {
