@@ -64,8 +64,7 @@ TEST(GpuPlan, TheWrapperSetsOneRanksPlaceByItsLocalRank) {
             std::string::npos);
   EXPECT_NE(w.find("  2) cpus="), std::string::npos) << w;
   // The HCA next to GPU 2, exactly (NCCL's '=' prefix), quoted for the shell.
-  EXPECT_NE(w.find("UCX_NET_DEVICES='mlx5_0:1' NCCL_IB_HCA='=mlx5_0'"), std::string::npos)
-      << w;
+  EXPECT_NE(w.find("UCX_NET_DEVICES='mlx5_0:1' NCCL_IB_HCA='=mlx5_0'"), std::string::npos) << w;
   // Under torchrun (LOCAL_RANK set) the visible devices are left alone.
   EXPECT_NE(w.find("[ -n \"${LOCAL_RANK:-}\" ] || export CUDA_VISIBLE_DEVICES="), std::string::npos)
       << w;

@@ -102,7 +102,8 @@ TEST(RankGpus, UnderSlurmAConstrainedCudaListIsRelative) {
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(a->mine[0]->index, 12);
   bool said = false;
-  for (const std::string& n : a->notes) said = said || n.find("relative to SLURM_STEP_GPUS") != std::string::npos;
+  for (const std::string& n : a->notes)
+    said = said || n.find("relative to SLURM_STEP_GPUS") != std::string::npos;
   EXPECT_TRUE(said) << ::testing::PrintToString(a->notes);
   // Not constrained: the same list as Slurm's is global.
   Environment same{{"SLURM_STEP_GPUS", "10,12"}, {"CUDA_VISIBLE_DEVICES", "10,12"}};
