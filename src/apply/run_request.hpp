@@ -44,7 +44,8 @@ struct RunRequest {
 
 /// Which part of a RunRequest an error is about, so the CLI can name the flag.
 /// `ranks` is `run --ranks` (cluster::run_rank_command): the rank share could not be taken.
-enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ranks };
+/// `gpus` is `run --ranks --gpus`: the rank's GPUs could not be chosen or placed.
+enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ranks, gpus };
 
 /// Validates `request` on this machine's topology and builds the launch: LD_PRELOAD of the pin
 /// library (when there is anything to pin) in front of the thread cache (when asked), with

@@ -38,6 +38,8 @@ std::string flag_of(apply::RunField field) {
       return "--mem";
     case apply::RunField::ranks:
       return "--ranks";
+    case apply::RunField::gpus:
+      return "--gpus";
     case apply::RunField::none:
       break;
   }

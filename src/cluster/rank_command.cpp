@@ -62,11 +62,13 @@ apply::RunReport run_rank_command(const RankRunCommand& given) {
                                       ? "--topology applies to --ranks with --gpus only"
                                       : "--record applies to --ranks only"));
   apply::RunRequest& request = command.run.request;
-  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file});
+  bool about_gpus = false;
+  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file},
+                         &about_gpus);
   if (!rank) {
     bool usage = rank.error().code == std::errc::invalid_argument;
     return stopped(usage ? apply::RunStopKind::usage : apply::RunStopKind::failure, rank.error(),
-                   apply::RunField::ranks);
+                   about_gpus ? apply::RunField::gpus : apply::RunField::ranks);
   }
   // Every pin line of this rank says where it comes from, as --report-bindings does.
   request.line_tag =

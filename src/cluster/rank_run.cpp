@@ -60,7 +60,8 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
   return place_rank(request, RankOptions{ranks, 0, ""});
 }
 
-Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {
+Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options,
+                                 bool* about_gpus) {
   const std::string& ranks = options.ranks;
   if (!request.cpus.empty())
     return Error::invalid(
@@ -77,11 +78,15 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& 
   Result<RankShare> share = Error::invalid("");
   if (options.gpus > 0) {
     auto placed = place_gpu_rank(*topo, env, *id, options, host_gpus);
-    if (!placed) return placed.error();
+    if (!placed) {
+      if (about_gpus) *about_gpus = true;
+      return placed.error();
+    }
     gpu = *placed;
     share = placed->share;
     for (const auto& kv : placed->set_env) request.environment.push_back(kv);
   } else if (!options.topology_file.empty()) {
+    if (about_gpus) *about_gpus = true;
     return Error::invalid(
         "a recorded topology (--topology) decides where the GPUs are: it goes "
         "with --gpus");

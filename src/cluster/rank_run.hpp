@@ -46,7 +46,10 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
 /// rank's GPUs, CPUs local to them, memory on their node, the nearest NIC) and the variables it
 /// names are set for the program (request.environment). EINVAL for a --topology whose CPUs this
 /// machine lacks, or given without --gpus.
-Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options);
+/// `about_gpus`, when given, is set when the refusal is about the GPUs (their choice or their
+/// topology), not the rank.
+Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options,
+                                 bool* about_gpus = nullptr);
 
 /// The record `run --ranks --record` writes for this rank, without its watch.
 RankRecord make_record(const RankPlacement& placement, int exit_status);
