@@ -39,9 +39,15 @@ void compute_ratios(BenchResult& result, const VerdictOptions& options) {
       continue;
     }
     if (v.baseline.empty()) {
-      v.ratio_to_baseline = 1;
-      v.verdict = "baseline";
-      v.verdict_basis = "the variant the others are compared with";
+      // A variant without a baseline is one only when another is compared with it; else it is
+      // a reference measured beside them (the spawn bench's hand-off floor, in other units).
+      const bool compared_with =
+          std::any_of(result.variants.begin(), result.variants.end(),
+                      [&](const Variant& other) { return other.baseline == v.name; });
+      v.ratio_to_baseline = compared_with ? 1 : 0;
+      v.verdict = compared_with ? "baseline" : "reference";
+      v.verdict_basis = compared_with ? "the variant the others are compared with"
+                                      : "a reference measured beside the others, not compared";
       continue;
     }
     const Variant* base = baseline_of(result, v);

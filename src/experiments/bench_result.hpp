@@ -64,9 +64,10 @@ struct Variant {
   /// What the comparison with the baseline concludes, by the stated rule of
   /// threadmap::compare_rounds (its runs are interleaved in rounds with the baseline's, so the
   /// paired rule applies beside the unpaired one): "faster", "slower", "no clear difference",
-  /// "too few runs to judge"; "baseline" for a baseline; "not run" when this variant (or its
-  /// baseline) did not run. Only "faster" and "slower" may be coloured, and recommended from
-  /// only when not measured_while_busy.
+  /// "too few runs to judge"; "baseline" for a baseline; "reference" for a variant measured beside
+  /// the others that none is compared with (a floor); "not run" when this variant (or its baseline)
+  /// did not run. Only "faster" and "slower" may be coloured, and recommended from only when not
+  /// measured_while_busy.
   std::string verdict = "not run";
   /// The tests, N and thresholds behind `verdict`, which rule decided, plus why it is not
   /// clear when it is not.

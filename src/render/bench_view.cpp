@@ -27,13 +27,11 @@ std::string variant_unit(const BenchResult& r, const Variant& v) {
   return v.unit.empty() ? r.unit : v.unit;
 }
 
-std::string bench_ratio_text(const BenchResult& r, const Variant& v) {
+std::string bench_ratio_text(const BenchResult& /*result: the verdict says it all*/,
+                             const Variant& v) {
   if (!v.available) return "not run";
-  if (v.baseline.empty()) {
-    for (const Variant& other : r.variants)
-      if (other.baseline == v.name) return "baseline";
-    return "reference, not compared";
-  }
+  if (v.verdict == "reference") return "reference, not compared";
+  if (v.baseline.empty()) return "baseline";
   if (v.verdict == "not run") return "- (baseline not run)";
   // Only a clear verdict gets a ratio: an unclear one is lost in the spread, so saying
   // "1.40x faster" there would contradict the samples.

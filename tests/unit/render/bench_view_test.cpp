@@ -165,6 +165,9 @@ TEST(BenchText, AFloorIsAReferenceInItsOwnUnitAndUnsupportedCountersFoldIntoOneL
   nlohmann::json j = render::bench_json(r);
   EXPECT_EQ(j["variants"][2]["unit"], "round trips/s");
   EXPECT_EQ(j["variants"][0]["unit"], "threads/s");
+  // The JSON says what the text says: the floor is a reference, not a baseline nothing uses.
+  EXPECT_EQ(j["variants"][2]["verdict"], "reference");
+  EXPECT_EQ(j["variants"][0]["verdict"], "baseline");
 }
 
 TEST(BenchText, ValuesSayTheirUnit) {
