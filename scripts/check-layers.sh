@@ -45,7 +45,7 @@ layers=(
   "os:"
   "core:os"
   "latency:core os"
-  "plan:core latency os"
+  "plan:core latency os preload"
   "monitor:core os"
   "apply:core plan monitor os preload"
   "cluster:core plan apply monitor os"

@@ -33,7 +33,7 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
   RunField field = RunField::none;
   std::string memory_note;
   // The plan is read once, by prepare_run: for pinning, and with a watch for checking.
-  std::optional<PlanFile> plan;
+  std::optional<plan::PlanFile> plan;
   auto launch = prepare_run(request, &field, &memory_note, &plan);
   if (!launch) {
     // A value or combination of options that cannot work is a usage error; a plan file that

@@ -3,7 +3,7 @@
 #include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
@@ -12,11 +12,12 @@ namespace threadmap::apply {
 namespace {
 
 Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field,
-                             std::optional<PlanFile>* plan_read) {
+                             std::optional<plan::PlanFile>* plan_read) {
   PinRules rules;
   if (!r.plan_path.empty()) {
     field = RunField::plan;
-    Result<PlanFile> plan = r.plan ? Result<PlanFile>(*r.plan) : read_plan_file(r.plan_path);
+    Result<plan::PlanFile> plan =
+        r.plan ? Result<plan::PlanFile>(*r.plan) : plan::read_plan_file(r.plan_path);
     if (!plan) return plan.error();
     if (plan_read) *plan_read = *plan;
     if (!r.within.empty()) {
@@ -97,7 +98,7 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note, std::optional<PlanFile>* plan_read) {
+                                   std::string* memory_note, std::optional<plan::PlanFile>* plan_read) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
     if (failed_field) *failed_field = f;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/os/process.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
@@ -20,7 +20,7 @@ struct RunRequest {
   std::string plan_path;  ///< plan JSON (threadmap.plan/1), or empty
   /// The plan at plan_path when the caller read it already (tune reads it to build its
   /// candidates); empty: prepare_run reads plan_path itself.
-  std::optional<PlanFile> plan;
+  std::optional<plan::PlanFile> plan;
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty
   std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin
@@ -53,6 +53,6 @@ enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ran
 /// when given, receives the plan it read (so `run --plan --watch` reads the file once).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
                                    std::string* memory_note = nullptr,
-                                   std::optional<PlanFile>* plan_read = nullptr);
+                                   std::optional<plan::PlanFile>* plan_read = nullptr);
 
 }  // namespace threadmap::apply

@@ -98,7 +98,6 @@ FleetReport compare_fleet(const std::vector<HostRecord>& hosts, const FleetRules
 /// Reads DIR/<host>/report.json (what `report --out DIR/%h` writes) and DIR/<name>.json files,
 /// then compares them. A file that is not a report is listed in `unreadable` and the others
 /// proceed. Fails when DIR cannot be listed, or holds no report at all.
-Result<FleetReport> load_fleet(const std::string& dir, const HostRecordParser& parse,
-                               const FleetRules& rules = {});
+Result<FleetReport> load_fleet(const std::string& dir, const FleetRules& rules = {});
 
 }  // namespace threadmap::fleet
