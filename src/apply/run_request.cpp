@@ -3,8 +3,8 @@
 #include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
-#include "src/plan/plan_file.hpp"
 #include "src/os/install_layout.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
 
@@ -98,7 +98,8 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note, std::optional<plan::PlanFile>* plan_read) {
+                                   std::string* memory_note,
+                                   std::optional<plan::PlanFile>* plan_read) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
     if (failed_field) *failed_field = f;

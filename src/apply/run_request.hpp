@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "src/plan/plan_file.hpp"
 #include "src/os/process.hpp"
+#include "src/plan/plan_file.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 

@@ -3,12 +3,12 @@
 #include <memory>
 #include <optional>
 
-#include "src/plan/plan_file.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/cluster/rank_export.hpp"
 #include "src/cluster/rank_plan.hpp"
 #include "src/plan/export.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/plan_request.hpp"
 #include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"

@@ -1,7 +1,8 @@
 // Compare like with like: on an SMT4 machine with 8 NUMA nodes (the synthetic POWER-like
 // topology) the pipeline example's plan must cost no more than any baseline that keeps the
 // same rules, and baselines that break rules (compute threads on SMT siblings) are marked
-// infeasible instead of looking cheaper (in the plan JSON here; in the text: render/plan_view_test).
+// infeasible instead of looking cheaper (in the plan JSON here; in the text:
+// render/plan_view_test).
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,5 +1,5 @@
-// The plan JSON is the contract with `threadmap run --plan`: what apply::plan_json writes, its
-// reader beside it (apply/plan_file) must read back, thread for thread, in creation order, and a
+// The plan JSON is the contract with `threadmap run --plan`: what plan::plan_json writes, its
+// reader beside it (plan/plan_file) must read back, thread for thread, in creation order, and a
 // damaged plan is refused saying where.
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@ namespace threadmap::plan::test {
 namespace {
 
 TEST(PlanText, NamesModelSolverAndEveryBaseline) {
-  Topology topo = load_topology(std::string(THREADMAP_TEST_DATA) +
-                                "/topologies/amd-2x-epyc7763-zen3.xml");
+  Topology topo =
+      load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
   Plan plan = plan_json(
       R"({"threads": [{"name": "a"}, {"name": "b"}], "edges": [{"between": ["a", "b"]}]})", &topo,
       nullptr);

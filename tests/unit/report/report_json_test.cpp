@@ -17,7 +17,8 @@ namespace {
 
 MachineReport recorded_vm() {
   MachineReport r;
-  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   EXPECT_TRUE(topo) << topo.error().message;
   if (topo) r.topology = *topo;
   r.usable_cpus = "0-1";
