@@ -118,6 +118,7 @@ plant src/os/planted_os_up.cpp '#include "src/core/verdict.hpp"'
 plant src/monitor/planted_dotdot.cpp '#include "src/monitor/../render/plan_view.hpp"'
 plant include/threadmap/planted_src.hpp '#include "src/core/verdict.hpp"'
 plant src/preload/pin/planted_cxx.c '#include "src/core/verdict.hpp"'
+plant src/planted_no_area.cpp '#include "src/render/plan_view.hpp"'
 expect_caught "includes against the layer table"
 
 fresh_copy

@@ -130,6 +130,7 @@ include_hits=$(awk -v table="$table" -v std="$std_headers" -v tp="$third_party" 
     public = (part[1] == "include")
     area = public ? "core" : part[2]
     os = (!public && area == "os")
+    if (!public && part[3] == "") print "ours|" FILENAME ": a source file belongs in an area folder (src/<area>/)"
   }
   /^[ \t]*#[ \t]*include/ {
     line = $0
