@@ -1,12 +1,23 @@
 #include "src/apply/run_command.hpp"
 
 #include "src/apply/program_run.hpp"
+#include "src/os/files.hpp"
+#include "src/os/temp_file.hpp"
 
 namespace threadmap::apply {
 namespace {
 
 RunStop stop(RunStopKind kind, Error error, RunField field = RunField::none) {
   return RunStop{kind, field, std::move(error)};
+}
+
+// The statistics file read, summed and removed. A line is a few hundred bytes: 64 MiB holds
+// over 100,000 processes.
+Result<CacheStatsSummary> read_cache_stats(const std::string& path) {
+  auto text = os::read_file(path, std::size_t{64} << 20, "thread cache statistics");
+  os::remove_file(path);
+  if (!text) return text.error();
+  return summarize_cache_stats(*text);
 }
 
 }  // namespace
@@ -18,6 +29,8 @@ std::optional<RunStop> refuse_unused_options(const RunCommand& command) {
   // A rank record watches too, but only the rank's own process: --follow needs --watch.
   if (command.follow && !command.watch)
     return stop(RunStopKind::usage, Error::invalid("--follow applies to --watch only"));
+  if (command.stats && !command.request.thread_cache)
+    return stop(RunStopKind::usage, Error::invalid("--stats applies to --thread-cache only"));
   return std::nullopt;
 }
 
@@ -45,6 +58,7 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
   }
   if (request.verbose && !memory_note.empty() && command.note) command.note(memory_note);
   prepared.launch = std::move(*launch);
+  prepared.cache_stats = command.stats && request.thread_cache;
   if (command.watch || watch_for_record) {
     prepared.watch =
         watch_settings(command.interval_ms, 0, plan ? &*plan : nullptr, request.by_name);
@@ -59,13 +73,28 @@ RunReport run_prepared(const PreparedRun& prepared) {
     report.stopped = prepared.stopped;
     return report;
   }
-  auto outcome = run_program(prepared.launch, prepared.watch);
+  os::LaunchSpec launch = prepared.launch;
+  std::string stats_path;
+  if (prepared.cache_stats) {
+    auto path = os::create_private_temp_file("threadmap-cache-stats");
+    if (!path) {
+      report.stopped = stop(RunStopKind::failure, path.error());
+      return report;
+    }
+    stats_path = *path;
+    // Every process of the run appends its line here (descendants inherit the variable); a
+    // value the user set is replaced: it would send the lines elsewhere.
+    launch.set_env.emplace_back("TM_CACHE_STATS", stats_path);
+  }
+  auto outcome = run_program(launch, prepared.watch);
   if (!outcome) {
+    if (!stats_path.empty()) os::remove_file(stats_path);
     report.stopped = stop(RunStopKind::start, outcome.error());
     return report;
   }
   report.exit_status = outcome->exit_status;
   report.watched = std::move(outcome->watched);
+  if (!stats_path.empty()) report.cache_stats = read_cache_stats(stats_path);
   return report;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "src/apply/cache_stats.hpp"
 #include "src/apply/run_request.hpp"
 #include "src/monitor/watch_session.hpp"
 #include "src/os/process.hpp"
@@ -25,6 +26,9 @@ struct RunCommand {
   /// `watch --follow` does; it applies to the watch only.
   bool follow = false;
   bool policy_given = false;  ///< a policy was given: it applies to a CPU list only
+  /// With the thread cache: every process of the run writes its statistics line to a private
+  /// temporary file (TM_CACHE_STATS=FILE), summed after the program ends (RunReport).
+  bool stats = false;
   /// Shown before the program starts (with request.verbose: the rank's placement, the memory
   /// policy). The library does not print: the caller does, so the lines come before the
   /// program's own output. Empty: not shown.
@@ -55,6 +59,9 @@ struct RunReport {
   /// An output of ours written after the run (the rank record) that could not be written; the
   /// program ran regardless.
   std::optional<Error> output_error;
+  /// With `stats`: the thread cache's statistics of every process of the run, or why they could
+  /// not be read.
+  std::optional<Result<CacheStatsSummary>> cache_stats;
 };
 
 /// A checked command, ready to start.
@@ -62,10 +69,12 @@ struct PreparedRun {
   std::optional<RunStop> stopped;  ///< set: refused, nothing below is set
   os::LaunchSpec launch;
   std::optional<monitor::WatchSettings> watch;
+  bool cache_stats = false;  ///< run_prepared gives the program TM_CACHE_STATS=FILE and reads it
 };
 
-/// The first check, from the options alone: an interval or --follow without a watch would be
-/// silently ignored, so it is refused (usage). nullopt: nothing to refuse.
+/// The first check, from the options alone: an interval or --follow without a watch, or --stats
+/// without the thread cache, would be silently ignored, so it is refused (usage). nullopt:
+/// nothing to refuse.
 std::optional<RunStop> refuse_unused_options(const RunCommand& command);
 
 /// A policy without a CPU list refused (usage), the request validated and its launch built on
@@ -75,7 +84,9 @@ std::optional<RunStop> refuse_unused_options(const RunCommand& command);
 PreparedRun prepare_command(const RunCommand& command, bool watch_for_record);
 
 /// Starts the prepared program, watches it when asked, and waits for its end. A program that
-/// cannot be started is a stop of kind `start`.
+/// cannot be started is a stop of kind `start`. With `cache_stats`, the statistics file is
+/// created before the start (a failure to create it is a stop of kind `failure`), read and
+/// summed after the end, and removed.
 RunReport run_prepared(const PreparedRun& prepared);
 
 /// `threadmap run` without ranks: refuse_unused_options, prepare_command, run_prepared.

@@ -1,11 +1,14 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
-//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch [--follow]]
+//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache [--stats]]
+//               [--watch [--follow]]
 //               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
 // Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
 // --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
-// it returns: the one error line, the watch summary, the exit status.
+// it returns: the one error line, the watch summary, the thread cache's statistics, the exit
+// status.
 #include <memory>
 
+#include "src/apply/memory_policy.hpp"
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_command.hpp"
 #include "src/cli/command.hpp"
@@ -13,6 +16,8 @@
 #include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
 #include "src/os/process.hpp"
+#include "src/plan/policy.hpp"
+#include "src/render/cache_stats_text.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -71,6 +76,13 @@ int run_run(const cluster::RankRunCommand& given) {
     // The summary goes to stderr: the program's stdout stays clean.
     ours_ok = print_watch_outcome(*report.watched, WatchOutputs{}, /*summary_to_stderr=*/true);
   }
+  if (report.cache_stats) {
+    // On stderr, after the program: its stdout stays clean.
+    if (*report.cache_stats)
+      os::write_stderr(render::cache_stats_text(**report.cache_stats));
+    else
+      ours_ok = fail(report.cache_stats->error().with_context("run: --stats")) == 0 && ours_ok;
+  }
   return apply::combined_exit_status(report.exit_status, ours_ok);
 }
 
@@ -89,7 +101,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
       ->check(non_empty_cpus_validator());
   auto* policy = sub->add_option("--policy", r.policy,
-                                 "With --cpus: compact (default), scatter or round-robin");
+                                 "With --cpus: compact (default), scatter or round-robin")
+                     ->check(fixed_values(plan::policy_names()));
   sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
   sub->add_option("--skip", r.skip,
@@ -101,13 +114,17 @@ void add_run_command(CLI::App& app, Runner& selected) {
       ->allow_extra_args(false);  // one item per --lib, so CMD is never swallowed
   sub->add_option("--mem", r.memory,
                   "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
-                  "preferred:NODE (OS node numbers, as numactl)");
+                  "preferred:NODE (OS node numbers, as numactl)")
+      ->check(fixed_values(apply::memory_policy_forms()));
   sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
   sub->add_flag("--override-affinity", r.override_affinity,
                 "Also pin threads the program created with an affinity of their own "
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
+  sub->add_flag("--stats", run.stats,
+                "With --thread-cache: after the program ends, print the cache's statistics for "
+                "every process it started (creates served from the cache, retirements by cause)");
   sub->add_flag("--watch", run.watch, "Watch the program's threads and print a summary at exit");
   sub->add_flag("--follow", run.follow,
                 "With --watch: follow the processes it starts too (forked children and what "
@@ -118,7 +135,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--ranks", opt->ranks,
                   "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
-                  "inside it; memory is bound to the share's NUMA nodes unless --mem is given");
+                  "inside it; memory is bound to the share's NUMA nodes unless --mem is given")
+      ->check(fixed_values({"auto", "K/N"}));
   sub->add_option("--record", opt->record_dir,
                   "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
                   "`threadmap job DIR` (DIR must exist)");

@@ -48,6 +48,10 @@ struct JobHost {
   /// Ranks whose watch recorded no CPU time per span (older records): every placed thread
   /// counts as runnable for shared_core and oversubscribed_core.
   std::vector<int> activity_unknown;
+  /// Ranks whose watch saw none of their threads (a run shorter than one sample): where they
+  /// ran is unknown, so their CPUs are left out of unused_cpus.
+  std::vector<int> unsampled;
+  CpuSet cpus_unknown;  ///< CPUs allowed to ranks without a watch or unsampled: not judged
   /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
   /// sample holds a thread's CPU until the next).
   std::map<std::pair<int, int>, double> seconds;
@@ -82,6 +86,11 @@ struct JobRules {
 /// runnable_share of the span's time on its CPU; a span without CPU time counts as runnable):
 /// the one rule behind the findings and the timeline's running vs waiting.
 bool runnable(const RecordSpan& s, const JobRules& rules);
+
+/// Whether a thread that did not run during span `s` (not runnable() above) wanted to: it
+/// waited on a run queue for a CPU at least runnable_share of the span (schedstat). A thread
+/// asleep waits on none. False when the wait was not recorded.
+bool starved(const RecordSpan& s, const JobRules& rules);
 
 /// Merges records already read. Records that failed to parse are passed as findings.
 JobReport merge_job(const std::vector<LoadedRecord>& records,

@@ -53,18 +53,31 @@ struct Variant {
   std::string baseline;   ///< name of the variant this one is compared with; "" = a baseline
   bool available = true;  ///< false when it cannot run here (no SMT, tool missing, ...)
   std::string unavailable_reason;
-  Summary value;  ///< the measured values, in BenchResult::unit
+  Summary value;  ///< the measured values, in `unit`
+  /// The unit of `value` when it is not BenchResult::unit ("" = the bench's): a reference
+  /// measured beside the variants in another quantity (spawn's hand-off floor: round trips/s).
+  std::string unit;
   /// How much better than the baseline, >1 = better whatever the unit's direction:
   /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
   double ratio_to_baseline = 0;
-  /// What the comparison with the baseline concludes, by the stated test of
-  /// threadmap::compare_samples: "faster", "slower", "no clear difference"; "baseline" for a
-  /// baseline; "not run" when this variant (or its baseline) did not run. Only "faster" and
-  /// "slower" may be coloured or recommended from.
+  /// What the comparison with the baseline concludes, by the stated rule of
+  /// threadmap::compare_rounds (its runs are interleaved in rounds with the baseline's, so the
+  /// paired rule applies beside the unpaired one): "faster", "slower", "no clear difference",
+  /// "too few runs to judge"; "baseline" for a baseline; "not run" when this variant (or its
+  /// baseline) did not run. Only "faster" and "slower" may be coloured, and recommended from
+  /// only when not measured_while_busy.
   std::string verdict = "not run";
-  /// The test, N and thresholds behind `verdict`, plus why it is not clear when it is not.
+  /// The tests, N and thresholds behind `verdict`, which rule decided, plus why it is not
+  /// clear when it is not.
   std::string verdict_basis;
   bool verdict_clear = false;  ///< verdict is "faster" or "slower"
+  /// The whole comparison (both rules' findings); kind too_few_runs with no samples when there
+  /// was nothing to compare.
+  Verdict comparison;
+  /// A clear verdict measured while others used the measured CPUs (the bench's machine state
+  /// was busy): it may be the neighbours that made the difference, so the row says so and no
+  /// advice rests on it.
+  bool measured_while_busy = false;
   /// The larger spread of this variant's and its baseline's samples: the noise an unclear
   /// verdict is lost in ("no clear difference (spread 309%)").
   double comparison_spread_pct = 0;
@@ -107,9 +120,14 @@ struct BenchResult {
 };
 
 /// Fills Variant::ratio_to_baseline for every available variant whose baseline is available,
-/// and every variant's verdict, verdict_basis and comparison_spread_pct (compare_samples of its
-/// samples against its baseline's, in the bench's direction).
+/// and every variant's verdict, verdict_basis, comparison and comparison_spread_pct
+/// (compare_rounds of its samples against its baseline's, round by round, in the bench's
+/// direction), and measured_while_busy from result.machine_state.
 void compute_ratios(BenchResult& result, const VerdictOptions& options = {});
+
+/// The fewest interleaved rounds whose verdict can be clear at all at `options.alpha` (4: the
+/// unpaired test's 4 vs 4); fewer give "too few runs to judge".
+int least_clear_rounds(const VerdictOptions& options = {});
 
 /// Whether adding rounds could still settle a verdict: some variant that ran against a baseline
 /// that ran is unclear, and its effect is large enough that more samples could make it clear.

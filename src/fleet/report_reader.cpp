@@ -110,7 +110,7 @@ void read_conditions(const json& doc, HostRecord& r) {
     }
   for (const json* ms : {at(doc, {"machine_state"}), at(doc, {"latency", "machine_state"})})
     if (ms && ms->is_object() && !str(*ms, {"verdict"}).empty()) {
-      r.machine_verdict = str(*ms, {"verdict"});
+      r.machine_verdict = machine_verdict_from_name(str(*ms, {"verdict"}));
       r.machine_summary = str(*ms, {"summary"});
       break;
     }

@@ -14,7 +14,7 @@ nlohmann::json known(int value) {
 
 nlohmann::json machine_state_json(const MachineState& s) {
   nlohmann::json j;
-  j["verdict"] = s.verdict;
+  j["verdict"] = machine_verdict_name(s.verdict);
   j["summary"] = s.summary;
   j["evidence"] = s.evidence;
   j["guest"] = s.guest;

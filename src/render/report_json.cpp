@@ -73,7 +73,10 @@ json advice_json(const report::AdvicePart& a) {
 json budget_json(const report::MachineReport& r) {
   json parts = json::array();
   auto add = [&](const std::string& part, const report::PartStatus& s) {
-    parts.push_back({{"part", part}, {"share_s", s.share_s}, {"used_s", s.seconds}});
+    parts.push_back({{"part", part},
+                     {"share_s", s.share_s},
+                     {"given_s", s.given_s > 0 ? s.given_s : s.share_s},
+                     {"used_s", s.seconds}});
   };
   add("topology", r.topology_status);
   add("latency", r.latency.status);

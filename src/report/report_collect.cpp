@@ -181,7 +181,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
-    base.share_s = share_of("bench " + name);
+    // What the parts before left unused goes to this one and the ones after it.
+    base.share_s = share_with_carry(shares, "bench " + name, seconds_since(start), rep.budget_s);
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
       rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
@@ -189,7 +190,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
-    status.share_s = base.share_s;
+    status.share_s = share_of("bench " + name);
+    status.given_s = base.share_s;
     rep.bench_status.push_back(status);
   }
 

@@ -36,6 +36,9 @@ struct PartStatus {
   /// stops measuring by its own rule within it (latency: time per pair; a bench: its rounds).
   /// `seconds` may exceed it where a part cannot be cut shorter (one round of each variant).
   double share_s = 0;
+  /// The share it was given when it started: its share, plus what the parts before it left
+  /// unused (or less what they overran; report_budget's share_with_carry). 0 = share_s.
+  double given_s = 0;
 };
 
 /// One command that applies a recommendation with a given tool.
@@ -137,6 +140,8 @@ Result<MachineReport> collect_report(const ReportOptions& options);
 
 /// The commands applying a CPU list: `threadmap run`, taskset and OMP_PLACES (one place per
 /// CPU, in thread order, with OMP_PROC_BIND=close). `thread_cache` adds --thread-cache.
-std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache);
+/// `threads`: OMP_NUM_THREADS, 0 = one thread per CPU (two threads sharing one CPU: 2).
+std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache,
+                                         int threads = 0);
 
 }  // namespace threadmap::report

@@ -93,7 +93,7 @@ TEST(ReportJson, FleetReadsTheLatencyRowsAndHowTheyWereMeasured) {
   }
   EXPECT_EQ(back->stability, "unstable");
   EXPECT_EQ(back->stability_reason, r.latency.matrix.stability.reason);
-  EXPECT_EQ(back->machine_verdict, "busy");
+  EXPECT_EQ(back->machine_verdict, MachineVerdict::busy);
   EXPECT_EQ(back->machine_summary, state.summary);
 }
 
