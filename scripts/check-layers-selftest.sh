@@ -138,6 +138,13 @@ planted=()
 plant src/plan/verdict.cpp 'int planted_same_name() { return 0; }'
 expect_message "two sources sharing a name" "source files sharing a name"
 
+# Inside the preload libraries: a kernel call outside tm_prim.h and tm_futex.h.
+fresh_copy
+planted=()
+plant src/preload/cache/planted_raw.c '#include <unistd.h>
+int planted_pid(void) { return (int)getpid(); }'
+expect_message "a raw kernel call in a preload file" "src/preload/cache/planted_raw.c"
+
 # What only looks like a kernel call passes.
 fresh_copy
 planted=()

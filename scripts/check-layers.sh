@@ -32,6 +32,8 @@
 #    name a source, they do not use it. Benchmarks and tests may use the kernel directly: they
 #    measure it.
 # 4. No two C++ source files under src/ share a name.
+# 5. Inside the preload libraries, kernel calls only behind src/preload/common/tm_prim.h and
+#    tm_futex.h (the section at the end).
 # scripts/check-layers-selftest.sh plants violations of each rule in a scratch copy and checks
 # that this script fails on every one (CI runs it).
 #
@@ -231,7 +233,7 @@ same=$(find src -name '*.cpp' -not -path 'src/preload/*' -printf '%f\n' | sort |
 [ -n "$same" ] && fail "source files sharing a name in different folders: $same"
 
 # ---------------------------------------------------------------------------------------------
-# 4. Inside the preload libraries, kernel calls only behind src/preload/common/tm_prim.h (each a
+# 5. Inside the preload libraries, kernel calls only behind src/preload/common/tm_prim.h (each a
 #    static inline function with its contract) and the futex calls behind tm_futex.h: no other
 #    file of src/preload names a system-call function of libc or tm__raw_syscall. A wrapper's
 #    own definition (`TM_EXPORT int open(`), an `extern` declaration and comments are not calls;
