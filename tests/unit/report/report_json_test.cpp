@@ -74,7 +74,7 @@ TEST(ReportJson, FleetReadsTheLatencyRowsAndHowTheyWereMeasured) {
   r.latency.matrix.stability = latency::judge_stability(5, 20);
   r.latency.stability_state = r.latency.matrix.stability.state;
   MachineState state;
-  state.verdict = "busy";
+  state.verdict = MachineVerdict::busy;
   state.summary = "busy: others used 40% of CPUs 0-1 just before";
   r.machine_state = state;
   auto back = fleet::parse_host_record(render::report_json(r, "").dump(), "m1/report.json");
