@@ -47,7 +47,8 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
   std::string memory_note;
   // The plan is read once, by prepare_run: for pinning, and with a watch for checking.
   std::optional<plan::PlanFile> plan;
-  auto launch = prepare_run(request, &field, &memory_note, &plan);
+  std::string placement_note;
+  auto launch = prepare_run(request, &field, &memory_note, &plan, &placement_note);
   if (!launch) {
     // A value or combination of options that cannot work is a usage error; a plan file that
     // cannot be read or used, or a library not found, is a failure.
@@ -57,6 +58,8 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
     return prepared;
   }
   if (request.verbose && !memory_note.empty() && command.note) command.note(memory_note);
+  // Always said: the program's threads will not be placed as asked.
+  if (!placement_note.empty() && command.note) command.note(placement_note);
   prepared.launch = std::move(*launch);
   prepared.cache_stats = command.stats && request.thread_cache;
   if (command.watch || watch_for_record) {

@@ -3,6 +3,7 @@
 #include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
+#include "src/apply/static_program.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
@@ -95,11 +96,23 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
   return {};
 }
 
+// Every CPU the rules name: what a whole process gets when its threads cannot be placed.
+CpuSet cpus_of_rules(const PinRules& rules) {
+  CpuSet all;
+  if (rules.main_cpus) all |= *rules.main_cpus;
+  for (const auto& slot : rules.slots)
+    if (slot) all |= *slot;
+  for (const CpuSet& c : rules.cycle) all |= c;
+  for (const PatternRule& p : rules.by_name) all |= p.cpus;
+  for (const PatternRule& p : rules.by_library) all |= p.cpus;
+  return all;
+}
+
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note,
-                                   std::optional<plan::PlanFile>* plan_read) {
+                                   std::string* memory_note, std::optional<plan::PlanFile>* plan_read,
+                                   std::string* placement_note) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
     if (failed_field) *failed_field = f;
@@ -119,6 +132,8 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
 
   os::LaunchSpec spec;
   spec.argv = r.command;
+  WholeProcessRequest whole;
+  whole.thread_cache = r.thread_cache;
   if (pinning) {
     auto topo = Topology::load_this_machine();
     if (!topo) return fail(RunField::none, topo.error());
@@ -127,6 +142,11 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
     std::string note;
     if (auto st = add_memory(*rules, r, *topo, field, note); !st) return fail(field, st.error());
     if (memory_note) *memory_note = note;
+    whole.cpus = cpus_of_rules(*rules);
+    if (!r.memory.empty())
+      if (auto policy = memory_policy_for(r.memory, *topo); policy) whole.memory = *policy;
+    whole.per_thread_memory = rules->main_memory_node || !rules->name_memory_nodes.empty();
+    for (int node : rules->slot_memory_nodes) whole.per_thread_memory |= node >= 0;
     auto config = encode_pin_config(*rules, topo->allowed_cpus());
     if (!config) return fail(RunField::none, config.error());
     auto lib = os::find_preload_library("pin");
@@ -139,6 +159,14 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
     if (!lib) return fail(RunField::none, lib.error());
     spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
   }
+  // A program that never runs ld.so cannot take the preloads: it is placed as a whole process
+  // (taskset, numactl) and the caller says so; the variables stay for the programs it starts.
+  WholeProcessPlacement placed = whole_process_placement(preload_reach(r.command[0]), whole);
+  spec.cpus = placed.cpus;
+  spec.memory_mode = placed.memory_mode;
+  spec.memory_nodes = placed.memory_nodes;
+  if (placement_note) *placement_note = placed.warning;
+  for (const auto& variable : r.environment) spec.set_env.push_back(variable);
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);
   return spec;

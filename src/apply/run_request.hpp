@@ -38,11 +38,14 @@ struct RunRequest {
   /// With `run --ranks`: the rank's share. A plan's CPUs must lie inside it (a plan for the
   /// whole node would put every rank's threads on the same CPUs). Empty: no limit.
   CpuSet within;
+  /// Variables set for the program (`run --ranks --gpus`: the rank's visible GPUs and NIC).
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 /// Which part of a RunRequest an error is about, so the CLI can name the flag.
 /// `ranks` is `run --ranks` (cluster::run_rank_command): the rank share could not be taken.
-enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ranks };
+/// `gpus` is `run --ranks --gpus`: the rank's GPUs could not be chosen or placed.
+enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ranks, gpus };
 
 /// Validates `request` on this machine's topology and builds the launch: LD_PRELOAD of the pin
 /// library (when there is anything to pin) in front of the thread cache (when asked), with
@@ -51,8 +54,12 @@ enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ran
 /// preload library that cannot be found. `memory_note`, when given, receives one line saying
 /// what memory policy the program gets (empty when none), for `run --verbose`. `plan_read`,
 /// when given, receives the plan it read (so `run --plan --watch` reads the file once).
+/// A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
+/// whole process instead (the rules' CPUs as its affinity, --mem as its policy);
+/// `placement_note`, when given, receives the warning line that says so (empty otherwise).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
                                    std::string* memory_note = nullptr,
-                                   std::optional<plan::PlanFile>* plan_read = nullptr);
+                                   std::optional<plan::PlanFile>* plan_read = nullptr,
+                                   std::string* placement_note = nullptr);
 
 }  // namespace threadmap::apply

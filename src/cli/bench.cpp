@@ -58,7 +58,7 @@ int run_bench(const BenchCliOptions& opt) {
     };
   auto topo = Topology::load_this_machine();
   if (!topo) return fail(topo.error());
-  auto result = entry->run(*topo, request);
+  auto result = experiments::run_bench(opt.name, *topo, request);
   if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
   if (!result) return fail(result.error());
   out.set(&opt.json_file, render::bench_json(*result).dump(2) + "\n");
@@ -70,8 +70,8 @@ int run_bench(const BenchCliOptions& opt) {
 // "contention | pingpong | ..." for --help, from the table.
 std::string name_help() {
   std::string names;
-  for (const experiments::BenchEntry& e : experiments::benches())
-    names += (names.empty() ? "" : " | ") + std::string(e.name);
+  for (const std::string& name : experiments::all_bench_names())
+    names += (names.empty() ? "" : " | ") + name;
   return names;
 }
 
@@ -83,7 +83,7 @@ void add_bench_command(CLI::App& app, Runner& selected) {
       "bench", "Run a seed experiment side by side on this machine (OS placement vs pinned ...)");
   sub->add_option("name", opt->name, name_help())
       ->required()
-      ->check(CLI::IsMember(experiments::bench_names()));
+      ->check(CLI::IsMember(experiments::all_bench_names()));
   sub->add_option("--runs", opt->runs,
                   "Runs per variant; the table shows the median "
                   "(default 5, 3 with --quick)")

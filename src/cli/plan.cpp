@@ -12,6 +12,7 @@
 #include "src/plan/plan_file.hpp"
 #include "src/plan/plan_request.hpp"
 #include "src/plan/spec.hpp"
+#include "src/render/gpu_plan_view.hpp"
 #include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
 
@@ -33,6 +34,7 @@ struct PlanOptions {
   std::string export_format;
   int ranks = 0;     // --ranks N: the shares of N ranks instead of a thread plan
   std::string host;  // --host NAME: the node a rankfile names
+  int gpus = 0;      // --gpus [N]: with --ranks, N GPUs per rank
   std::string output;
   double time_limit_s = 1.5;
   std::uint64_t seed = 1;
@@ -60,7 +62,8 @@ Error with_flag(const Error& refused, plan::PlanRequestField field) {
 
 // plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,
 // printed, or exported as an srun line or an Open MPI rankfile.
-// What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile).
+// What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile,
+// wrapper).
 std::vector<std::string> export_names() {
   std::vector<std::string> names = plan::export_format_names();
   for (const std::string& n : cluster::rank_export_names())
@@ -82,6 +85,7 @@ int run_plan_ranks(const PlanOptions& opt) {
   request.topology_file = opt.topology_file;
   request.allowed = opt.allowed;
   request.host = opt.host;
+  request.gpus = opt.gpus;
   cluster::RankPlan planned = cluster::plan_ranks(request);
   if (planned.refused) {
     switch (planned.refused_field) {
@@ -89,6 +93,8 @@ int run_plan_ranks(const PlanOptions& opt) {
         return usage_error(planned.refused->with_context("bad --allowed"));
       case cluster::RankPlanField::ranks:
         return usage_error(planned.refused->with_context("bad --ranks"));
+      case cluster::RankPlanField::gpus:
+        return usage_error(planned.refused->with_context("bad --gpus"));
       case cluster::RankPlanField::topology:
         break;
     }
@@ -97,7 +103,12 @@ int run_plan_ranks(const PlanOptions& opt) {
   if (request.format)
     print(planned.exported);
   else if (opt.json)
-    print(render::rank_shares_json(planned.shares).dump(2) + "\n");
+    print((planned.gpu_ranks.empty() ? render::rank_shares_json(planned.shares)
+                                     : render::gpu_ranks_json(planned.gpu_ranks))
+              .dump(2) +
+          "\n");
+  else if (!planned.gpu_ranks.empty())
+    print(render::gpu_ranks_text(planned.gpu_ranks));
   else
     print(render::rank_shares_text(planned.shares));
   return 0;
@@ -111,6 +122,7 @@ int run_plan(const PlanOptions& opt) {
     return run_plan_ranks(opt);
   }
   if (!opt.host.empty()) return usage_error(std::string("--host goes with --ranks"));
+  if (opt.gpus > 0) return usage_error(std::string("--gpus goes with --ranks N"));
   // Every check of the command line is a usage error (exit 2), whatever the subcommand.
   std::optional<plan::ExportFormat> format;
   if (!opt.export_format.empty()) {
@@ -197,24 +209,32 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
   sub->add_option("--export", opt->export_format,
                   "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
-                  "slurm|rankfile)")
+                  "slurm|rankfile|wrapper)")
       ->check(fixed_values(export_names()))
       ->excludes(json);
   sub->add_option("--ranks", opt->ranks,
                   "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "
-                  "--export slurm|rankfile, print them for srun or mpirun")
+                  "--export slurm|rankfile|wrapper, print them for srun, mpirun or a shell wrapper")
       ->check(CLI::Range(1, 1000000));
+  auto* gpus = sub->add_option("--gpus", opt->gpus,
+                               "With --ranks: N GPUs per rank (default 1), each rank next to its "
+                               "GPUs (bus order), its NIC named (docs/gpu.md)")
+                   ->expected(0, 1)
+                   ->default_str("1")
+                   ->check(CLI::Range(1, 64));
   sub->add_option("--host", opt->host,
                   "With --ranks --export rankfile: the node's name "
                   "(default: this host)");
   sub->add_option("-o,--output", opt->output,
                   "Also write the plan JSON to FILE (for threadmap run --plan)");
-  sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")
+  sub->add_option("--time-limit", opt->time_limit_s,
+                  "Seconds the whole search may take, every solver together (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)")
       ->check(whole_number());
-  sub->callback([&selected, opt, allowed] {
+  sub->callback([&selected, opt, allowed, gpus] {
     opt->allowed_given = allowed->count() > 0;
+    if (gpus->count() > 0 && opt->gpus <= 0) opt->gpus = 1;
     selected = [opt] { return run_plan(*opt); };
   });
 }

@@ -1,7 +1,8 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache [--stats]]
 //               [--watch [--follow]]
-//               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
+//               [--ranks auto|K/N [--gpus [N]] [--topology FILE] [--record DIR]]
+//               [--local-rank K --local-size N] [--verbose] -- CMD ARGS
 // Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
 // --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
 // it returns: the one error line, the watch summary, the thread cache's statistics, the exit
@@ -42,6 +43,8 @@ std::string flag_of(apply::RunField field) {
       return "--mem";
     case apply::RunField::ranks:
       return "--ranks";
+    case apply::RunField::gpus:
+      return "--gpus";
     case apply::RunField::none:
       break;
   }
@@ -66,7 +69,9 @@ int run_run(const cluster::RankRunCommand& given) {
   command.watch_document = [](const monitor::WatchResult& w) {
     return render::watch_json(w.summary, w.history).dump();
   };
-  const bool ranked = !command.ranks.empty() || !command.record_dir.empty();
+  const bool ranked = !command.ranks.empty() || !command.record_dir.empty() || command.gpus > 0 ||
+                      command.local_rank >= 0 || command.local_size >= 0 ||
+                      !command.topology_file.empty();
   apply::RunReport report =
       ranked ? cluster::run_rank_command(command) : apply::run_command(command.run);
   if (report.stopped) return print_stop(*report.stopped);
@@ -116,7 +121,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
                   "preferred:NODE (OS node numbers, as numactl)")
       ->check(fixed_values(apply::memory_policy_forms()));
-  sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
+  sub->add_flag("--inherit", r.inherit,
+                "Programs started by the program that runs the threads keep the pinning rules too "
+                "(wrappers such as env, sh -c and scripts pass them on without it)");
   sub->add_flag("--override-affinity", r.override_affinity,
                 "Also pin threads the program created with an affinity of their own "
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
@@ -137,12 +144,31 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
                   "inside it; memory is bound to the share's NUMA nodes unless --mem is given")
       ->check(fixed_values({"auto", "K/N"}));
+  auto* gpus = sub->add_option("--gpus", opt->gpus,
+                               "With --ranks: N GPUs per rank (default 1): the rank's GPUs (the "
+                               "launcher's CUDA_VISIBLE_DEVICES & co., else PCI bus order), CPUs "
+                               "local to them, memory on their node, the nearest NIC named "
+                               "(docs/gpu.md)")
+                   ->expected(0, 1)
+                   ->default_str("1")
+                   ->check(CLI::Range(1, 64));
+  sub->add_option("--local-rank", opt->local_rank,
+                  "With --local-size: this rank's number on its node, for launchers threadmap "
+                  "does not read (same as --ranks K/N)")
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--local-size", opt->local_size, "With --local-rank: ranks on this node")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--topology", opt->topology_file,
+                  "With --ranks --gpus: decide from this hwloc XML of this machine (recorded "
+                  "with its devices) instead of reading it");
   sub->add_option("--record", opt->record_dir,
                   "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
                   "`threadmap job DIR` (DIR must exist)");
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
-  sub->callback([&selected, opt, policy, interval] {
+  sub->callback([&selected, opt, policy, interval, gpus] {
+    // --gpus alone means one GPU per rank (CLI11 leaves the value at its default_str).
+    if (gpus->count() > 0 && opt->gpus <= 0) opt->gpus = 1;
     opt->run.policy_given = policy->count() > 0;
     opt->run.interval_given = interval->count() > 0;
     selected = [opt] { return run_run(*opt); };

@@ -6,8 +6,10 @@
 #include <memory>
 
 #include "src/apply/program_run.hpp"
+#include "src/apply/static_program.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
+#include "src/os/files.hpp"
 #include "src/os/process.hpp"
 #include "src/render/watch_view.hpp"
 
@@ -67,6 +69,8 @@ int run_watch(const WatchOptions& opt) {
   }
   os::LaunchSpec launch;
   launch.argv = opt.target;
+  if (std::string warning = apply::watch_static_warning(launch.argv[0]); !warning.empty())
+    os::write_stderr("threadmap: watch: " + warning + "\n");
   auto outcome = apply::run_program(launch, *settings);
   if (!outcome) {
     fail(outcome.error());

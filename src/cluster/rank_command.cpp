@@ -37,27 +37,48 @@ RankRecord record_of(const RankPlacement& rank, const apply::RunReport& report,
 }  // namespace
 
 apply::RunReport run_rank_command(const RankRunCommand& given) {
-  if (given.ranks.empty() && given.record_dir.empty()) return apply::run_command(given.run);
+  if (given.ranks.empty() && given.record_dir.empty() && given.gpus == 0 && given.local_rank < 0 &&
+      given.local_size < 0 && given.topology_file.empty())
+    return apply::run_command(given.run);
   RankRunCommand command = given;
   if (auto refused = apply::refuse_unused_options(command.run)) {
     apply::RunReport report;
     report.stopped = std::move(refused);
     return report;
   }
+  if (command.local_rank >= 0 || command.local_size >= 0) {
+    if (command.local_rank < 0 || command.local_size < 0)
+      return stopped(apply::RunStopKind::usage,
+                     Error::invalid("--local-rank and --local-size go together"));
+    if (!command.ranks.empty() && command.ranks != "auto")
+      return stopped(apply::RunStopKind::usage,
+                     Error::invalid("--local-rank/--local-size name the rank: no --ranks K/N"));
+    command.ranks = std::to_string(command.local_rank) + "/" + std::to_string(command.local_size);
+  }
   if (command.ranks.empty())
-    return stopped(apply::RunStopKind::usage, Error::invalid("--record applies to --ranks only"));
+    return stopped(apply::RunStopKind::usage,
+                   Error::invalid(command.gpus > 0 ? "--gpus applies to --ranks only"
+                                  : !command.topology_file.empty()
+                                      ? "--topology applies to --ranks with --gpus only"
+                                      : "--record applies to --ranks only"));
   apply::RunRequest& request = command.run.request;
-  auto rank = place_rank(request, command.ranks);
+  bool about_gpus = false;
+  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file},
+                         &about_gpus);
   if (!rank) {
     bool usage = rank.error().code == std::errc::invalid_argument;
     return stopped(usage ? apply::RunStopKind::usage : apply::RunStopKind::failure, rank.error(),
-                   apply::RunField::ranks);
+                   about_gpus ? apply::RunField::gpus : apply::RunField::ranks);
   }
   // Every pin line of this rank says where it comes from, as --report-bindings does.
   request.line_tag =
       rank->host + "/" +
       std::to_string(rank->id.global_rank >= 0 ? rank->id.global_rank : rank->id.local_rank);
-  if (request.verbose && command.run.note) command.run.note(describe_placement(*rank));
+  if (request.verbose && command.run.note) {
+    command.run.note(describe_placement(*rank));
+    if (rank->gpu)
+      for (const std::string& line : rank->gpu->notes) command.run.note(line);
+  }
   std::string record_path;
   if (!command.record_dir.empty()) {
     auto path = checked_record_path(command.record_dir, *rank);

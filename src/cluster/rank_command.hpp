@@ -14,8 +14,14 @@ namespace threadmap::cluster {
 /// `run` with the rank options.
 struct RankRunCommand {
   apply::RunCommand run;
-  std::string ranks;       ///< "auto" or "K/N"; empty: a plain run (a record is refused)
-  std::string record_dir;  ///< write DIR/<host>.<rank>.json (DIR must exist); empty: no record
+  std::string ranks;          ///< "auto" or "K/N"; empty: a plain run (a record is refused)
+  std::string record_dir;     ///< write DIR/<host>.<rank>.json (DIR must exist); empty: no record
+  int gpus = 0;               ///< --gpus [N]: N GPUs per rank, placed next to them; 0: none
+  std::string topology_file;  ///< --topology: a recording of this machine with its devices
+  /// --local-rank K --local-size N, for launchers threadmap does not read (= --ranks K/N); -1:
+  /// not given.
+  int local_rank = -1;
+  int local_size = -1;
   /// The watch as the threadmap.watch/1 text the record carries. Passed in because the writer
   /// of that document belongs to render, which sits above cluster.
   std::function<std::string(const monitor::WatchResult&)> watch_document;

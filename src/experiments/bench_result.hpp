@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 #include "src/core/verdict.hpp"
 #include "src/latency/stats.hpp"
 #include "threadmap/cpuset.hpp"
@@ -117,6 +118,9 @@ struct BenchResult {
   std::vector<std::string> notes;  ///< caveats about this machine ("only one pair of CPUs")
   /// The machine's state around the rounds (load, steal, guest); absent when not watched.
   std::optional<MachineState> machine_state;
+  /// This process's binding against its cgroup (run_bench sets it on this machine; absent in
+  /// the report, which says it once for every part).
+  std::optional<ProcessBinding> binding;
 };
 
 /// Fills Variant::ratio_to_baseline for every available variant whose baseline is available,

@@ -120,7 +120,9 @@ std::string bench_rounds_text(const experiments::BenchResult& r) {
 }
 
 std::string bench_text(const BenchResult& r) {
-  std::string out = fmt::format("{}: {}\n", r.name, r.title);
+  std::string out;
+  if (r.binding && !r.binding->finding.empty()) out += "warning: " + r.binding->finding + "\n";
+  out += fmt::format("{}: {}\n", r.name, r.title);
   if (!r.available) return out + "  not available here: " + r.unavailable_reason + "\n";
   out += fmt::format("usable CPUs {}; each value is the median of {} run{}{}; {}\n", r.allowed_cpus,
                      r.runs, r.runs == 1 ? "" : "s",
@@ -192,6 +194,7 @@ nlohmann::json bench_json(const BenchResult& r) {
            {"title", r.title},
            {"available", r.available},
            {"unavailable_reason", r.available ? json(nullptr) : json(r.unavailable_reason)}};
+  if (r.binding) doc["binding"] = binding_json(*r.binding);
   if (!r.available) return doc;
   doc["unit"] = r.unit;
   doc["higher_is_better"] = r.higher_is_better;

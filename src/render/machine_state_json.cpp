@@ -35,4 +35,16 @@ nlohmann::json machine_state_json(const MachineState& s) {
   return j;
 }
 
+nlohmann::json binding_json(const ProcessBinding& b) {
+  nlohmann::json j;
+  j["affinity"] = b.affinity.to_list();
+  j["cgroup"] = b.cgroup.to_list();
+  j["machine"] = b.machine.to_list();
+  j["launcher"] = b.launcher.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.launcher);
+  j["narrower"] = b.narrower;
+  j["confined"] = b.confined;
+  j["finding"] = b.finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.finding);
+  return j;
+}
+
 }  // namespace threadmap::render

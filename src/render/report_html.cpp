@@ -10,6 +10,7 @@
 
 #include "src/latency/compare.hpp"
 #include "src/render/bench_view.hpp"
+#include "src/render/device_view.hpp"
 #include "src/render/html_page.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
@@ -146,9 +147,14 @@ std::string glance_section(const MachineReport& r) {
     smt[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(smt[0])));
     items.push_back(smt);
   }
-  std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n<p class=\"" +
-                    std::string(r.machine_state && r.machine_state->busy() ? "warn" : "note") +
-                    "\">" + html::escape(machine_line(r)) + "</p>\n";
+  std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n";
+  // Bound to a corner of the machine: every number below is about that corner.
+  if (r.binding && !r.binding->finding.empty())
+    out += "<p class=\"warn\" id=\"binding\">" +
+           html::escape("This report's process: " + r.binding->finding + ".") + "</p>\n";
+  out += "<p class=\"" +
+         std::string(r.machine_state && r.machine_state->busy() ? "warn" : "note") +
+         "\">" + html::escape(machine_line(r)) + "</p>\n";
   out += glance_list(items);
   // A matrix this report did not measure is a separate story, told under its own label.
   if (loaded)
@@ -173,6 +179,7 @@ std::string topology_section(const MachineReport& r) {
       {0, 1, 2, 3, 4, 5, 6});
   out += "<p>CPUs this process may use: <code>" + html::escape(r.usable_cpus) +
          "</code> (cgroup cpuset and affinity). Source: hwloc, this machine.</p>\n";
+  out += device_table_html(r.devices);
   out +=
       "<details><summary>Topology tree (as <code>threadmap topo</code> prints "
       "it)</summary>\n<pre>" +

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "src/core/devices.hpp"
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 #include "src/experiments/bench_result.hpp"
 #include "src/experiments/experiments.hpp"
 #include "src/latency/compare.hpp"
@@ -106,7 +108,12 @@ struct MachineReport {
   bool quick = false;
   std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
   PartStatus topology_status;
+  DeviceInventory devices;  ///< GPUs, NICs, NVMe drives with their locality (docs/gpu.md)
   std::string usable_cpus;
+  /// This process's binding against its cgroup; a launcher's narrower binding (srun's task
+  /// binding, mpirun's --bind-to core) is the first line of the terminal output and the page.
+  /// Absent when the topology could not be read.
+  std::optional<ProcessBinding> binding;
   LatencyPart latency;
   AdvicePart advice;
   std::vector<BenchResult> benches;      ///< in experiments::benches() order
@@ -126,6 +133,8 @@ struct ReportOptions {
   SpawnOptions spawn_tools;  ///< where bin/threadmap-spawn and the cache library are
   /// Progress lines ("[3/8] measuring core-to-core latency"); may be empty.
   std::function<void(const std::string&)> progress;
+  /// A line to show before anything is measured (the binding finding); may be empty.
+  std::function<void(const std::string&)> warning;
   /// Latency measurement progress (pairs done), for a live display; may be empty.
   std::function<void(const latency::Progress&)> latency_progress;
   /// The time budget in seconds that the parts share (report_budget.hpp: topology, latency,

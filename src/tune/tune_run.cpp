@@ -98,8 +98,10 @@ Result<std::vector<os::LaunchSpec>> prepare_candidates(const CandidateSet& set, 
     } else if (c.is_os()) {
       launch.argv = c.request.command;
     } else {
-      auto prepared = apply::prepare_run(c.request);
+      std::string whole_process;  // a static program: placed as a whole process, said once
+      auto prepared = apply::prepare_run(c.request, nullptr, nullptr, nullptr, &whole_process);
       if (!prepared) return prepared.error().with_context("candidate " + c.name);
+      if (!whole_process.empty()) r.notes.push_back("candidate " + c.name + ": " + whole_process);
       launch = *prepared;
     }
     launches.push_back(std::move(launch));
