@@ -111,7 +111,8 @@ CpuSet cpus_of_rules(const PinRules& rules) {
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note, std::optional<plan::PlanFile>* plan_read,
+                                   std::string* memory_note,
+                                   std::optional<plan::PlanFile>* plan_read,
                                    std::string* placement_note) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
