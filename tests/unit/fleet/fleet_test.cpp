@@ -91,7 +91,7 @@ fleet::HostRecord vm(const std::string& name, double latency_ns, double spawn_us
 
 }  // namespace
 
-// Issue 24: unstable and busy measurements are set aside, not outliers; a metric whose repeats
+// Unstable and busy measurements are set aside, not outliers; a metric whose repeats
 // vary more than the rules accept is not compared; configuration still is.
 TEST(FleetNoise, UnstableAndBusyAreSetAsideNotOutliers) {
   std::vector<fleet::HostRecord> hosts;
