@@ -1,5 +1,7 @@
 #include "src/cluster/gpu_share.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "src/cluster/rank_gpus.hpp"
@@ -117,7 +119,22 @@ Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Dev
         if (std::find(groups[i].begin(), groups[i].end(), assigned->mine.front()) !=
             groups[i].end())
           mine = i;
-      where = {static_cast<int>(groups.size()), static_cast<int>(mine)};
+      // More ranks on the node than GPUs to give each its own: the launcher made ranks share
+      // GPUs (one CUDA_VISIBLE_DEVICES for several). Each rank sees only its own variables, so
+      // the sharers are counted from the node's ranks and GPUs, local rank r driving GPU r mod
+      // the GPUs (the round-robin launchers and their wrapper scripts use), and the GPU's
+      // CPUs are split between them instead of given whole to each.
+      const int slots =
+          std::max(1, static_cast<int>(compute_gpus(devices).size() / std::max<size_t>(per, 1)));
+      const int sharers = id.local_size > slots ? (id.local_size + slots - 1) / slots : 1;
+      const int slot = std::min(id.local_rank / slots, sharers - 1);
+      if (sharers > 1)
+        p.notes.push_back(fmt::format(
+            "{} ranks on this node and {} GPU slot(s): ranks share their GPU, so its local CPUs "
+            "are split between the {} ranks taken to drive it (local rank r drives GPU r mod "
+            "{}); this rank takes part {}",
+            id.local_size, slots, sharers, slots, slot + 1));
+      where = {static_cast<int>(groups.size()) * sharers, static_cast<int>(mine) * sharers + slot};
     }
     auto shares = split_shares(topo, near, where.first);
     if (!shares) return shares.error();

@@ -72,6 +72,35 @@ TEST(GpuShare, AGpuAloneOnItsDomainGetsAllOfIt) {
   EXPECT_TRUE(own->share.cpus.is_subset_of(*CpuSet::parse_list("80-81,88-89,96-97,104-105")));
 }
 
+TEST(GpuShare, RanksTheLauncherMadeShareAGpuSplitItsCpus) {
+  // Eight ranks, four GPUs, CUDA_VISIBLE_DEVICES = local rank mod 4 (a round-robin launcher):
+  // ranks 0 and 4 both drive GPU 0 and must not both take all of its local CPUs (seen on a
+  // one-GPU server: two ranks given GPU 0 both pinned their main thread to its first CPU).
+  Topology t = load("ibm-power8-4x-p100");
+  std::vector<Device> devices = devices_from_hwloc(t);
+  const CpuSet all = t.allowed_cpus();
+  std::vector<GpuPlacement> ranks;
+  for (int r = 0; r < 8; ++r) {
+    auto p = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", std::to_string(r % 4)}},
+                             rank(r, 8, "slurm"), 1, all, all);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    ranks.push_back(*p);
+  }
+  const CpuSet node0 = *CpuSet::parse_list("0-1,8-9,16-17,24-25");
+  CpuSet seen;
+  for (int r : {0, 1, 4, 5}) {
+    EXPECT_TRUE(ranks[r].share.cpus.is_subset_of(node0)) << r << ": " << ranks[r].share.how;
+    EXPECT_TRUE((seen & ranks[r].share.cpus).empty()) << r << " overlaps: " << ranks[r].share.how;
+    seen |= ranks[r].share.cpus;
+  }
+  EXPECT_EQ(seen, node0);
+  EXPECT_EQ(ranks[0].gpus[0].index, ranks[4].gpus[0].index);
+  bool said = false;
+  for (const std::string& n : ranks[4].notes)
+    said |= n.find("ranks share their GPU") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(GpuShare, TheLaunchersBindingIsKept) {
   Topology t = load("ibm-power8-4x-p100");
   std::vector<Device> devices = devices_from_hwloc(t);
