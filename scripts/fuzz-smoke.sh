@@ -11,7 +11,12 @@ if [ -z "$cc" ] || [ -z "$cxx" ]; then
   echo "fuzz-smoke: clang not installed (scripts/setup.sh installs it)" >&2
   exit 1
 fi
-cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+  "${launcher[@]}" >/dev/null
 cmake --build build-fuzz
 for target in fuzz_cpu_list fuzz_pin_config fuzz_spec fuzz_latency_matrix fuzz_cache_options \
   fuzz_cache_stats; do

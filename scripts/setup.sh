@@ -4,18 +4,19 @@
 # Needs root or sudo only when something must be installed.
 set -euo pipefail
 
-# clang, its fuzzer runtime and clang-format serve the checks in .ci/run (fuzz smoke test, format).
+# clang, its fuzzer runtime and clang-format serve the checks in .ci/run (fuzz smoke test, format);
+# ccache keeps compiled objects between builds (CMakeLists.txt uses it when it is installed).
 # Open MPI and Slurm (with munge) are the real launchers the cluster tests start jobs under;
 # Chromium renders the HTML report in the layout tests.
 packages=(cmake ninja-build g++ gcc pkg-config hwloc libhwloc-dev libcli11-dev nlohmann-json3-dev
           libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libcairo2-dev python3
-          clang clang-format libclang-rt-14-dev
+          clang clang-format libclang-rt-14-dev ccache
           openmpi-bin libopenmpi-dev slurm-wlm munge chromium)
 
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "threadmap setup: no apt-get here. Install the equivalents, then build:" >&2
-  echo "  dnf install cmake ninja-build gcc-c++ pkgconf hwloc hwloc-devel cli11-devel json-devel fmt-devel gtest-devel gmock-devel google-benchmark-devel cairo-devel clang clang-tools-extra compiler-rt openmpi openmpi-devel slurm slurm-slurmctld slurm-slurmd munge chromium" >&2
-  echo "  pacman -S cmake ninja gcc pkgconf hwloc cli11 nlohmann-json fmt gtest benchmark cairo clang compiler-rt openmpi slurm-llnl munge chromium" >&2
+  echo "  dnf install cmake ninja-build gcc-c++ pkgconf hwloc hwloc-devel cli11-devel json-devel fmt-devel gtest-devel gmock-devel google-benchmark-devel cairo-devel clang clang-tools-extra compiler-rt ccache openmpi openmpi-devel slurm slurm-slurmctld slurm-slurmd munge chromium" >&2
+  echo "  pacman -S cmake ninja gcc pkgconf hwloc cli11 nlohmann-json fmt gtest benchmark cairo clang compiler-rt ccache openmpi slurm-llnl munge chromium" >&2
   exit 1
 fi
 

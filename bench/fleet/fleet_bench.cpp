@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "src/fleet/fleet_compare.hpp"
-#include "src/render/report_json.hpp"
 #include "tests/unit/fleet/synthetic_fleet.hpp"
 
 namespace {
@@ -39,7 +38,7 @@ void BM_LoadFleet(benchmark::State& state) {
   int read = 0;
   size_t outliers = 0;
   for (auto _ : state) {
-    auto report = threadmap::fleet::load_fleet(dir, threadmap::render::parse_host_record);
+    auto report = threadmap::fleet::load_fleet(dir);
     if (!report) {
       state.SkipWithError(report.error().message.c_str());
       return;

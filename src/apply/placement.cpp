@@ -27,7 +27,7 @@ std::string literal_glob(const std::string& name) {
 
 }  // namespace
 
-PinRules rules_from_plan(const PlanFile& plan, bool by_name) {
+PinRules rules_from_plan(const plan::PlanFile& plan, bool by_name) {
   PinRules rules;
   for (const PlannedThread& planned : plan.assignments) {
     if (planned.thread == "main") {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "src/apply/pin_env.hpp"
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
 
@@ -27,7 +27,7 @@ inline constexpr size_t kMaxThreadName = 15;
 /// main thread's and the creation-order slots' are set when the thread starts, a by-name
 /// thread's when it names itself (a thread's memory policy can only be set by the thread
 /// itself).
-PinRules rules_from_plan(const PlanFile& plan, bool by_name);
+PinRules rules_from_plan(const plan::PlanFile& plan, bool by_name);
 
 /// Adds skip items: digits = creation index ("0" = first thread created), "lib:GLOB" = start
 /// routine library (e.g. "lib:libgomp*"), anything else = thread-name glob. EINVAL, naming the

@@ -1,6 +1,6 @@
 #include "src/apply/program_run.hpp"
 
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 
 namespace threadmap::apply {
 
@@ -28,8 +28,8 @@ Result<ProgramOutcome> run_program(const os::LaunchSpec& launch,
   return outcome;
 }
 
-monitor::WatchSettings watch_settings(int interval_ms, double duration_s, const PlanFile* plan,
-                                      bool by_name) {
+monitor::WatchSettings watch_settings(int interval_ms, double duration_s,
+                                      const plan::PlanFile* plan, bool by_name) {
   monitor::WatchSettings s;
   s.interval_ms = interval_ms;
   s.duration_s = duration_s;
@@ -41,8 +41,9 @@ monitor::WatchSettings watch_settings(int interval_ms, double duration_s, const 
 Result<monitor::WatchSettings> watch_settings(int interval_ms, double duration_s,
                                               const std::string& plan_path, bool by_name) {
   if (plan_path.empty())
-    return watch_settings(interval_ms, duration_s, static_cast<const PlanFile*>(nullptr), by_name);
-  auto plan = read_plan_file(plan_path);
+    return watch_settings(interval_ms, duration_s, static_cast<const plan::PlanFile*>(nullptr),
+                          by_name);
+  auto plan = plan::read_plan_file(plan_path);
   if (!plan) return plan.error();
   return watch_settings(interval_ms, duration_s, &*plan, by_name);
 }

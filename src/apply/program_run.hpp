@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "src/apply/plan_file.hpp"
 #include "src/monitor/watch_session.hpp"
 #include "src/os/process.hpp"
+#include "src/plan/plan_file.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::apply {
@@ -32,8 +32,8 @@ Result<ProgramOutcome> run_program(const os::LaunchSpec& launch,
 Result<monitor::WatchSettings> watch_settings(int interval_ms, double duration_s,
                                               const std::string& plan_path, bool by_name);
 /// The same from a plan already read (nullptr: no plan); cannot fail.
-monitor::WatchSettings watch_settings(int interval_ms, double duration_s, const PlanFile* plan,
-                                      bool by_name);
+monitor::WatchSettings watch_settings(int interval_ms, double duration_s,
+                                      const plan::PlanFile* plan, bool by_name);
 
 /// The exit status of a threadmap command that ran a program: the program's status when it
 /// failed (it is what scripts test), else 1 when our own part (watching, writing results)

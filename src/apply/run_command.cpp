@@ -46,7 +46,7 @@ PreparedRun prepare_command(const RunCommand& command, bool watch_for_record) {
   RunField field = RunField::none;
   std::string memory_note;
   // The plan is read once, by prepare_run: for pinning, and with a watch for checking.
-  std::optional<PlanFile> plan;
+  std::optional<plan::PlanFile> plan;
   std::string placement_note;
   auto launch = prepare_run(request, &field, &memory_note, &plan, &placement_note);
   if (!launch) {

@@ -3,9 +3,9 @@
 #include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
-#include "src/apply/plan_file.hpp"
 #include "src/apply/static_program.hpp"
 #include "src/os/install_layout.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
 
@@ -13,11 +13,12 @@ namespace threadmap::apply {
 namespace {
 
 Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field,
-                             std::optional<PlanFile>* plan_read) {
+                             std::optional<plan::PlanFile>* plan_read) {
   PinRules rules;
   if (!r.plan_path.empty()) {
     field = RunField::plan;
-    Result<PlanFile> plan = r.plan ? Result<PlanFile>(*r.plan) : read_plan_file(r.plan_path);
+    Result<plan::PlanFile> plan =
+        r.plan ? Result<plan::PlanFile>(*r.plan) : plan::read_plan_file(r.plan_path);
     if (!plan) return plan.error();
     if (plan_read) *plan_read = *plan;
     if (!r.within.empty()) {
@@ -110,7 +111,8 @@ CpuSet cpus_of_rules(const PinRules& rules) {
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note, std::optional<PlanFile>* plan_read,
+                                   std::string* memory_note,
+                                   std::optional<plan::PlanFile>* plan_read,
                                    std::string* placement_note) {
   RunField field = RunField::none;
   auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {

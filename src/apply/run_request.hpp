@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "src/apply/plan_file.hpp"
 #include "src/os/process.hpp"
+#include "src/plan/plan_file.hpp"
 #include "threadmap/cpuset.hpp"
 #include "threadmap/result.hpp"
 
@@ -20,7 +20,7 @@ struct RunRequest {
   std::string plan_path;  ///< plan JSON (threadmap.plan/1), or empty
   /// The plan at plan_path when the caller read it already (tune reads it to build its
   /// candidates); empty: prepare_run reads plan_path itself.
-  std::optional<PlanFile> plan;
+  std::optional<plan::PlanFile> plan;
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty
   std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin
@@ -59,7 +59,7 @@ enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ran
 /// `placement_note`, when given, receives the warning line that says so (empty otherwise).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
                                    std::string* memory_note = nullptr,
-                                   std::optional<PlanFile>* plan_read = nullptr,
+                                   std::optional<plan::PlanFile>* plan_read = nullptr,
                                    std::string* placement_note = nullptr);
 
 }  // namespace threadmap::apply

@@ -7,7 +7,6 @@
 #include "src/cli/outputs.hpp"
 #include "src/fleet/fleet_compare.hpp"
 #include "src/render/fleet_view.hpp"
-#include "src/render/report_json.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -27,7 +26,7 @@ int run_fleet(const FleetOptions& opt) {
   out.declare("--json", &opt.json_path);
   out.declare("--html", &opt.html_path);
   if (auto st = out.check(); !st) return reject(st.error().with_context("fleet"));
-  auto fleet_report = fleet::load_fleet(opt.dir, render::parse_host_record);
+  auto fleet_report = fleet::load_fleet(opt.dir);
   if (!fleet_report) return fail(fleet_report.error().with_context("fleet"));
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";
   if (out.wanted(&opt.json_path))

@@ -4,12 +4,12 @@
 #include <memory>
 #include <optional>
 
-#include "src/apply/plan_file.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/cluster/rank_export.hpp"
 #include "src/cluster/rank_plan.hpp"
 #include "src/plan/export.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/plan_request.hpp"
 #include "src/plan/spec.hpp"
 #include "src/render/gpu_plan_view.hpp"
@@ -163,13 +163,13 @@ int run_plan(const PlanOptions& opt) {
   if (planned.refused) return fail(with_flag(*planned.refused, planned.refused_field));
 
   const plan::Plan& made = planned.plan;
-  out.set(&opt.output, apply::plan_json(made).dump(2) + "\n");
+  out.set(&opt.output, plan::plan_json(made).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (format)
     print(plan::export_plan(made, *format, planned.topology ? &*planned.topology : nullptr));
   else if (opt.json) {
     if (opt.output.empty())  // with -o FILE the JSON goes there, once
-      print(apply::plan_json(made).dump(2) + "\n");
+      print(plan::plan_json(made).dump(2) + "\n");
   } else {
     print(render::plan_text(made));
   }

@@ -66,7 +66,7 @@ const char* share_source_name(ShareSource source);
 
 /// The record as the JSON text written to DIR/<host>.<rank>.json ("threadmap.rank/1"). The
 /// reader and the writer of this data file live together here, so they cannot drift apart
-/// (as apply/plan_file reads what `plan --json` writes).
+/// (as plan/plan_file reads what `plan --json` writes).
 std::string rank_record_to_json(const RankRecord& record);
 
 /// One thread of a rank as its watch saw it: where it ran, when.

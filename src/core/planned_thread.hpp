@@ -1,5 +1,5 @@
 // One entry of a placement plan: what the planner produces (plan::Plan's assignments, with the
-// reason for each choice), what apply/plan_file writes as the "assignments" of a
+// reason for each choice), what plan/plan_file writes as the "assignments" of a
 // threadmap.plan/1 file and reads back, and what `run` pins and `watch` checks. One type for the
 // whole path, so a plan made, written, read and applied is the same value throughout.
 #pragma once

@@ -254,8 +254,7 @@ FleetReport compare_fleet(const std::vector<HostRecord>& hosts, const FleetRules
   return report;
 }
 
-Result<FleetReport> load_fleet(const std::string& dir, const HostRecordParser& parse,
-                               const FleetRules& rules) {
+Result<FleetReport> load_fleet(const std::string& dir, const FleetRules& rules) {
   auto names = os::list_directory(dir);
   if (!names) return names.error();
   std::vector<std::string> files;
@@ -274,7 +273,7 @@ Result<FleetReport> load_fleet(const std::string& dir, const HostRecordParser& p
   auto work = [&](size_t first) {
     for (size_t i = first; i < files.size(); i += workers) {
       auto text = os::read_file(files[i]);
-      parsed[i] = text ? parse(*text, files[i]) : Result<HostRecord>(text.error());
+      parsed[i] = text ? parse_host_record(*text, files[i]) : Result<HostRecord>(text.error());
     }
   };
   std::vector<std::thread> pool;

@@ -74,7 +74,7 @@ struct FleetReport {
 /// least `min_hosts_for_noise` comparable hosts, `noise_sigmas` robust sigmas (1.4826 x the
 /// median absolute deviation of the logs), never under the `*_min_ratio`; in smaller groups the
 /// documented defaults `*_default_ratio`, as large as repeats of one 2-vCPU KVM guest moved
-/// (a CPU hog beside one run moved contention/one-core 3.9x; issue 24 saw latency move 3x in
+/// (a CPU hog beside one run moved contention/one-core 3.9x; latency moved 3x on a cloud VM in
 /// runs whose matrix did not hold still, which `stability` now sets aside). Ten hosts are
 /// needed before a median absolute deviation says anything about how far a single repeat
 /// strays: six repeats of this VM had five within 10% and one 1.6x off. A metric whose repeats vary
@@ -98,7 +98,6 @@ FleetReport compare_fleet(const std::vector<HostRecord>& hosts, const FleetRules
 /// Reads DIR/<host>/report.json (what `report --out DIR/%h` writes) and DIR/<name>.json files,
 /// then compares them. A file that is not a report is listed in `unreadable` and the others
 /// proceed. Fails when DIR cannot be listed, or holds no report at all.
-Result<FleetReport> load_fleet(const std::string& dir, const HostRecordParser& parse,
-                               const FleetRules& rules = {});
+Result<FleetReport> load_fleet(const std::string& dir, const FleetRules& rules = {});
 
 }  // namespace threadmap::fleet

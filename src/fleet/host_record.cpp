@@ -1,4 +1,4 @@
-// `report --out DIR/%h`: the host-name pattern. (The report reader is render/report_json.)
+// `report --out DIR/%h`: the host-name pattern. (The report reader is report_reader.cpp.)
 #include "src/fleet/host_record.hpp"
 
 namespace threadmap::fleet {

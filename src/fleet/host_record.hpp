@@ -1,10 +1,10 @@
 // What `threadmap fleet` compares about one host, read from its machine report
-// (threadmap.report/1, as `threadmap report --out DIR/%h` writes it). The reader lives with the
-// report's writer in render/report_json (one home per data format; the report is assembled
-// there from the topology, latency, bench and machine-state documents); fleet is handed it.
+// (threadmap.report/1, as `threadmap report --out DIR/%h` writes it). fleet owns the reader
+// (report_reader.cpp): the report is read back only to compare hosts. Its writer is a view
+// (render/report_json: the report is drawn from the topology, latency, bench and machine-state
+// documents there); a round-trip test binds the two (tests/unit/report/report_json_test.cpp).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,11 +41,10 @@ struct HostRecord {
   std::string machine_summary;
 };
 
-/// Parses a report's JSON text; `file` names it in errors (EINVAL: not a threadmap.report/1).
-/// render::parse_host_record is the one implementation; load_fleet takes it as a parameter
-/// because render sits above fleet.
-using HostRecordParser =
-    std::function<Result<HostRecord>(const std::string& text, const std::string& file)>;
+/// Reads a report's JSON text back as the facts fleet compares; `file` names it in errors
+/// (EINVAL: not JSON, or not a threadmap.report/1, or one without a topology). Parts a report
+/// lacks (no latency, no benches, an older report) are left unknown, not refused.
+Result<HostRecord> parse_host_record(const std::string& text, const std::string& file);
 
 /// `report --out` paths: "%h" becomes `host` (the short host name), "%%" a literal '%'; any
 /// other '%' sequence is an error (EINVAL) so a typo does not become a directory name.

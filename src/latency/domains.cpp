@@ -328,9 +328,10 @@ struct SmtChoice {
 // candidate of pairs (siblings paired one to one, 2 threads per core, as on every x86 and
 // most Arm parts) wins over any coarser candidate of 4 or 8. Otherwise a small Zen CCX (4
 // cores x 2 threads joined at ~23 ns, below max_smt_ns) would be taken for SMT-8 and hide both
-// the real pairs below it and the CCX split above it (issue 24). Groups of 4/8 count only when
-// no pair candidate passes (SMT-4/8 parts). When no candidate passes, the coarsest one is a
-// core cluster (Apple clusters, Altra mesh stops): see name_cluster.
+// the real pairs below it and the CCX split above it (as on a two-CCX Zen part whose 8-CPU CCX
+// was once called "smt"). Groups of 4/8 count only when no pair candidate passes (SMT-4/8
+// parts). When no candidate passes, the coarsest one is a core cluster (Apple clusters, Altra
+// mesh stops): see name_cluster.
 SmtChoice find_smt_cut(const Linkage& link, const std::vector<std::size_t>& shaped,
                        const Matrix& matrix, const DomainThresholds& thresholds,
                        const Topology* topology) {

@@ -43,8 +43,9 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
                      Error::invalid("the CPU set '" + request.cpus + "' is empty"));
       mo.cpus = *set;
     }
-    // What the machine did around the measurement goes with it (issue 24): the neighbours' use
-    // of the measured CPUs just before, steal and runnable tasks over the run.
+    // What the machine did around the measurement goes with it, so a reader can tell a result
+    // from the day: the neighbours' use of the measured CPUs just before, steal and runnable
+    // tasks over the run.
     // A launcher that bound us to a corner of the machine is said above the matrix (and in
     // the error when that corner is too small to measure); CPUs the user chose are theirs.
     const ProcessBinding binding = this_process_binding(*here);

@@ -12,8 +12,8 @@
 
 namespace threadmap::latency {
 
-/// Whether the matrix's pairs held still while it was measured (issue 24). A matrix whose pairs
-/// move (a VM whose vCPUs the host moves between cores) has no structure to infer from.
+/// Whether the matrix's pairs held still while it was measured. A matrix whose pairs move (a VM
+/// whose vCPUs the host moves between cores) has no structure to infer from.
 struct Stability {
   std::string state = "unknown";  ///< "stable", "unstable" or "unknown" (no per-pair checks)
   std::size_t pairs_moved = 0;    ///< pairs whose passes disagreed (PairStats::unstable)
@@ -25,7 +25,7 @@ struct Stability {
 /// The rule: more than 10% of the checked pairs moved (and at least 2 of them; with a single
 /// pair, that pair) makes the structure unstable. Why 10%: on quiet real machines a few pairs of
 /// hundreds catch an interrupt in one pass (0-3% in our runs and the shared matrices' JSON), while
-/// a VM whose vCPUs float moves most pairs (102 of 120 on the 16-vCPU cloud VM of issue 24).
+/// a VM whose vCPUs float moves most pairs (102 of 120 on a 16-vCPU cloud VM).
 /// No pair checked gives "unknown". The reason states both rules (what moves a pair, and the
 /// 10% of pairs), so "11.2% apart" on a pair that did not move is not read against the 10%;
 /// `precision` (0 = not known, a loaded file) is the pair rule's threshold (0.03 = 3%).

@@ -275,8 +275,9 @@ double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
 Result<MachineModel> build_machine(const MachineInputs& given) {
   if (!given.topology && !given.matrix)
     return Error::invalid("planning needs a topology or a latency matrix");
-  // A matrix whose pairs moved between passes (issue 24) describes where the host had the vCPUs
-  // at that moment: neither its structure nor its latencies are used, the topology is.
+  // A matrix whose pairs moved between passes (a VM whose host moves its vCPUs) describes where
+  // the host had the vCPUs at that moment: neither its structure nor its latencies are used, the
+  // topology is.
   MachineInputs in = given;
   std::string not_used;
   if (given.matrix && given.matrix->stability.unstable()) {

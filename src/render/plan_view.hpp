@@ -1,6 +1,6 @@
 // Rendering a placement plan: the assignment table with a reason per thread and the cost table
 // against the hand-made baselines. The plan JSON (schema "threadmap.plan/1") has its one home
-// with its reader in apply/plan_file.
+// with its reader in plan/plan_file.
 #pragma once
 
 #include <string>

@@ -152,8 +152,7 @@ std::string glance_section(const MachineReport& r) {
   if (r.binding && !r.binding->finding.empty())
     out += "<p class=\"warn\" id=\"binding\">" +
            html::escape("This report's process: " + r.binding->finding + ".") + "</p>\n";
-  out += "<p class=\"" +
-         std::string(r.machine_state && r.machine_state->busy() ? "warn" : "note") +
+  out += "<p class=\"" + std::string(r.machine_state && r.machine_state->busy() ? "warn" : "note") +
          "\">" + html::escape(machine_line(r)) + "</p>\n";
   out += glance_list(items);
   // A matrix this report did not measure is a separate story, told under its own label.

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <sstream>
 
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
 
 namespace threadmap::tune {
@@ -125,7 +125,7 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
                                           const CpuSet& all) {
   Candidate c;
   if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
-    auto plan = apply::read_plan_file(name.substr(5));
+    auto plan = plan::read_plan_file(name.substr(5));
     if (!plan) return plan.error().with_context("candidate '" + name + "'");
     c.name = name;
     c.request.plan_path = name.substr(5);

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 
 namespace threadmap::tune {
 namespace {
@@ -107,7 +107,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       c.request.thread_cache = true;
       c.meaning = "each rank's threads compact in its share, with the thread cache";
     } else if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
-      auto plan = apply::read_plan_file(name.substr(5));
+      auto plan = plan::read_plan_file(name.substr(5));
       if (!plan) return plan.error().with_context("candidate '" + name + "'");
       c.request.plan_path = name.substr(5);
       c.meaning = "the plan " + c.request.plan_path + " in every rank (its CPUs inside the share)";

@@ -140,8 +140,8 @@ TEST(BenchCli, PingpongWithARequestedPair) {
 }
 
 TEST(BenchCli, PingpongWithALatencyFileOfAnotherMachineSaysSo) {
-  auto j =
-      run_bench_json("pingpong", "--latency " THREADMAP_TEST_DATA "/latency/AMD_Ryzen_9_7950X.csv");
+  auto j = run_bench_json("pingpong", std::string("--latency ") + THREADMAP_TEST_DATA +
+                                          "/latency/AMD_Ryzen_9_7950X.csv");
   ASSERT_TRUE(j.contains("notes"));
   bool flagged = false;
   for (const auto& n : j["notes"])

@@ -7,8 +7,8 @@
  * user namespace cannot be left). Failed against the library before the retry covered
  * syscall(2) and unjoined threads. */
 #define _GNU_SOURCE 1
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/syscall.h>

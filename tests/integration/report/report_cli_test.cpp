@@ -191,9 +191,8 @@ TEST_F(Report, PageShowsEverySection) {
 TEST(ReportCli, ASavedMatrixOfAnotherMachineIsShownButNotUsedForAdvice) {
   const fs::path dir =
       fs::temp_directory_path() / ("threadmap-report-file-" + std::to_string(getpid()));
-  Ran r = run("report --quick --runs 1 --latency " THREADMAP_TEST_DATA
-              "/latency/AMD_Ryzen_9_7950X.csv --out " +
-              dir.string());
+  Ran r = run(std::string("report --quick --runs 1 --latency ") + THREADMAP_TEST_DATA +
+              "/latency/AMD_Ryzen_9_7950X.csv --out " + dir.string());
   ASSERT_EQ(r.status, 0) << r.out;
   nlohmann::json j = nlohmann::json::parse(slurp(dir / "report.json"), nullptr, false);
   const std::string html = slurp(dir / "report.html");
@@ -292,9 +291,8 @@ TEST(ReportCli, AnotherMachinesMatrixIsNotAttributedToThisMachineAtAGlance) {
   if (sysconf(_SC_NPROCESSORS_CONF) >= 128) GTEST_SKIP() << "the 128-CPU matrix may fit here";
   const fs::path dir =
       fs::temp_directory_path() / ("threadmap-report-other-" + std::to_string(getpid()));
-  Ran r = run("report --quick --runs 1 --budget 4s --latency " THREADMAP_TEST_DATA
-              "/latency/AMD_EPYC_7773X.csv --out " +
-              dir.string());
+  Ran r = run(std::string("report --quick --runs 1 --budget 4s --latency ") + THREADMAP_TEST_DATA +
+              "/latency/AMD_EPYC_7773X.csv --out " + dir.string());
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string html = slurp(dir / "report.html");
   fs::remove_all(dir);

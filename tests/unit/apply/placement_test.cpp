@@ -25,7 +25,7 @@ TEST(Rules, FromOrderGivesMainTheFirstCpuAndCyclesTheRest) {
 }
 
 TEST(Rules, FromPlanByOrderAndByName) {
-  PlanFile plan;
+  plan::PlanFile plan;
   plan.assignments = {
       {"main", CpuSet{0}}, {"a-very-long-thread-name", CpuSet{1}}, {"b", CpuSet{2}}};
   PinRules ordered = rules_from_plan(plan, false);

@@ -27,7 +27,8 @@ TEST(ProcessBinding, SlurmsTaskBindingNamesCpuBindNone) {
   EXPECT_EQ(b.launcher, "slurm");
   EXPECT_NE(b.finding.find("bound to CPU 0 of the 0-63 its cgroup allows"), std::string::npos)
       << b.finding;
-  EXPECT_NE(b.finding.find("salloc --exclusive srun --cpu-bind=none"), std::string::npos) << b.finding;
+  EXPECT_NE(b.finding.find("salloc --exclusive srun --cpu-bind=none"), std::string::npos)
+      << b.finding;
   EXPECT_NE(b.finding.find("measures 1 CPU of the 64"), std::string::npos) << b.finding;
 }
 

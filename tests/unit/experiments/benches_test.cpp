@@ -181,7 +181,8 @@ TEST_F(Benches, ZeroRunsIsRejected) {
 }
 
 TEST_F(Benches, ATopologyFileCannotBeBenchmarked) {
-  auto xml = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/amd-2x-epyc7763-zen3.xml");
+  auto xml =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc7763-zen3.xml");
   ASSERT_TRUE(xml);
   auto r = run_contention(*xml, options_);
   ASSERT_FALSE(r);

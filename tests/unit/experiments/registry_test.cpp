@@ -21,7 +21,8 @@ TEST(Registry, HoldsTheFiveSeedExperimentsInReportOrder) {
 
 TEST(Registry, UnknownNameIsOneErrorListingTheNames) {
   EXPECT_EQ(find_bench("pong"), nullptr);
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   ASSERT_TRUE(topo);
   auto r = run_bench("pong", *topo, BenchRequest{});
   ASSERT_FALSE(r);
@@ -31,7 +32,8 @@ TEST(Registry, UnknownNameIsOneErrorListingTheNames) {
 
 TEST(Registry, BenchesRefuseATopologyFile) {
   // Dispatch reaches the bench: a topology file cannot be benchmarked, and the bench says so.
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   ASSERT_TRUE(topo);
   BenchRequest request;
   request.options.quick = true;

@@ -91,7 +91,8 @@ TEST(Placement, CoreSlotsAreTheSiblingsOrTheCpuAlone) {
 }
 
 TEST(Placement, SingleCpuHasNoPairs) {
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   ASSERT_TRUE(topo);
   CpuSet one{topo->allowed_cpus().first()};
   EXPECT_FALSE(farthest_pair(*topo, one));

@@ -88,7 +88,8 @@ TEST(VariantPlans, SmtRunsSiblingRowsExactlyWhereThereIsSmt) {
 }
 
 TEST(VariantPlans, OneUsableCpuLeavesNothingToSplit) {
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/amd-2x-epyc9654-zen4.xml");
+  auto topo =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc9654-zen4.xml");
   ASSERT_TRUE(topo);
   VariantPlan plan = plan_contention(*topo, CpuSet{5});
   EXPECT_FALSE(find(plan, "far-apart").available);

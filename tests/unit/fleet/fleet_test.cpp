@@ -10,7 +10,6 @@
 #include <set>
 
 #include "src/fleet/fleet_compare.hpp"
-#include "src/render/report_json.hpp"
 #include "tests/unit/fleet/synthetic_fleet.hpp"
 
 using namespace threadmap;
@@ -29,7 +28,7 @@ std::set<std::pair<std::string, std::string>> found(const fleet::FleetReport& r)
 TEST(Fleet, PlantedOutliersAreFoundAndNothingElse) {
   tm_test::SyntheticFleet fleet;
   tm_test::build(fleet, tm_test::machines(20));
-  auto r = fleet::load_fleet(fleet.dir.string(), render::parse_host_record);
+  auto r = fleet::load_fleet(fleet.dir.string());
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->hosts, 4 * 20 + 5 * 20 + 16 + 4);
   EXPECT_EQ(r->groups.size(), 4u);
@@ -55,7 +54,7 @@ TEST(Fleet, TenThousandHostsAllReadAndCompared) {
 #endif
   tm_test::build(fleet, tm_test::machines(scale));
   const auto start = std::chrono::steady_clock::now();
-  auto r = fleet::load_fleet(fleet.dir.string(), render::parse_host_record);
+  auto r = fleet::load_fleet(fleet.dir.string());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r) << r.error().message;
@@ -92,7 +91,7 @@ fleet::HostRecord vm(const std::string& name, double latency_ns, double spawn_us
 
 }  // namespace
 
-// Issue 24: unstable and busy measurements are set aside, not outliers; a metric whose repeats
+// Unstable and busy measurements are set aside, not outliers; a metric whose repeats
 // vary more than the rules accept is not compared; configuration still is.
 TEST(FleetNoise, UnstableAndBusyAreSetAsideNotOutliers) {
   std::vector<fleet::HostRecord> hosts;

@@ -16,7 +16,7 @@ using threadmap::latency::Matrix;
 
 namespace {
 
-const std::string kData = THREADMAP_TEST_DATA "/latency/";
+const std::string kData = std::string(THREADMAP_TEST_DATA) + "/latency/";
 
 Matrix load(const std::string& file) {
   auto m = load_matrix(kData + file);

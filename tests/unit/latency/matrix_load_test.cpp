@@ -12,7 +12,7 @@ using threadmap::latency::parse_matrix_text;
 
 namespace {
 
-const std::string kData = THREADMAP_TEST_DATA "/latency/";
+const std::string kData = std::string(THREADMAP_TEST_DATA) + "/latency/";
 
 TEST(MatrixLoad, NviennotLowerTriangleBecomesSymmetric) {
   MatrixFormat format{};

@@ -48,7 +48,8 @@ TEST(PairPlan, NoRecheckMeansOnePassEach) {
 }
 
 TEST(PairPlan, QuickClassesOnTwoSocketEpycWithSmt) {
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/amd-2x-epyc9654-zen4.xml");
+  auto topo =
+      Topology::load_xml(std::string(THREADMAP_TEST_DATA) + "/topologies/amd-2x-epyc9654-zen4.xml");
   ASSERT_TRUE(topo) << topo.error().message;
   int cpu0 = topo->complete_cpus().first();
   CpuSet sib = topo->smt_siblings(cpu0) - CpuSet{cpu0};
@@ -80,8 +81,8 @@ TEST(PairPlan, QuickClassesOnTwoSocketEpycWithSmt) {
 }
 
 TEST(PairPlan, HybridClassesNameTheCpuKinds) {
-  auto topo =
-      Topology::load_xml(THREADMAP_TEST_DATA "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
   ASSERT_TRUE(topo) << topo.error().message;
   ASSERT_EQ(topo->cpu_kinds().size(), 2u);
   int a = topo->cpu_kinds()[0].cpus.first();

@@ -1,14 +1,14 @@
 // Compare like with like: on an SMT4 machine with 8 NUMA nodes (the synthetic POWER-like
 // topology) the pipeline example's plan must cost no more than any baseline that keeps the
 // same rules, and baselines that break rules (compute threads on SMT siblings) are marked
-// infeasible instead of looking cheaper.
+// infeasible instead of looking cheaper (in the plan JSON here; in the text:
+// render/plan_view_test).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "src/apply/plan_file.hpp"
-#include "src/render/plan_view.hpp"
+#include "src/plan/plan_file.hpp"
 #include "tests/unit/plan/plan_test_util.hpp"
 
 namespace threadmap::plan::test {
@@ -22,7 +22,7 @@ std::string read(const std::string& path) {
 }
 
 TEST(BaselineFairness, PlanNeverLosesToAFeasibleBaselineOnSmt4With8Nodes) {
-  Topology topo = load_topology(THREADMAP_TEST_DATA
+  Topology topo = load_topology(std::string(THREADMAP_TEST_DATA) +
                                 "/topologies/synthetic/synthetic-2pack-8numa-smt4-power-like.xml");
   ASSERT_EQ(topo.numa_nodes().size(), 8u);
   const std::string spec =
@@ -40,9 +40,7 @@ TEST(BaselineFairness, PlanNeverLosesToAFeasibleBaselineOnSmt4With8Nodes) {
   }
   // compact fills SMT4 cores: the 6 compute workers share cores there.
   EXPECT_GT(infeasible, 0);
-  const std::string text = render::plan_text(plan);
-  EXPECT_NE(text.find("infeasible"), std::string::npos) << text;
-  const auto j = apply::plan_json(plan);
+  const auto j = threadmap::plan::plan_json(plan);
   bool marked = false;
   for (const auto& [name, detail] : j["baseline_breakdown"].items())
     marked = marked || !detail["feasible"].get<bool>();

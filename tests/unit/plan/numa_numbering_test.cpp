@@ -8,7 +8,8 @@
 namespace threadmap::plan::test {
 namespace {
 
-const std::string kR740 = THREADMAP_TEST_DATA "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml";
+const std::string kR740 =
+    std::string(THREADMAP_TEST_DATA) + "/topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml";
 
 CpuSet os_node_cpus(const Topology& topo, int os_node) {
   for (const NumaNode& n : topo.numa_nodes())
@@ -42,8 +43,8 @@ TEST(NumaNumbering, ANodeTheMachineLacksIsAnErrorNamingIt) {
 }
 
 TEST(NumaNumbering, MatrixAloneSaysNumaUnknown) {
-  latency::Matrix m =
-      load_matrix(THREADMAP_TEST_DATA "/latency/Intel_R_Xeon_R_Platinum_8375C_CPU_2.90GHz.csv");
+  latency::Matrix m = load_matrix(std::string(THREADMAP_TEST_DATA) +
+                                  "/latency/Intel_R_Xeon_R_Platinum_8375C_CPU_2.90GHz.csv");
   Plan plan = plan_json(R"({"threads": [{"name": "a", "memory-node": 0},
       {"name": "b", "memory-node": 0}], "edges": [{"between": ["a", "b"], "weight": 1}]})",
                         nullptr, &m);

@@ -126,7 +126,8 @@ double luminance(std::uint32_t rgb) {
 TEST(HeatmapImage, PngShowsTheRecordedMatrixInColourOrder) {
   // 7950X: SMT siblings ~5 ns, same CCD ~15-21 ns, across the two CCDs ~70+ ns (AMD's
   // two-chiplet layout; numbers as recorded by core-to-core-latency, not by us).
-  auto m = latency::load_matrix(THREADMAP_TEST_DATA "/latency/AMD_Ryzen_9_7950X.csv");
+  auto m =
+      latency::load_matrix(std::string(THREADMAP_TEST_DATA) + "/latency/AMD_Ryzen_9_7950X.csv");
   ASSERT_TRUE(m) << m.error().message;
   const std::size_t n = m->size();
   ASSERT_GE(n, 16u);

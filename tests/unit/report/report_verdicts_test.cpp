@@ -45,7 +45,8 @@ BenchResult bench(const std::string& name, std::vector<Variant> variants,
 
 MachineReport two_vcpu_vm(bool placement_clear) {
   MachineReport r;
-  auto topo = Topology::load_xml(THREADMAP_TEST_DATA "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  auto topo = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                                 "/topologies/this-vm-kvm-2vcpu-epyc.xml");
   EXPECT_TRUE(topo) << topo.error().message;
   if (topo) r.topology = *topo;
   r.usable_cpus = "0-1";

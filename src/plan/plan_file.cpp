@@ -1,6 +1,6 @@
 // The plan JSON, both ways. The reader is strict about what `run` relies on and tolerant of
 // fields it does not use (cost, baselines, exports) so the planner can grow them.
-#include "src/apply/plan_file.hpp"
+#include "src/plan/plan_file.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -10,12 +10,15 @@
 
 #include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
+// The plan is run through tm-pin/1 (TM_PIN_CONFIG): a CPU or node it cannot carry is refused here,
+// when the plan is read, with the limits the pin library's parser uses. plan may include this one
+// header of src/preload: plain C macros that include nothing, so no layer cycle can come of it.
 #include "src/preload/common/tm_pin_limits.h"
 
-namespace threadmap::apply {
+namespace threadmap::plan {
 namespace {
 
-nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
+nlohmann::json breakdown_json(const CostBreakdown& c) {
   return {{"communication", c.communication},
           {"share_core", c.share_core},
           {"background", c.background},
@@ -31,7 +34,7 @@ nlohmann::json breakdown_json(const plan::CostBreakdown& c) {
 
 }  // namespace
 
-nlohmann::json plan_json(const plan::Plan& p) {
+nlohmann::json plan_json(const Plan& p) {
   nlohmann::json assignments = nlohmann::json::array();
   for (const auto& a : p.assignments) {
     assignments.push_back({{"thread", a.thread}, {"cpus", a.cpus.to_vector()}, {"why", a.why}});
@@ -120,4 +123,4 @@ Result<PlanFile> read_plan_file(const std::string& path) {
   return parse_plan(*text, path == "-" ? "stdin" : path);
 }
 
-}  // namespace threadmap::apply
+}  // namespace threadmap::plan
