@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "src/render/duration_text.hpp"
+#include "src/render/text_fill.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -76,7 +77,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
         matrix.size(), matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
         matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
     for (const auto& note : matrix.load_notes) out += "note: " + note + "\n";
-    return out;
+    return fill_lines(out);
   }
   const auto& m = *measurement;
   std::size_t samples = 0;
@@ -117,7 +118,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
         "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
         "modes; {}): treat their values as one observation, not a fact\n",
         unsteady, m.pairs.size(), example);
-  return out;
+  return fill_lines(out);
 }
 
 namespace {
@@ -177,12 +178,12 @@ std::string level_text(const latency::DomainAnalysis& d, std::size_t l) {
 
 std::string domains_text(const latency::DomainAnalysis& d) {
   std::string out =
-      "\nlatency domains (average-linkage clustering of the matrix; a level starts where the "
-      "merge latency jumps):\n";
-  for (std::size_t l = 0; l < d.levels.size(); ++l) out += level_text(d, l);
+      "\nlatency domains (average-linkage clustering of the matrix; a level starts where\n"
+      "the merge latency jumps):\n";
+  for (std::size_t l = 0; l < d.levels.size(); ++l) out += fill_lines(level_text(d, l), 100, 13);
   out += fmt::format("  domains for placement (CPUs sharing a cache):\n           {}\n",
                      groups_line(d.domains, 64));
-  out += fmt::format("  SMT: {} ({})\n", d.smt_found ? "yes" : "no", d.smt_reason);
+  out += fill_lines(fmt::format("  SMT: {} ({})\n", d.smt_found ? "yes" : "no", d.smt_reason));
   return out;
 }
 
@@ -232,11 +233,10 @@ std::string pairs_table(const std::vector<latency::PairStats>& pairs) {
 // promise more than the machine keeps.
 std::string precision_lines(const latency::Measurement& m) {
   std::string out;
-  std::size_t converged = 0, unsteady = 0;
+  std::size_t converged = 0;
   std::vector<double> widths, spreads;
   for (const auto& p : m.pairs) {
     converged += p.converged ? 1 : 0;
-    unsteady += p.unstable || p.multimodal ? 1 : 0;
     if (p.rechecked) spreads.push_back(between_pass_pct(p));
     if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
   }
@@ -248,30 +248,22 @@ std::string precision_lines(const latency::Measurement& m) {
         converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
         widths.back() * 100);
   }
-  std::sort(spreads.begin(), spreads.end());
-  if (!spreads.empty())
-    out += fmt::format(
-        "  between-pass spread (|pass 1 - pass 2| / mean): median {:.1f}%, worst {:.1f}%\n",
-        spreads[spreads.size() / 2], spreads.back());
-  else
+  // The between-pass spread and the warning about pairs that moved are said once, in the
+  // provenance above the matrix; here only what it cannot say.
+  if (spreads.empty())
     out +=
         "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
         "numbers move\n";
-  if (unsteady > 0)
-    out += fmt::format(
-        "  WARNING: {} of {} pairs are unstable between passes or fall into separate modes "
-        "(flags above): their numbers are one observation of a moving value, not a fact\n",
-        unsteady, m.pairs.size());
   return out;
 }
 
 std::string measurement_text(const latency::Measurement& m) {
-  std::string out = "\nmeasurement: line placement: " + m.line_placement + "\n";
+  std::string out = fill_lines("\nmeasurement: line placement: " + m.line_placement + "\n");
   if (m.pairs.size() <= 16) out += pairs_table(m.pairs);
-  out += precision_lines(m);
+  out += fill_lines(precision_lines(m), 100, 4);
   if (!m.notes.empty()) {
     out += "\nnotes:\n";
-    for (const auto& note : m.notes) out += "  - " + note + "\n";
+    for (const auto& note : m.notes) out += fill_lines("  - " + note + "\n", 100, 2);
   }
   return out;
 }
@@ -281,7 +273,7 @@ std::string measurement_text(const latency::Measurement& m) {
 std::string latency_analysis_text(const LatencyTextInput& in) {
   const auto& d = *in.domains;
   std::string out = spread_line(*in.matrix);
-  out += "\nstability: " + stability_line(in.matrix->stability) + "\n";
+  out += fill_lines("\nstability: " + stability_line(in.matrix->stability) + "\n");
   // A matrix that did not hold still gets no domains, and nothing read from them (the topology
   // comparison, the numbering); how it was measured and its notes (quick mode, the pairs that
   // moved) are still what the user needs to judge it.
