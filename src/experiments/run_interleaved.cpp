@@ -138,9 +138,18 @@ Result<int> add_rounds(RoundRunner& runner, const std::function<double()>& now, 
     }
     const double mean_round_s = (now() - planned_start) / round;
     if (now() - planned_end + mean_round_s > budget_s) {
+      const double spent_s = now() - planned_end;
       rounds.stop_reason =
-          fmt::format("time budget reached ({:.1f} s added of {:.1f} s) with a verdict unclear",
-                      now() - planned_end, budget_s);
+          budget_s <= 0 ? std::string("no time given for added rounds, with a verdict unclear")
+          : rounds.added == 0
+              ? fmt::format(
+                    "no round added: one more (~{:.2g} s) would pass the {:.2g} s "
+                    "given for added rounds, with a verdict unclear",
+                    mean_round_s, budget_s)
+              : fmt::format(
+                    "time for added rounds used ({} added in {:.2g} s of {:.2g} s), "
+                    "with a verdict unclear",
+                    rounds.added, spent_s, budget_s);
       return round;
     }
     ++round;

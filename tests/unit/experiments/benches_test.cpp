@@ -48,7 +48,10 @@ class Benches : public ::testing::Test {
       }
       EXPECT_LE(v.value.min, v.value.median);
       EXPECT_LE(v.value.median, v.value.max);
-      EXPECT_GT(v.ratio_to_baseline, 0);
+      // A reference (compared with nothing) has no ratio.
+      if (v.verdict != "reference") {
+        EXPECT_GT(v.ratio_to_baseline, 0);
+      }
       for (const ThreadPlacement& t : v.threads)
         EXPECT_TRUE(t.cpus.is_subset_of(usable_)) << t.cpus.to_list();
     }

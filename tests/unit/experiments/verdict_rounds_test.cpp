@@ -169,7 +169,8 @@ TEST(AddedRounds, NeverClearStopsAtTheTimeBudget) {
   EXPECT_EQ(r.rounds.added, 6);
   EXPECT_EQ(r.runs, 9);
   EXPECT_EQ(s.recorded_rounds_of_0, 9);
-  EXPECT_NE(r.rounds.stop_reason.find("time budget"), std::string::npos) << r.rounds.stop_reason;
+  EXPECT_NE(r.rounds.stop_reason.find("time for added rounds used (6 added in"), std::string::npos)
+      << r.rounds.stop_reason;
   EXPECT_EQ(r.variants[1].verdict, "no clear difference");
   EXPECT_LE(r.rounds.added_s, 2.0 * r.rounds.planned_s);
 }
