@@ -1,85 +1,54 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch [--follow]]
 //               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
-// Parses, hands the command to the library in one call (apply::run_command, or with --ranks /
-// --record cluster::run_rank_command: everything is checked before CMD starts) and prints what
-// it returns: the one error line, the watch summary, the exit status.
+// Parses into apply::RunOptions, has the library check them (apply::run_request) and run the
+// command in one call (cluster::run_rank_command: everything is checked before CMD starts),
+// and prints what it returns: the one error line, the watch summary, the exit status.
 #include <memory>
 
 #include "src/apply/program_run.hpp"
-#include "src/apply/run_command.hpp"
+#include "src/apply/run_options.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
-#include "src/os/process.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
 namespace {
 
-// The flag a request error is about, for the one error line.
-std::string flag_of(apply::RunField field) {
-  switch (field) {
-    case apply::RunField::plan:
-      return "--plan";
-    case apply::RunField::cpus:
-      return "--cpus";
-    case apply::RunField::policy:
-      return "--policy";
-    case apply::RunField::skip:
-      return "--skip";
-    case apply::RunField::libs:
-      return "--lib";
-    case apply::RunField::command:
-      return "command";
-    case apply::RunField::memory:
-      return "--mem";
-    case apply::RunField::ranks:
-      return "--ranks";
-    case apply::RunField::none:
-      break;
-  }
-  return "";
-}
+// What each member of the run options is called on the command line (apply::RunOptions).
+constexpr FlagOf kRunFlags[] = {
+    {"plan_path", "--plan"},   {"by_name", "--by-name"}, {"cpus", "--cpus"},
+    {"policy", "--policy"},    {"skip", "--skip"},       {"libs", "--lib"},
+    {"memory", "--mem"},       {"follow", "--follow"},   {"interval_ms", "--interval"},
+    {"ranks", "--ranks"},      {"record_dir", "--record"}, {"command", "command"},
+};
 
-// The one error line of a run that stopped before its program ran, and its exit status.
-int print_stop(const apply::RunStop& stop) {
-  if (stop.kind == apply::RunStopKind::start) {
-    fail(stop.error);
-    return os::start_failure_status(stop.error);
-  }
-  std::string flag = flag_of(stop.field);
-  Error e =
-      (flag.empty() ? stop.error : stop.error.with_context("bad " + flag)).with_context("run");
-  return stop.kind == apply::RunStopKind::usage ? usage_error(e) : fail(e);
-}
-
-int run_run(const cluster::RankRunCommand& given) {
-  cluster::RankRunCommand command = given;
-  command.run.note = [](const std::string& line) { os::write_stderr("threadmap: " + line + "\n"); };
-  command.watch_document = [](const monitor::WatchResult& w) {
+int run_run(const apply::RunOptions& options) {
+  auto command = apply::run_request(options);
+  if (!command) return fail(command.error(), kRunFlags);
+  apply::RunHooks hooks;
+  hooks.note = [](const std::string& line) { os::write_stderr("threadmap: " + line + "\n"); };
+  hooks.watch_document = [](const monitor::WatchResult& w) {
     return render::watch_json(w.summary, w.history).dump();
   };
-  const bool ranked = !command.ranks.empty() || !command.record_dir.empty();
-  apply::RunReport report =
-      ranked ? cluster::run_rank_command(command) : apply::run_command(command.run);
-  if (report.stopped) return print_stop(*report.stopped);
+  auto report = cluster::run_rank_command(*command, hooks);
+  if (!report) return fail(report.error(), kRunFlags);
   bool ours_ok = true;
-  if (report.output_error) ours_ok = fail(report.output_error->with_context("run")) == 0;
-  if (report.watched && command.run.watch) {
+  if (report->output_error) ours_ok = fail(*report->output_error) == 0;
+  if (report->watched && command->watch) {
     // The summary goes to stderr: the program's stdout stays clean.
-    ours_ok = print_watch_outcome(*report.watched, WatchOutputs{}, /*summary_to_stderr=*/true);
+    ours_ok = print_watch_outcome(*report->watched, WatchOutputs{}, /*summary_to_stderr=*/true);
   }
-  return apply::combined_exit_status(report.exit_status, ours_ok);
+  return apply::combined_exit_status(report->exit_status, ours_ok);
 }
 
 }  // namespace
 
 void add_run_command(CLI::App& app, Runner& selected) {
-  auto opt = std::make_shared<cluster::RankRunCommand>();
-  apply::RunCommand& run = opt->run;
-  apply::RunRequest& r = run.request;
+  auto opt = std::make_shared<apply::RunOptions>();
+  apply::RunOptions& r = *opt;
   auto* sub = app.add_subcommand(
       "run", "Run a program with its threads pinned (LD_PRELOAD) and/or the thread cache");
   sub->add_option("--plan", r.plan_path,
@@ -88,7 +57,7 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--cpus", r.cpus,
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
       ->check(non_empty_cpus_validator());
-  auto* policy = sub->add_option("--policy", r.policy,
+  sub->add_option("--policy", r.policy,
                                  "With --cpus: compact (default), scatter or round-robin");
   sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
@@ -108,27 +77,22 @@ void add_run_command(CLI::App& app, Runner& selected) {
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
-  sub->add_flag("--watch", run.watch, "Watch the program's threads and print a summary at exit");
-  sub->add_flag("--follow", run.follow,
+  sub->add_flag("--watch", r.watch, "Watch the program's threads and print a summary at exit");
+  sub->add_flag("--follow", r.follow,
                 "With --watch: follow the processes it starts too (forked children and what "
                 "they exec), each thread labelled with its process");
-  auto* interval =
-      sub->add_option("--interval", run.interval_ms, "With --watch: sampling interval in ms")
-          ->check(CLI::Range(10, 60000));
-  sub->add_option("--ranks", opt->ranks,
+  sub->add_option("--interval", r.interval_ms, "With --watch: sampling interval in ms")
+      ->check(CLI::Range(10, 60000));
+  sub->add_option("--ranks", r.ranks,
                   "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
                   "inside it; memory is bound to the share's NUMA nodes unless --mem is given");
-  sub->add_option("--record", opt->record_dir,
+  sub->add_option("--record", r.record_dir,
                   "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
                   "`threadmap job DIR` (DIR must exist)");
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
-  sub->callback([&selected, opt, policy, interval] {
-    opt->run.policy_given = policy->count() > 0;
-    opt->run.interval_given = interval->count() > 0;
-    selected = [opt] { return run_run(*opt); };
-  });
+  sub->callback([&selected, opt] { selected = [opt] { return run_run(*opt); }; });
 }
 
 }  // namespace threadmap::cli

@@ -40,7 +40,7 @@ Result<RankExport> parse_rank_export(std::string_view text) {
   if (text == "slurm") return RankExport::slurm;
   if (text == "rankfile") return RankExport::rankfile;
   return Error::invalid("unknown format '" + std::string(text) +
-                        "' with --ranks (slurm or rankfile)");
+                        "' for rank shares (slurm or rankfile)");
 }
 
 std::string export_ranks(const std::vector<RankShare>& shares, RankExport format,

@@ -16,18 +16,16 @@ std::string node_list(const std::vector<int>& nodes) {
 }  // namespace
 
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
-  if (!request.cpus.empty())
-    return Error::invalid(
-        "a CPU list and --ranks cannot be combined: the rank's share is the "
-        "CPU list (use --policy to order threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
+  // The rank given (or the launcher's word for it) that cannot be placed is the command line's
+  // mistake: `auto` outside a launcher, K not below N, more ranks than the node has CPUs.
   auto id = resolve_ranks(ranks, env);
-  if (!id) return id.error();
+  if (!id) return id.error().as_bad_input("ranks");
   auto topo = Topology::load_this_machine();
   if (!topo) return topo.error();
   auto share = take_share(*topo, *id);
-  if (!share) return share.error();
+  if (!share) return share.error().as_bad_input("ranks");
   RankPlacement placement;
   placement.host = os::host_name();
   placement.id = *id;

@@ -25,8 +25,9 @@ struct RankPlacement {
 /// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,
 /// takes the share, and rewrites `request`: with no plan the threads are spread over the share
 /// (request.cpus = the share, by request.policy); with a plan, its CPUs must lie inside the
-/// share (request.within); with no --mem, memory is bound to the share's NUMA nodes. A CPU list
-/// (--cpus) cannot be combined with --ranks (EINVAL). The calling thread is pinned to the share,
+/// share (request.within); with no memory policy, memory is bound to the share's NUMA nodes.
+/// `request` has no CPU list (apply::run_request refuses one with ranks). A rank that cannot be
+/// known or placed is Fault::input about `ranks`. The calling thread is pinned to the share,
 /// so a program started afterwards begins inside it (before any preload constructor runs).
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks);
 
