@@ -44,15 +44,15 @@ struct Error {
 
   /// Builds an error from a POSIX errno value and a message (the work's fault).
   static Error from_errno(int errno_value, std::string msg) {
-    return Error{std::error_code(errno_value, std::generic_category()), std::move(msg), {},
-                 Fault::work};
+    return Error{
+        std::error_code(errno_value, std::generic_category()), std::move(msg), {}, Fault::work};
   }
   /// Builds an EINVAL error with a message: something read was invalid (a malformed file, a
   /// value a library was handed). The work's fault until a caller says the value was given
   /// (as_bad_input).
   static Error invalid(std::string msg) {
-    return Error{std::make_error_code(std::errc::invalid_argument), std::move(msg), {},
-                 Fault::work};
+    return Error{
+        std::make_error_code(std::errc::invalid_argument), std::move(msg), {}, Fault::work};
   }
   /// Builds an EINVAL error about request member `member`: the value given there, or its
   /// combination with another, can never work (Fault::input).
@@ -62,9 +62,7 @@ struct Error {
   }
   /// Returns a copy about request member `member`, its fault kept: a file the member names that
   /// cannot be read stays the work's fault.
-  Error about(std::string member) const {
-    return Error{code, message, std::move(member), fault};
-  }
+  Error about(std::string member) const { return Error{code, message, std::move(member), fault}; }
   /// Returns a copy about request member `member` whose fault is the value given there
   /// (Fault::input): it was read and cannot work.
   Error as_bad_input(std::string member) const {

@@ -32,8 +32,7 @@ Result<PinReport> pin_command(const PinOptions& given) {
   if (!process) return process.error();
   if (*process != options.pid) {
     if (!options.threads.empty())
-      return Error::bad_input("threads", std::to_string(options.pid) +
-                                             " is a thread of process " +
+      return Error::bad_input("threads", std::to_string(options.pid) + " is a thread of process " +
                                              std::to_string(*process) +
                                              "; a thread selection is of a process's threads");
     options.threads = {std::to_string(options.pid)};
@@ -43,8 +42,8 @@ Result<PinReport> pin_command(const PinOptions& given) {
   if (!topo) return topo.error();
   auto cpus = resolve_given_cpus(*topo, options.cpus, "cpus");
   if (!cpus) return cpus.error();
-  auto outcome = pin_process_threads(options.pid, *cpus, topo->allowed_cpus(),
-                                     make_selector(options.threads));
+  auto outcome =
+      pin_process_threads(options.pid, *cpus, topo->allowed_cpus(), make_selector(options.threads));
   if (!outcome) return outcome.error();
   PinReport report;
   report.pid = options.pid;

@@ -23,9 +23,9 @@ struct PinOptions {
 
 /// What was pinned.
 struct PinReport {
-  pid_t pid = 0;       ///< the process whose threads were pinned (a thread id's process)
-  CpuSet cpus;         ///< the CPU set they were pinned to
-  PinOutcome outcome;  ///< per thread: pinned, vanished, failed; tids asked for and missing
+  pid_t pid = 0;          ///< the process whose threads were pinned (a thread id's process)
+  CpuSet cpus;            ///< the CPU set they were pinned to
+  PinOutcome outcome;     ///< per thread: pinned, vanished, failed; tids asked for and missing
   bool selected = false;  ///< threads were selected (by --threads, or one thread id given)
 };
 

@@ -23,7 +23,8 @@ Result<RunCommand> run_request(const RunOptions& o) {
                             "a CPU list cannot be combined with a rank: the rank's share is the "
                             "CPU list (a policy orders the threads inside it)");
   if (o.policy && (!o.plan_path.empty() || (o.cpus.empty() && o.ranks.empty())))
-    return Error::bad_input("policy", "a policy orders a CPU list or a rank's share, without a plan");
+    return Error::bad_input("policy",
+                            "a policy orders a CPU list or a rank's share, without a plan");
   if (!o.plan_path.empty() && !o.cpus.empty())
     return Error::bad_input("cpus", "a plan and a CPU list cannot be combined");
   if (auto st = check_by_name(o.by_name, o.plan_path); !st) return st.error();
@@ -31,8 +32,9 @@ Result<RunCommand> run_request(const RunOptions& o) {
   const bool pinning = !o.plan_path.empty() || !o.cpus.empty() || !o.libs.empty() ||
                        !o.memory.empty() || !o.ranks.empty();
   if (!pinning && !o.thread_cache)
-    return Error::bad_input("", "nothing to apply: no plan, CPUs, library rule, memory policy, "
-                                "rank or thread cache");
+    return Error::bad_input("",
+                            "nothing to apply: no plan, CPUs, library rule, memory policy, "
+                            "rank or thread cache");
 
   RunCommand checked;
   RunRequest& r = checked.request;

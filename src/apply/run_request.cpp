@@ -118,8 +118,10 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
     std::string note;
     if (auto st = add_memory(*rules, r, *topo, note); !st) return st.error();
     if (memory_note) *memory_note = note;
+    // What the rules cannot say to the pin library (CPUs this process may not use, a pattern
+    // with a separator in it, more threads than it holds) comes from the values given.
     auto config = encode_pin_config(*rules, topo->allowed_cpus());
-    if (!config) return config.error();
+    if (!config) return config.error().as_bad_input("");
     auto lib = os::find_preload_library("pin");
     if (!lib) return lib.error();
     spec.preload.push_back(*lib);

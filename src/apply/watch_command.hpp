@@ -59,7 +59,8 @@ struct WatchReport {
 /// (which ends the watch, not threadmap), or starts `command.command` and watches it to its end
 /// (a program that cannot be started is Fault::start). `on_sample`, when set, is called after
 /// every sample (the live table).
-Result<WatchReport> watch_command(const WatchCommand& command,
-                                  const std::function<void(const monitor::WatchHistory&)>& on_sample);
+Result<WatchReport> watch_command(
+    const WatchCommand& command,
+    const std::function<void(const monitor::WatchHistory&)>& on_sample);
 
 }  // namespace threadmap::apply

@@ -62,7 +62,8 @@ void add_bench_command(CLI::App& app, Runner& selected) {
                   "Runs per variant; the table shows the median "
                   "(default 5, 3 with --quick)")
       ->check(CLI::Range(1, 1000));
-  sub->add_flag("--quick", opt->given.quick, "Short mode: less work per run (a few seconds, for CI)");
+  sub->add_flag("--quick", opt->given.quick,
+                "Short mode: less work per run (a few seconds, for CI)");
   sub->add_option("--json", opt->json_file,
                   "Also write JSON (schema threadmap.bench/1) to FILE; '-' = stdout only");
   sub->add_option("--pair", opt->given.pair, "pingpong: measure only this pair of CPUs, 'A,B'");

@@ -33,9 +33,9 @@ struct LatencyCliOptions {
 
 // What each member of the latency options is called on the command line.
 constexpr FlagOf kLatencyFlags[] = {
-    {"cpus", "--cpus"},         {"method", "--method"},       {"precision_pct", "--precision"},
-    {"budget_ms", "--budget-ms"}, {"quick", "--quick"},       {"no_recheck", "--no-recheck"},
-    {"seed", "--seed"},         {"load_file", "--load"},      {"topology_file", "--topology"},
+    {"cpus", "--cpus"},           {"method", "--method"},  {"precision_pct", "--precision"},
+    {"budget_ms", "--budget-ms"}, {"quick", "--quick"},    {"no_recheck", "--no-recheck"},
+    {"seed", "--seed"},           {"load_file", "--load"}, {"topology_file", "--topology"},
 };
 
 // Progress on stderr, overwritten in place; only called when stderr is a terminal.
@@ -113,10 +113,11 @@ int run_latency(const LatencyCliOptions& opt) {
   heat.color = stdout_is_tty();
   std::string text = run->machine ? "machine: " + run->machine->summary + "\n" : std::string();
   text += render::latency_provenance(run->matrix, m);
-  text += fmt::format("rows/columns in {} order\n\n",
-                      opt.given.numeric_order ? "CPU number"
-                                        : (run->topology ? "topology (package, die, L3, core, CPU)"
-                                                         : "latency-domain"));
+  text += fmt::format(
+      "rows/columns in {} order\n\n",
+      opt.given.numeric_order
+          ? "CPU number"
+          : (run->topology ? "topology (package, die, L3, core, CPU)" : "latency-domain"));
   text += render::latency_heatmap_text(run->matrix, run->analysis.order, heat);
   render::LatencyTextInput in;
   in.matrix = &run->matrix;
@@ -147,7 +148,8 @@ void add_latency_command(CLI::App& app, Runner& selected) {
   sub->add_option("--precision", given.precision_pct,
                   "Target half-width of each pair's 95% CI of the median, in % (default 3)")
       ->check(CLI::Range(0.1, 50.0));
-  sub->add_option("--budget-ms", given.budget_ms, "Most time per pair and pass, in ms (default 100)")
+  sub->add_option("--budget-ms", given.budget_ms,
+                  "Most time per pair and pass, in ms (default 100)")
       ->check(CLI::Range(1.0, 60000.0));
   sub->add_flag("--quick", given.quick,
                 "Measure one representative pair per topology class only (and say so)");

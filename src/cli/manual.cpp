@@ -144,10 +144,17 @@ std::string main_page(const CLI::App& app) {
     out += ".TP\n.B " + roff(s->get_name()) + "\n" + roff(s->get_description()) + "\n";
   out += options_section(app);
   out +=
-      ".SH EXIT STATUS\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nThe command line was fine but the "
-      "work failed (a file unreadable, a CPU not allowed, a process gone).\n.TP\n.B 2\nThe "
-      "command line is wrong (a bad or conflicting option, a missing argument); nothing was "
-      "read, measured or run.\n";
+      ".SH EXIT STATUS\nOne rule for every subcommand: the same mistake gives the same status "
+      "and the same line everywhere.\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nThe command line "
+      "was fine but the work failed (a file unreadable or malformed, a process gone, a "
+      "measurement that could not be made).\n.TP\n.B 2\nThe command line is wrong (a value "
+      "that cannot work, such as an unknown policy or a CPU this machine lacks; options that do "
+      "not go together; a missing argument); nothing was read, measured or run.\n.TP\n.B 3\n"
+      "job and fleet with \\-\\-strict: the records or reports have findings.\n.TP\n"
+      ".B 126, 127\nrun and watch: the program could not be started (not executable, not "
+      "found), as a shell says.\n.TP\n.B 130\ntune stopped by Ctrl\\-C (what was measured "
+      "is reported).\n.PP\nrun and watch exit with the program's own status when it failed "
+      "(128 + N when signal N ended it).\n";
   out += ".SH SEE ALSO\n";
   std::string refs;
   for (const CLI::App* s : subcommands_of(app))

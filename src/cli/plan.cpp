@@ -18,12 +18,18 @@ namespace {
 
 // What each member of the plan options is called on the command line (plan::PlanOptions).
 constexpr FlagOf kPlanFlags[] = {
-    {"spec_file", "--spec"},     {"pairs", "--pairs"},
-    {"threads", "--threads"},    {"policy", "--policy"},
-    {"topology_file", "--topology"}, {"latency_file", "--latency"},
-    {"allowed", "--allowed"},    {"reserved", "--reserved"},
-    {"export_format", "--export"}, {"ranks", "--ranks"},
-    {"host", "--host"},          {"output", "--output"},
+    {"spec_file", "--spec"},
+    {"pairs", "--pairs"},
+    {"threads", "--threads"},
+    {"policy", "--policy"},
+    {"topology_file", "--topology"},
+    {"latency_file", "--latency"},
+    {"allowed", "--allowed"},
+    {"reserved", "--reserved"},
+    {"export_format", "--export"},
+    {"ranks", "--ranks"},
+    {"host", "--host"},
+    {"output", "--output"},
 };
 
 // plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,

@@ -27,8 +27,10 @@ struct ReportCliOptions {
 };
 
 // What each member of the report options is called on the command line.
-constexpr FlagOf kReportFlags[] = {
-    {"out_dir", "--out"}, {"runs", "--runs"}, {"budget", "--budget"}, {"latency_file", "--latency"}};
+constexpr FlagOf kReportFlags[] = {{"out_dir", "--out"},
+                                   {"runs", "--runs"},
+                                   {"budget", "--budget"},
+                                   {"latency_file", "--latency"}};
 
 void show_latency_progress(const latency::Progress& p) {
   std::fprintf(stderr, "\r\x1b[K      latency pair %zu/%zu (CPUs %d-%d), ETA %.0f s", p.pairs_done,

@@ -19,10 +19,10 @@ namespace {
 
 // What each member of the run options is called on the command line (apply::RunOptions).
 constexpr FlagOf kRunFlags[] = {
-    {"plan_path", "--plan"},   {"by_name", "--by-name"}, {"cpus", "--cpus"},
-    {"policy", "--policy"},    {"skip", "--skip"},       {"libs", "--lib"},
-    {"memory", "--mem"},       {"follow", "--follow"},   {"interval_ms", "--interval"},
-    {"ranks", "--ranks"},      {"record_dir", "--record"}, {"command", "command"},
+    {"plan_path", "--plan"}, {"by_name", "--by-name"},   {"cpus", "--cpus"},
+    {"policy", "--policy"},  {"skip", "--skip"},         {"libs", "--lib"},
+    {"memory", "--mem"},     {"follow", "--follow"},     {"interval_ms", "--interval"},
+    {"ranks", "--ranks"},    {"record_dir", "--record"}, {"command", "command"},
 };
 
 int run_run(const apply::RunOptions& options) {
@@ -57,8 +57,7 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--cpus", r.cpus,
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
       ->check(non_empty_cpus_validator());
-  sub->add_option("--policy", r.policy,
-                                 "With --cpus: compact (default), scatter or round-robin");
+  sub->add_option("--policy", r.policy, "With --cpus: compact (default), scatter or round-robin");
   sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
   sub->add_option("--skip", r.skip,

@@ -23,8 +23,12 @@ struct WatchCliOptions {
 
 // What each member of the watch options is called on the command line.
 constexpr FlagOf kWatchFlags[] = {
-    {"pid", "PID"},           {"follow", "--follow"},   {"interval_ms", "--interval"},
-    {"duration_s", "--duration"}, {"plan_path", "--plan"}, {"by_name", "--by-name"},
+    {"pid", "pid"},
+    {"follow", "--follow"},
+    {"interval_ms", "--interval"},
+    {"duration_s", "--duration"},
+    {"plan_path", "--plan"},
+    {"by_name", "--by-name"},
 };
 
 int run_watch(const WatchCliOptions& given) {

@@ -16,9 +16,9 @@ Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& o) {
     if (!format) return format.error().as_bad_input("export_format");
     request.format = *format;
   }
-  for (auto [member, given] : {std::pair{"latency_file", !o.latency_file.empty()},
-                               std::pair{"reserved", !o.reserved.empty()},
-                               std::pair{"output", !o.output.empty()}})
+  for (auto [member, given] :
+       {std::pair{"latency_file", !o.latency_file.empty()},
+        std::pair{"reserved", !o.reserved.empty()}, std::pair{"output", !o.output.empty()}})
     if (given)
       return Error::bad_input(member,
                               "rank shares split a node's CPUs: a latency matrix, reserved CPUs "
@@ -57,7 +57,8 @@ Result<PlanCommand> plan_command_request(const plan::PlanOptions& options) {
 Result<RankPlan> plan_ranks(const RankPlanRequest& request) {
   auto topo = request.topology_file.empty() ? Topology::load_this_machine()
                                             : Topology::load_xml(request.topology_file);
-  if (!topo) return request.topology_file.empty() ? topo.error() : topo.error().about("topology_file");
+  if (!topo)
+    return request.topology_file.empty() ? topo.error() : topo.error().about("topology_file");
   CpuSet allowed = topo->allowed_cpus();
   if (!request.allowed.empty()) {
     auto resolved = resolve_given_cpus(*topo, request.allowed, "allowed");

@@ -8,9 +8,7 @@ namespace {
 
 // "3,17" -> {3, 17}.
 Result<CpuPair> parse_pair(const std::string& text) {
-  auto bad = [&] {
-    return Error::bad_input("pair", "'" + text + "': expected two CPUs, 'A,B'");
-  };
+  auto bad = [&] { return Error::bad_input("pair", "'" + text + "': expected two CPUs, 'A,B'"); };
   auto comma = text.find(',');
   if (comma == std::string::npos) return bad();
   auto a = CpuSet::parse_list(text.substr(0, comma));
@@ -26,11 +24,13 @@ Result<BenchCommand> bench_request(const BenchCommandOptions& o) {
   command.entry = find_bench(o.name);
   if (!command.entry) return Error::bad_input("name", "unknown bench '" + o.name + "'");
   if (!command.entry->takes_pair_and_latency)
-    for (auto [member, given] : {std::pair{"pair", !o.pair.empty()},
-                                 std::pair{"latency_file", !o.latency_file.empty()}})
+    for (auto [member, given] :
+         {std::pair{"pair", !o.pair.empty()}, std::pair{"latency_file", !o.latency_file.empty()}})
       if (given)
-        return Error::bad_input(member, "a CPU pair and a latency matrix apply to 'pingpong' only, "
-                                        "not '" + o.name + "'");
+        return Error::bad_input(member,
+                                "a CPU pair and a latency matrix apply to 'pingpong' only, "
+                                "not '" +
+                                    o.name + "'");
   if (!o.pair.empty()) {
     auto pair = parse_pair(o.pair);
     if (!pair) return pair.error();

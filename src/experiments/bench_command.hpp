@@ -15,11 +15,11 @@ namespace threadmap::experiments {
 /// The options of `threadmap bench`, as given (one member per flag or positional; errors name
 /// these members in Error::input). The JSON file it writes is the CLI's output.
 struct BenchCommandOptions {
-  std::string name;                 ///< NAME: which bench
-  std::optional<int> runs;          ///< --runs N
-  bool quick = false;               ///< --quick
-  std::string pair;                 ///< --pair A,B
-  std::string latency_file;         ///< --latency FILE
+  std::string name;          ///< NAME: which bench
+  std::optional<int> runs;   ///< --runs N
+  bool quick = false;        ///< --quick
+  std::string pair;          ///< --pair A,B
+  std::string latency_file;  ///< --latency FILE
 };
 
 /// `threadmap bench` checked.

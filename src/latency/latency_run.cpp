@@ -11,8 +11,8 @@ Result<LatencyRequest> latency_request(const LatencyOptions& o) {
          {std::pair{"cpus", !o.cpus.empty()}, std::pair{"quick", o.quick},
           std::pair{"method", o.method.has_value()},
           std::pair{"precision_pct", o.precision_pct.has_value()},
-          std::pair{"budget_ms", o.budget_ms.has_value()},
-          std::pair{"no_recheck", o.no_recheck}, std::pair{"seed", o.seed.has_value()}})
+          std::pair{"budget_ms", o.budget_ms.has_value()}, std::pair{"no_recheck", o.no_recheck},
+          std::pair{"seed", o.seed.has_value()}})
       if (given)
         return Error::bad_input(member,
                                 "it chooses how to measure, and a saved matrix is not measured");

@@ -22,16 +22,16 @@ namespace threadmap::latency {
 /// per flag (named beside it); a flag not given leaves its member default-constructed. Errors
 /// name these members in Error::input. (The files it writes are the CLI's outputs.)
 struct LatencyOptions {
-  std::string cpus;                      ///< --cpus EXPR
-  std::optional<std::string> method;     ///< --method cas|two-lines
-  std::optional<double> precision_pct;   ///< --precision PCT
-  std::optional<double> budget_ms;       ///< --budget-ms MS
-  bool quick = false;                    ///< --quick
-  bool no_recheck = false;               ///< --no-recheck
-  std::optional<std::uint64_t> seed;     ///< --seed N
-  std::string load_file;                 ///< --load FILE
-  std::string topology_file;             ///< --topology FILE.xml
-  bool numeric_order = false;            ///< --numeric-order
+  std::string cpus;                     ///< --cpus EXPR
+  std::optional<std::string> method;    ///< --method cas|two-lines
+  std::optional<double> precision_pct;  ///< --precision PCT
+  std::optional<double> budget_ms;      ///< --budget-ms MS
+  bool quick = false;                   ///< --quick
+  bool no_recheck = false;              ///< --no-recheck
+  std::optional<std::uint64_t> seed;    ///< --seed N
+  std::string load_file;                ///< --load FILE
+  std::string topology_file;            ///< --topology FILE.xml
+  bool numeric_order = false;           ///< --numeric-order
 };
 
 /// The request, checked (no flag names: messages describe the value, the CLI adds the flag).

@@ -48,8 +48,7 @@ Status check_cpu_sets(const PlanRequest& request, const Topology& topology) {
 }  // namespace
 
 Status check_allowed_given(const std::optional<std::string>& allowed) {
-  if (allowed && allowed->empty())
-    return Error::bad_input("allowed", "the CPU set is empty");
+  if (allowed && allowed->empty()) return Error::bad_input("allowed", "the CPU set is empty");
   return {};
 }
 
@@ -66,8 +65,9 @@ Result<PlanRequest> plan_request(const PlanOptions& o) {
   }
   const int forms = !o.spec_file.empty() + (o.pairs > 0) + (o.threads > 0);
   if (forms == 0)
-    return Error::bad_input("", "a plan needs exactly one of a spec file, a number of pairs, a "
-                                "number of threads or a number of ranks");
+    return Error::bad_input("",
+                            "a plan needs exactly one of a spec file, a number of pairs, a "
+                            "number of threads or a number of ranks");
   if (forms > 1)
     return Error::bad_input(o.threads > 0 ? "threads" : "pairs",
                             "a plan needs exactly one of a spec file, a number of pairs or a "

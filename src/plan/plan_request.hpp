@@ -22,22 +22,22 @@ namespace threadmap::plan {
 /// member per flag (named beside it); a flag not given leaves its member default-constructed.
 /// Errors name these members in Error::input.
 struct PlanOptions {
-  std::string spec_file;                   ///< --spec FILE
-  int pairs = 0;                           ///< --pairs N
-  int threads = 0;                         ///< --threads N
-  std::optional<std::string> policy;       ///< --policy P
-  std::string topology_file;               ///< --topology FILE.xml
-  std::string latency_file;                ///< --latency FILE
-  std::optional<std::string> allowed;      ///< --allowed EXPR (given, even empty)
-  std::string reserved;                    ///< --reserved EXPR
-  bool oversubscribe = false;              ///< --oversubscribe
-  bool json = false;                       ///< --json
-  std::string export_format;               ///< --export FORMAT
-  int ranks = 0;                           ///< --ranks N
-  std::string host;                        ///< --host NAME
-  std::string output;                      ///< -o, --output FILE
-  std::optional<double> time_limit_s;      ///< --time-limit S
-  std::optional<std::uint64_t> seed;       ///< --seed N
+  std::string spec_file;               ///< --spec FILE
+  int pairs = 0;                       ///< --pairs N
+  int threads = 0;                     ///< --threads N
+  std::optional<std::string> policy;   ///< --policy P
+  std::string topology_file;           ///< --topology FILE.xml
+  std::string latency_file;            ///< --latency FILE
+  std::optional<std::string> allowed;  ///< --allowed EXPR (given, even empty)
+  std::string reserved;                ///< --reserved EXPR
+  bool oversubscribe = false;          ///< --oversubscribe
+  bool json = false;                   ///< --json
+  std::string export_format;           ///< --export FORMAT
+  int ranks = 0;                       ///< --ranks N
+  std::string host;                    ///< --host NAME
+  std::string output;                  ///< -o, --output FILE
+  std::optional<double> time_limit_s;  ///< --time-limit S
+  std::optional<std::uint64_t> seed;   ///< --seed N
 };
 
 /// A thread plan, checked: the one form of spec, its inputs and how to solve it.
