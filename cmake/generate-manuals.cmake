@@ -1,7 +1,9 @@
 # Writes the man pages and shell completion from the built threadmap itself (its hidden
 # --help-man / --help-completion modes read the same CLI11 tables as --help), so neither can
 # drift from the options. Run by the threadmap_manuals target (cmake/packaging.cmake):
-#   cmake -DTHREADMAP=bin/threadmap -DOUT=manuals [-DGZIP=/usr/bin/gzip] -P generate-manuals.cmake
+#   cmake -DTHREADMAP=bin/threadmap -DOUT=manuals [-DGZIP=/usr/bin/gzip] [-DDOCDIR=/usr/share/doc/threadmap]
+#         -P generate-manuals.cmake
+# DOCDIR is where the documents are installed: the pages' SEE ALSO names them there.
 cmake_minimum_required(VERSION 3.25)
 foreach(var THREADMAP OUT)
   if(NOT DEFINED ${var})
@@ -25,11 +27,15 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "threadmap --help-man --list failed (${rc})")
 endif()
 string(REPLACE "\n" ";" names "${names}")
+set(doc_dir_args)
+if(DOCDIR)
+  set(doc_dir_args --doc-dir ${DOCDIR})
+endif()
 set(pages ${OUT}/man1/threadmap.1)
-capture(${OUT}/man1/threadmap.1 --help-man)
+capture(${OUT}/man1/threadmap.1 --help-man ${doc_dir_args})
 foreach(name IN LISTS names)
   if(name)
-    capture(${OUT}/man1/threadmap-${name}.1 --help-man ${name})
+    capture(${OUT}/man1/threadmap-${name}.1 --help-man ${doc_dir_args} ${name})
     list(APPEND pages ${OUT}/man1/threadmap-${name}.1)
   endif()
 endforeach()

@@ -1,5 +1,6 @@
 # Packaging: man pages and shell completion written from the CLI at build time, installed beside
-# the binary, libraries, preload libraries, headers, CMake and pkg-config files; CPack turns the
+# the binary, libraries, preload libraries, headers, CMake and pkg-config files and the documents
+# (README.md, docs/ under share/doc/threadmap); CPack turns the
 # install tree into a .deb (and an .rpm where rpmbuild exists). scripts/check-package.sh builds
 # the .deb and checks it. For a distribution package configure with -DCMAKE_INSTALL_PREFIX=/usr
 # (multiarch libdir on Debian, the right fallback path compiled into `threadmap run`).
@@ -17,7 +18,8 @@ if(TARGET threadmap_cli AND THREADMAP_BUILD_MANUALS AND NOT CMAKE_CROSSCOMPILING
   add_custom_command(
     OUTPUT ${manuals}/stamp
     COMMAND ${CMAKE_COMMAND} -DTHREADMAP=$<TARGET_FILE:threadmap_cli> -DOUT=${manuals}
-            -DGZIP=${THREADMAP_GZIP} -P ${PROJECT_SOURCE_DIR}/cmake/generate-manuals.cmake
+            -DGZIP=${THREADMAP_GZIP} -DDOCDIR=${CMAKE_INSTALL_FULL_DOCDIR}
+            -P ${PROJECT_SOURCE_DIR}/cmake/generate-manuals.cmake
     COMMAND ${CMAKE_COMMAND} -E touch ${manuals}/stamp
     DEPENDS threadmap_cli ${PROJECT_SOURCE_DIR}/cmake/generate-manuals.cmake
     COMMENT "Writing man pages and shell completion from threadmap's option tables"
@@ -49,6 +51,10 @@ file(ARCHIVE_CREATE OUTPUT ${CMAKE_BINARY_DIR}/packaging/changelog.gz
      PATHS ${CMAKE_BINARY_DIR}/packaging/changelog FORMAT raw COMPRESSION GZip COMPRESSION_LEVEL 9)
 install(FILES ${CMAKE_BINARY_DIR}/packaging/copyright ${CMAKE_BINARY_DIR}/packaging/changelog.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The documents the man pages' SEE ALSO point to, laid out as in the sources (README.md beside
+# docs/) so their links to each other still work: /usr/share/doc/threadmap/docs/tune.md.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # --- CPack --------------------------------------------------------------------------------------
 set(CPACK_PACKAGE_NAME threadmap)
@@ -62,7 +68,7 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
   "should run, applies the plan (LD_PRELOAD pinning, an optional thread cache)\n"
   "and checks that it held. This package holds the threadmap command,\n"
   "libthreadmap (C and C++ API), the preload libraries, headers, CMake and\n"
-  "pkg-config files, man pages and bash/zsh completion.")
+  "pkg-config files, man pages, bash/zsh completion and the documentation.")
 set(CPACK_PACKAGING_INSTALL_PREFIX "${CMAKE_INSTALL_PREFIX}")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_SOURCE_GENERATOR "")
@@ -98,6 +104,8 @@ if(THREADMAP_DPKG_SHLIBDEPS)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libstdc++6, libgcc-s1, libhwloc15, libcairo2, libfmt9")
 endif()
+# The completion scripts do nothing without the bash-completion framework that loads them.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion")
 # Building against it (the headers include hwloc-free C/C++ only; the CMake package finds
 # Threads) needs nothing more; `threadmap latency --png/--svg` needs cairo, already above.
 

@@ -78,6 +78,8 @@ expect "man page threadmap(1)" "usr/share/man/man1/threadmap.1*"
 expect "bash completion" "usr/share/bash-completion/completions/threadmap"
 expect "zsh completion" "usr/share/zsh/vendor-completions/_threadmap"
 expect "copyright" "usr/share/doc/threadmap/copyright"
+expect "README" "usr/share/doc/threadmap/README.md"
+expect "documents" "usr/share/doc/threadmap/docs/run-and-watch.md"
 export LD_LIBRARY_PATH=$libdir
 tm=$root/usr/bin/threadmap
 # One man page per subcommand the installed binary has.
@@ -95,6 +97,9 @@ echo "  Depends: $depends"
 for dep in libhwloc libcairo libfmt libc6; do
   grep -q "$dep" <<<"$depends" || fail "Depends lacks $dep"
 done
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "  Recommends: $recommends"
+grep -q "bash-completion" <<<"$recommends" || fail "Recommends lacks bash-completion"
 
 echo "== the unpacked threadmap runs"
 "$tm" --version
@@ -125,6 +130,13 @@ if command -v man >/dev/null; then
     [ -z "$warnings" ] || fail "$(basename "$page"): $warnings"
   done
   echo "  $(ls "$root"/usr/share/man/man1 | wc -l) man pages format without warnings"
+  # Every document a page's SEE ALSO names is in the package.
+  for page in "$root"/usr/share/man/man1/*; do
+    for doc in $(zcat -f "$page" | grep -o '/usr/share/doc/threadmap/[^ ]*' | tr -d '\\'); do
+      [ -f "$root$doc" ] || fail "$(basename "$page") names $doc, which the package lacks"
+    done
+  done
+  echo "  every document the pages name is installed"
 else
   echo "  man not installed: formatting not checked"
 fi

@@ -59,6 +59,12 @@ const char* memory_mode_name(MemoryMode mode) {
   return "?";
 }
 
+const std::vector<std::string>& memory_policy_forms() {
+  static const std::vector<std::string> forms = {"local", "interleave", "interleave:NODES",
+                                                 "bind:NODES", "preferred:NODE"};
+  return forms;
+}
+
 Result<MemoryPolicy> parse_memory_policy(std::string_view text) {
   const std::string expected = "expected local, interleave[:NODES], bind:NODES or preferred:NODE";
   size_t colon = text.find(':');

@@ -46,6 +46,10 @@ Result<MemoryPolicy> memory_policy_for(std::string_view text, const Topology& to
 /// "local", "interleave", "bind", "preferred".
 const char* memory_mode_name(MemoryMode mode);
 
+/// The forms parse_memory_policy accepts, a placeholder in capitals where the user writes a
+/// node list: "local", "interleave", "interleave:NODES", "bind:NODES", "preferred:NODE".
+const std::vector<std::string>& memory_policy_forms();
+
 /// Nodes as a kernel-style list: {0,2,3} -> "0,2-3".
 std::string node_list(const std::vector<int>& nodes);
 

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "threadmap/result.hpp"
 
@@ -18,6 +19,14 @@ using Runner = std::function<int()>;
 
 /// A CLI11 validator: digits only (an unsigned option would otherwise take "-1" as 2^64-1).
 CLI::Validator whole_number();
+
+/// The values an option takes from a fixed list (the library's own list, so they cannot drift),
+/// declared once on the option: --help shows them ("TEXT:{compact,scatter,round-robin}"), the
+/// man pages list them and the bash and zsh completion offer them (manual.cpp). A capitalised
+/// part is a placeholder the user fills in: "bind:NODES" completes to "bind:", "K/N" not at
+/// all. `comma_list`: the option takes several, joined by commas ("os,compact"). It checks
+/// nothing itself: the library parses the value and names what is wrong in its own words.
+CLI::Validator fixed_values(const std::vector<std::string>& values, bool comma_list = false);
 
 /// A CLI11 parse error message in our words (parse_errors.cpp): names the option and value.
 std::string parse_error_text(const std::string& raw);

@@ -1,15 +1,20 @@
 // Man pages and shell completion written from the CLI11 app itself, so they list exactly the
 // subcommands, options, value names and choices `--help` prints and cannot drift from it. The
 // build runs these hidden modes (cmake/packaging.cmake) and installs what they print:
-//   threadmap --help-man            threadmap(1)
-//   threadmap --help-man SUB        threadmap-SUB(1)
-//   threadmap --help-man --list     the subcommand names, one a line
+//   threadmap --help-man [--doc-dir DIR]        threadmap(1)
+//   threadmap --help-man [--doc-dir DIR] SUB    threadmap-SUB(1)
+//   threadmap --help-man --list                 the subcommand names, one a line
 //   threadmap --help-completion bash|zsh
+// DIR is where the documents are installed (default /usr/share/doc/threadmap); SEE ALSO names
+// them there. Examples, exit statuses and the CPU-expression syntax are in manual_sections.cpp.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "src/cli/command.hpp"
+#include "src/cli/manual_sections.hpp"
 #include "threadmap/version.hpp"
 
 namespace threadmap::cli {
@@ -35,20 +40,46 @@ bool takes_value(const CLI::Option& o) {
   return o.get_type_size() != 0 && !o.get_type_name().empty();
 }
 
-// "TEXT:{a,b,c}" -> {"a","b","c"}: the values a validator accepts, when it lists them.
-std::vector<std::string> choices(const CLI::Option& o) {
+// The values an option takes from a fixed list, read back from its type name as --help
+// prints it: "TEXT:{a,b,c}" (fixed_values or CLI::IsMember) or "TEXT:{a,b,c},..." (several,
+// comma-separated).
+struct FixedValues {
+  std::vector<std::string> items;  ///< as declared: "bind:NODES"
+  bool comma_list = false;
+};
+
+FixedValues fixed_values_of(const CLI::Option& o) {
   const std::string type = o.get_type_name();
   auto open = type.find('{'), close = type.rfind('}');
-  std::vector<std::string> out;
+  FixedValues out;
   if (open == std::string::npos || close == std::string::npos || close < open) return out;
+  out.comma_list = type.compare(close + 1, 4, ",...") == 0;
   std::string list = type.substr(open + 1, close - open - 1), item;
   for (char c : list + ",") {
     if (c == ',') {
-      if (!item.empty()) out.push_back(item);
+      if (!item.empty()) out.items.push_back(item);
       item.clear();
     } else if (c != ' ') {
       item += c;
     }
+  }
+  return out;
+}
+
+// What completion offers for a declared value: the part before its first capitalised
+// placeholder ("bind:NODES" -> "bind:", "plan:FILE" -> "plan:"); "" when the value is all
+// placeholder ("K/N").
+std::string completion_word(const std::string& item) {
+  std::size_t i = 0;
+  while (i < item.size() && !std::isupper(static_cast<unsigned char>(item[i]))) ++i;
+  return item.substr(0, i);
+}
+
+std::vector<std::string> completion_words(const FixedValues& values) {
+  std::vector<std::string> out;
+  for (const std::string& item : values.items) {
+    std::string w = completion_word(item);
+    if (!w.empty() && std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
   }
   return out;
 }
@@ -68,18 +99,20 @@ std::vector<std::string> option_names(const CLI::Option& o) {
   return names;
 }
 
-// roff: backslashes doubled, hyphens in names kept literal, a line never starting with a dot.
+// roff: backslashes as \e, hyphens literal (\-), no line starting with a dot or a quote.
 std::string roff(const std::string& text) {
   std::string out;
+  bool line_start = true;
   for (char c : text) {
+    if (line_start && (c == '.' || c == '\'')) out += "\\&";
     if (c == '\\')
       out += "\\e";
     else if (c == '-')
       out += "\\-";
     else
       out += c;
+    line_start = c == '\n';
   }
-  if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
   return out;
 }
 
@@ -89,6 +122,24 @@ std::string upper(std::string s) {
   return s;
 }
 
+std::string joined(const std::vector<std::string>& list, const std::string& separator) {
+  std::string out;
+  for (const auto& w : list) out += (out.empty() ? "" : separator) + w;
+  return out;
+}
+
+// "One of: a, b, c." under an option that takes a fixed list, with what its placeholders mean.
+std::string values_roff(const FixedValues& values) {
+  if (values.items.empty()) return "";
+  std::string out = ".br\n" +
+                    std::string(values.comma_list ? "A comma\\-separated list of: " : "One of: ") +
+                    roff(joined(values.items, ", ")) + ".\n";
+  bool placeholders = false;
+  for (const auto& item : values.items) placeholders |= completion_word(item) != item;
+  if (placeholders) out += "Words in capitals stand for a value you fill in.\n";
+  return out;
+}
+
 std::string options_section(const CLI::App& app) {
   std::string out;
   std::vector<const CLI::Option*> positionals, options;
@@ -96,14 +147,9 @@ std::string options_section(const CLI::App& app) {
     (o->nonpositional() ? options : positionals).push_back(o);
   if (!positionals.empty()) {
     out += ".SH ARGUMENTS\n";
-    for (const CLI::Option* o : positionals) {
-      out += ".TP\n.I " + roff(o->get_name()) + "\n" + roff(o->get_description()) + "\n";
-      if (auto c = choices(*o); !c.empty()) {
-        std::string list;
-        for (const auto& v : c) list += (list.empty() ? "" : ", ") + v;
-        out += ".br\nOne of: " + roff(list) + ".\n";
-      }
-    }
+    for (const CLI::Option* o : positionals)
+      out += ".TP\n.I " + roff(o->get_name()) + "\n" + roff(o->get_description()) + "\n" +
+             values_roff(fixed_values_of(*o));
   }
   if (!options.empty()) {
     out += ".SH OPTIONS\n";
@@ -112,14 +158,38 @@ std::string options_section(const CLI::App& app) {
       for (const auto& n : option_names(*o))
         names += (names.empty() ? "" : ", ") + std::string("\\fB") + roff(n) + "\\fR";
       if (takes_value(*o)) names += " \\fI" + roff(value_name(*o)) + "\\fR";
-      out += ".TP\n" + names + "\n" + roff(o->get_description()) + "\n";
-      if (auto c = choices(*o); !c.empty()) {
-        std::string list;
-        for (const auto& v : c) list += (list.empty() ? "" : ", ") + v;
-        out += ".br\nOne of: " + roff(list) + ".\n";
-      }
+      out += ".TP\n" + names + "\n" + roff(o->get_description()) + "\n" +
+             values_roff(fixed_values_of(*o));
     }
   }
+  return out;
+}
+
+std::string entries_roff(const std::vector<ManualEntry>& entries) {
+  std::string out;
+  for (const ManualEntry& e : entries)
+    out += ".TP\n.B " + roff(e.term) + "\n" + roff(e.text) + "\n";
+  return out;
+}
+
+std::string examples_roff(const std::vector<ManualExample>& examples) {
+  std::string out = ".SH EXAMPLES\n";
+  for (const ManualExample& e : examples)
+    out += ".TP\n.B " + roff(e.command) + "\n" + roff(e.what) + "\n";
+  return out;
+}
+
+// "lstopo(1)" -> ".BR lstopo (1)".
+std::string page_reference(const std::string& page) {
+  auto open = page.find('(');
+  if (open == std::string::npos) return ".BR " + roff(page);
+  return ".BR " + roff(page.substr(0, open)) + " " + page.substr(open);
+}
+
+std::string documents_roff(const std::vector<std::string>& documents, const std::string& doc_dir) {
+  if (documents.empty()) return "";
+  std::string out = ".PP\nThe documentation installed with threadmap (Markdown):\n";
+  for (const std::string& d : documents) out += ".br\n" + roff(doc_dir + "/" + d) + "\n";
   return out;
 }
 
@@ -129,7 +199,13 @@ std::string header(const std::string& page, const std::string& name,
          "\" \"User Commands\"\n.SH NAME\n" + roff(name) + " \\- " + roff(description) + "\n";
 }
 
-std::string main_page(const CLI::App& app) {
+std::string cpu_expressions_section() {
+  const CpuExpressionSyntax syntax = cpu_expressions();
+  return ".SH CPU EXPRESSIONS\n" + roff(syntax.intro) + "\n" + entries_roff(syntax.forms) +
+         ".PP\n" + roff(syntax.outro) + "\n";
+}
+
+std::string main_page(const CLI::App& app, const std::string& doc_dir) {
   std::string desc = app.get_description();
   if (auto dash = desc.find(" — "); dash != std::string::npos) desc = desc.substr(dash + 5);
   std::string out = header("threadmap", "threadmap", desc);
@@ -143,44 +219,46 @@ std::string main_page(const CLI::App& app) {
   for (const CLI::App* s : subcommands_of(app))
     out += ".TP\n.B " + roff(s->get_name()) + "\n" + roff(s->get_description()) + "\n";
   out += options_section(app);
-  out +=
-      ".SH EXIT STATUS\nOne rule for every subcommand: the same mistake gives the same status "
-      "and the same line everywhere.\n.TP\n.B 0\nSuccess.\n.TP\n.B 1\nThe command line "
-      "was fine but the work failed (a file unreadable or malformed, a process gone, a "
-      "measurement that could not be made).\n.TP\n.B 2\nThe command line is wrong (a value "
-      "that cannot work, such as an unknown policy or a CPU this machine lacks; options that do "
-      "not go together; a missing argument); nothing was read, measured or run.\n.TP\n.B 3\n"
-      "job and fleet with \\-\\-strict: the records or reports have findings.\n.TP\n"
-      ".B 126, 127\nrun and watch: the program could not be started (not executable, not "
-      "found), as a shell says.\n.TP\n.B 130\ntune stopped by Ctrl\\-C (what was measured "
-      "is reported).\n.PP\nrun and watch exit with the program's own status when it failed "
-      "(128 + N when signal N ended it).\n";
+  out += cpu_expressions_section();
+  out += examples_roff(main_examples());
+  out += ".SH EXIT STATUS\n" + entries_roff(common_statuses()) +
+         ".PP\nEach subcommand's page lists the statuses it returns.\n";
   out += ".SH SEE ALSO\n";
-  std::string refs;
   for (const CLI::App* s : subcommands_of(app))
-    refs += (refs.empty() ? "" : ",\n") + std::string(".BR threadmap\\-") + roff(s->get_name()) +
-            " (1)";
-  out += refs +
-         ",\n.BR hwloc\\-ls (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
-         ".BR taskset (1)\n";
+    out += ".BR threadmap\\-" + roff(s->get_name()) + " (1),\n";
+  out +=
+      ".BR hwloc\\-ls (1),\n.BR hwloc\\-calc (1),\n.BR likwid\\-pin (1),\n.BR numactl (8),\n"
+      ".BR taskset (1)\n";
+  out +=
+      documents_roff({"README.md", "docs/install.md", "docs/design.md", "docs/json.md"}, doc_dir);
   return out;
 }
 
-std::string sub_page(const CLI::App& app, const CLI::App& sub) {
+std::string sub_page(const CLI::App& sub, const std::string& doc_dir) {
   const std::string name = "threadmap-" + sub.get_name();
+  const CommandManual manual = command_manual(sub.get_name());
   std::string out = header(name, name, sub.get_description());
   out += ".SH SYNOPSIS\n.B threadmap " + roff(sub.get_name()) + "\n[\\fIOPTIONS\\fR]";
   for (const CLI::Option* o : visible_options(sub))
     if (!o->nonpositional()) out += " \\fI" + roff(o->get_name()) + "\\fR";
   out += "\n.SH DESCRIPTION\n" + roff(sub.get_description()) + ".\n";
+  for (const std::string& p : manual.paragraphs) out += ".PP\n" + roff(p) + "\n";
   if (std::string footer = sub.get_footer(); !footer.empty() && footer != "\n")
     out += ".PP\n" + roff(footer) + "\n";
   out += options_section(sub);
-  out +=
-      ".SH EXIT STATUS\n0 on success, 1 when the work failed, 2 when the command line is "
-      "wrong (see\n.BR threadmap (1)).\n";
-  out += ".SH SEE ALSO\n.BR threadmap (1)\n";
-  (void)app;
+  if (manual.takes_cpus)
+    out +=
+        ".SH CPU EXPRESSIONS\nCPUs are given as a list (0\\-3,8), a mask (0xff), \\fBall\\fR, "
+        "or hwloc locations (core:0\\-3, numa:1, package:1.core:0\\-1; logical indexes, NUMA "
+        "nodes by OS number), several joined by +. The full syntax is under CPU EXPRESSIONS "
+        "in\n.BR threadmap (1).\n";
+  if (!manual.examples.empty()) out += examples_roff(manual.examples);
+  out += ".SH EXIT STATUS\n" + entries_roff(manual.statuses) +
+         ".PP\nAn internal error (a bug in threadmap) exits 70, whatever the subcommand.\n";
+  out += ".SH SEE ALSO\n.BR threadmap (1)";
+  for (const std::string& page : manual.see_also) out += ",\n" + page_reference(page);
+  out += "\n";
+  out += documents_roff(manual.documents, doc_dir);
   return out;
 }
 
@@ -191,10 +269,13 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
-std::string words(const std::vector<std::string>& list) {
-  std::string out;
-  for (const auto& w : list) out += (out.empty() ? "" : " ") + w;
-  return out;
+std::string words(const std::vector<std::string>& list) { return joined(list, " "); }
+
+// The bash call that completes one option's fixed values: a word, or with `comma_list` the item
+// after the last comma (the helpers are at the top of the script).
+std::string bash_values(const FixedValues& values) {
+  const std::string w = shell_quoted(words(completion_words(values)));
+  return (values.comma_list ? "_threadmap_list " : "_threadmap_words ") + w;
 }
 
 std::string bash_completion(const CLI::App& app) {
@@ -203,8 +284,23 @@ std::string bash_completion(const CLI::App& app) {
   std::string out =
       "# bash completion for threadmap, written by `threadmap --help-completion bash` from the\n"
       "# same option tables as --help.\n"
+      "# Words from a fixed list; no space after a word that ends in ':' (a value follows).\n"
+      "_threadmap_words() {\n"
+      "  COMPREPLY=($(compgen -W \"$1\" -- \"$cur\"))\n"
+      "  if [[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *: ]]; then compopt -o nospace; fi\n"
+      "}\n"
+      "# Comma-separated items from a fixed list: complete the one after the last comma.\n"
+      "_threadmap_list() {\n"
+      "  local done=\n"
+      "  [[ $cur == *,* ]] && done=${cur%,*},\n"
+      "  COMPREPLY=($(compgen -P \"$done\" -W \"$1\" -- \"${cur##*,}\"))\n"
+      "  compopt -o nospace\n"
+      "}\n"
       "_threadmap() {\n"
       "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} sub= i\n"
+      "  # bash splits words at ':' and '=': '--mem bind:0' and '--policy=x' arrive in pieces.\n"
+      "  if [[ $cur == : || $prev == : ]]; then return 0; fi\n"
+      "  if [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
       "      # After --: a program and its arguments.\n"
@@ -223,28 +319,24 @@ std::string bash_completion(const CLI::App& app) {
     std::vector<std::string> opts, positional_values, file_opts;
     std::string value_cases;
     for (const CLI::Option* o : visible_options(*s)) {
-      auto c = choices(*o);
+      const FixedValues values = fixed_values_of(*o);
       if (!o->nonpositional()) {
-        positional_values.insert(positional_values.end(), c.begin(), c.end());
+        for (const auto& w : completion_words(values)) positional_values.push_back(w);
         continue;
       }
       auto names = option_names(*o);
       opts.insert(opts.end(), names.begin(), names.end());
       if (!takes_value(*o)) continue;
-      std::string pattern;
-      for (const auto& n : names) pattern += (pattern.empty() ? "" : "|") + n;
-      if (!c.empty())
-        value_cases += "        " + pattern + ") COMPREPLY=($(compgen -W " +
-                       shell_quoted(words(c)) + " -- \"$cur\")); return 0 ;;\n";
+      std::string pattern = joined(names, "|");
+      if (!completion_words(values).empty())
+        value_cases += "        " + pattern + ") " + bash_values(values) + "; return 0 ;;\n";
       else
         file_opts.push_back(pattern);
     }
     out += "    " + s->get_name() + ")\n      case $prev in\n" + value_cases;
     if (!file_opts.empty()) {
-      std::string pattern;
-      for (const auto& p : file_opts) pattern += (pattern.empty() ? "" : "|") + p;
       // A value: files (the default completion) unless the option lists its values.
-      out += "        " + pattern + ") return 0 ;;\n";
+      out += "        " + joined(file_opts, "|") + ") return 0 ;;\n";
     }
     out += "      esac\n      COMPREPLY=($(compgen -W " +
            shell_quoted(words(opts) +
@@ -255,7 +347,7 @@ std::string bash_completion(const CLI::App& app) {
   return out;
 }
 
-// zsh _arguments wants ']' and ':' in descriptions escaped, and single quotes closed around.
+// zsh _arguments wants '[', ']', ':' and '\' in descriptions and values escaped.
 std::string zsh_text(std::string s) {
   std::string out;
   for (char c : s) {
@@ -263,6 +355,20 @@ std::string zsh_text(std::string s) {
     out += c;
   }
   return out;
+}
+
+// The action completing one value: its fixed words ("(a b c)"; compadd -S '' when a word ends
+// in ':', so the value can follow), a comma-separated list of them (_sequence), or a file.
+std::string zsh_action(const FixedValues& values) {
+  std::vector<std::string> list = completion_words(values);
+  if (list.empty()) return "_files";
+  std::vector<std::string> escaped;
+  for (const auto& w : list) escaped.push_back(zsh_text(w));
+  if (values.comma_list) return "_sequence compadd - " + words(escaped);
+  bool prefix = false;
+  for (const auto& w : list) prefix |= w.back() == ':';
+  if (prefix) return "compadd -S '' - " + words(escaped);
+  return "(" + words(escaped) + ")";
 }
 
 std::string zsh_completion(const CLI::App& app) {
@@ -288,23 +394,19 @@ std::string zsh_completion(const CLI::App& app) {
     out += "        " + s->get_name() + ")\n          _arguments -s \\\n";
     bool has_command = false;
     for (const CLI::Option* o : visible_options(*s)) {
-      auto c = choices(*o);
+      const FixedValues values = fixed_values_of(*o);
       if (!o->nonpositional()) {
         if (o->get_name() == "command") {
           has_command = true;
         } else {
           out += "            " +
-                 shell_quoted(":" + zsh_text(o->get_name()) + ":" +
-                              (c.empty() ? std::string("_files") : "(" + words(c) + ")")) +
-                 " \\\n";
+                 shell_quoted(":" + zsh_text(o->get_name()) + ":" + zsh_action(values)) + " \\\n";
         }
         continue;
       }
       for (const auto& n : option_names(*o)) {
         std::string spec = n + "[" + zsh_text(o->get_description()) + "]";
-        if (takes_value(*o))
-          spec += ":" + zsh_text(value_name(*o)) + ":" +
-                  (c.empty() ? std::string("_files") : "(" + words(c) + ")");
+        if (takes_value(*o)) spec += ":" + zsh_text(value_name(*o)) + ":" + zsh_action(values);
         out += "            " + shell_quoted(spec) + " \\\n";
       }
     }
@@ -325,19 +427,27 @@ std::string zsh_completion(const CLI::App& app) {
 
 int hidden_manual_mode(const CLI::App& app, int argc, char** argv) {
   const std::string mode = argv[1];
-  const std::string what = argc > 2 ? argv[2] : "";
+  std::string doc_dir = "/usr/share/doc/threadmap";
+  std::vector<std::string> rest;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--doc-dir" && i + 1 < argc)
+      doc_dir = argv[++i];
+    else
+      rest.push_back(argv[i]);
+  }
+  const std::string what = rest.empty() ? "" : rest[0];
   if (mode == "--help-completion") {
     if (what == "bash") return print(bash_completion(app)), 0;
     if (what == "zsh") return print(zsh_completion(app)), 0;
     return fail(Error::bad_input("", "--help-completion takes bash or zsh"));
   }
-  if (what.empty()) return print(main_page(app)), 0;
+  if (what.empty()) return print(main_page(app, doc_dir)), 0;
   if (what == "--list") {
     for (const CLI::App* s : subcommands_of(app)) print(s->get_name() + "\n");
     return 0;
   }
   for (const CLI::App* s : subcommands_of(app))
-    if (s->get_name() == what) return print(sub_page(app, *s)), 0;
+    if (s->get_name() == what) return print(sub_page(*s, doc_dir)), 0;
   return fail(Error::bad_input("", "unknown subcommand '" + what + "' (see 'threadmap --help')"));
 }
 

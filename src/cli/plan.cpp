@@ -1,5 +1,6 @@
 // threadmap plan (--spec FILE | --pairs N | --threads N --policy P) [--topology FILE.xml]
 //                [--latency FILE] [--json | --export FORMAT] [--output FILE] ...
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "src/cluster/rank_plan.hpp"
 #include "src/plan/export.hpp"
 #include "src/plan/plan_request.hpp"
+#include "src/plan/spec.hpp"
 #include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
 
@@ -32,8 +34,17 @@ constexpr FlagOf kPlanFlags[] = {
     {"output", "--output"},
 };
 
+// What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile).
+std::vector<std::string> export_names() {
+  std::vector<std::string> names = plan::export_format_names();
+  for (const std::string& n : cluster::rank_export_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  return names;
+}
+
 // plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,
 // printed, or exported as an srun line or an Open MPI rankfile.
+
 int print_rank_plan(const plan::PlanOptions& opt, const cluster::RankPlanRequest& request) {
   auto planned = cluster::plan_ranks(request);
   if (!planned) return fail(planned.error(), kPlanFlags);
@@ -87,7 +98,8 @@ void add_plan_command(CLI::App& app, Runner& selected) {
       ->check(CLI::Range(1, 1000000));
   sub->add_option("--policy", opt->policy,
                   "With --threads: compact, scatter or round-robin (the CPUs `threadmap run "
-                  "--policy` pins), or spread (hwloc-distrib)");
+                  "--policy` pins), or spread (hwloc-distrib)")
+      ->check(fixed_values(plan::quick_policy_names()));
   sub->add_option("--topology", opt->topology_file,
                   "Plan for another machine: hwloc XML (lstopo --of xml)");
   sub->add_option("--latency", opt->latency_file,
@@ -103,6 +115,7 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   sub->add_option("--export", opt->export_format,
                   "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
                   "slurm|rankfile)")
+      ->check(fixed_values(export_names()))
       ->excludes(json);
   sub->add_option("--ranks", opt->ranks,
                   "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "

@@ -6,12 +6,14 @@
 // and prints what it returns: the one error line, the watch summary, the exit status.
 #include <memory>
 
+#include "src/apply/memory_policy.hpp"
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_options.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
+#include "src/plan/policy.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -57,7 +59,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--cpus", r.cpus,
                   "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
       ->check(non_empty_cpus_validator());
-  sub->add_option("--policy", r.policy, "With --cpus: compact (default), scatter or round-robin");
+  sub->add_option("--policy", r.policy, "With --cpus: compact (default), scatter or round-robin")
+      ->check(fixed_values(plan::policy_names()));
   sub->add_flag("--by-name", r.by_name,
                 "With --plan: match assignments to thread names (pthread_setname_np)");
   sub->add_option("--skip", r.skip,
@@ -69,7 +72,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
       ->allow_extra_args(false);  // one item per --lib, so CMD is never swallowed
   sub->add_option("--mem", r.memory,
                   "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
-                  "preferred:NODE (OS node numbers, as numactl)");
+                  "preferred:NODE (OS node numbers, as numactl)")
+      ->check(fixed_values(apply::memory_policy_forms()));
   sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
   sub->add_flag("--override-affinity", r.override_affinity,
                 "Also pin threads the program created with an affinity of their own "
@@ -85,7 +89,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--ranks", r.ranks,
                   "Under mpirun/srun/mpiexec: take this rank's share of the node (auto reads "
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
-                  "inside it; memory is bound to the share's NUMA nodes unless --mem is given");
+                  "inside it; memory is bound to the share's NUMA nodes unless --mem is given")
+      ->check(fixed_values({"auto", "K/N"}));
   sub->add_option("--record", r.record_dir,
                   "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
                   "`threadmap job DIR` (DIR must exist)");

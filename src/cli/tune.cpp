@@ -16,6 +16,7 @@
 #include "src/tune/candidates.hpp"
 #include "src/tune/duration.hpp"
 #include "src/tune/job_candidates.hpp"
+#include "src/tune/metric.hpp"
 #include "src/tune/reproduce.hpp"
 #include "src/tune/tune_run.hpp"
 #include "threadmap/topology.hpp"
@@ -122,10 +123,12 @@ void add_tune_command(CLI::App& app, Runner& selected) {
   for (const auto& n : tune::builtin_candidate_names()) names += (names.empty() ? "" : ", ") + n;
   sub->add_option("--candidates", opt->candidates,
                   "Comma-separated candidates, any of: " + names +
-                      "; default: os and every built-in that differs on this machine");
+                      "; default: os and every built-in that differs on this machine")
+      ->check(fixed_values(tune::builtin_candidate_names(), /*comma_list=*/true));
   sub->add_option("--metric", opt->metric,
                   "wall (default), cpu (user+system time), or a regular expression with one "
-                  "capture group around a number the program prints (with --higher/--lower)");
+                  "capture group around a number the program prints (with --higher/--lower)")
+      ->check(fixed_values(tune::named_metrics()));
   sub->add_flag("--higher", opt->higher, "With a regex metric: a higher number is better");
   sub->add_flag("--lower", opt->lower, "With a regex metric: a lower number is better");
   sub->add_option("--budget", opt->budget,
@@ -143,7 +146,8 @@ void add_tune_command(CLI::App& app, Runner& selected) {
                   "(DIR must exist)");
   sub->add_option("--ranks", opt->ranks,
                   "auto: tune the per-rank placement of a job; the --launcher runs the whole "
-                  "job per candidate, each rank under `threadmap run --ranks auto`");
+                  "job per candidate, each rank under `threadmap run --ranks auto`")
+      ->check(fixed_values({"auto"}));
   sub->add_option("--launcher", opt->launcher,
                   "With --ranks auto: the launcher and its options, one argument ('mpirun -np "
                   "4', 'srun -n 4'); split into words as a shell would");

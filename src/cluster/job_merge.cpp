@@ -15,6 +15,11 @@ bool runnable(const RecordSpan& s, const JobRules& rules) {
   return s.cpu_s < 0 || (len > 0 && s.cpu_s >= rules.runnable_share * len);
 }
 
+bool starved(const RecordSpan& s, const JobRules& rules) {
+  const double len = s.end_s - s.start_s;
+  return !runnable(s, rules) && s.wait_s >= 0 && len > 0 && s.wait_s >= rules.runnable_share * len;
+}
+
 namespace {
 
 // A thread's spans as (start, end, cpu), for overlap sums.

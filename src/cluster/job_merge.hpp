@@ -83,6 +83,11 @@ struct JobRules {
 /// the one rule behind the findings and the timeline's running vs waiting.
 bool runnable(const RecordSpan& s, const JobRules& rules);
 
+/// Whether a thread that did not run during span `s` (not runnable() above) wanted to: it
+/// waited on a run queue for a CPU at least runnable_share of the span (schedstat). A thread
+/// asleep waits on none. False when the wait was not recorded.
+bool starved(const RecordSpan& s, const JobRules& rules);
+
 /// Merges records already read. Records that failed to parse are passed as findings.
 JobReport merge_job(const std::vector<LoadedRecord>& records,
                     std::vector<JobFinding> unreadable = {}, const JobRules& rules = {});

@@ -36,6 +36,11 @@ std::string plain_hex_mask(const std::vector<int>& bits) {
   return out;
 }
 
+const std::vector<std::string>& rank_export_names() {
+  static const std::vector<std::string> names = {"slurm", "rankfile"};
+  return names;
+}
+
 Result<RankExport> parse_rank_export(std::string_view text) {
   if (text == "slurm") return RankExport::slurm;
   if (text == "rankfile") return RankExport::rankfile;

@@ -17,6 +17,9 @@ enum class RankExport { slurm, rankfile };
 /// "slurm" or "rankfile"; EINVAL naming the accepted ones otherwise.
 Result<RankExport> parse_rank_export(std::string_view text);
 
+/// Every name parse_rank_export accepts ("slurm", "rankfile").
+const std::vector<std::string>& rank_export_names();
+
 /// The shares as a launcher's options. `host` names the node in a rankfile.
 std::string export_ranks(const std::vector<RankShare>& shares, RankExport format,
                          const std::string& host);

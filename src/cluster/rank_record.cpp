@@ -153,7 +153,8 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
           for (const json& sp : t["spans"]) {
             if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
             thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
-                                    sp["cpu"].get<int>(), sp.value("cpu_s", -1.0)});
+                                    sp["cpu"].get<int>(), sp.value("cpu_s", -1.0),
+                                    sp.value("wait_s", -1.0)});
           }
         out.threads.push_back(std::move(thread));
       }

@@ -61,6 +61,9 @@ struct RecordSpan {
   double end_s = 0;
   int cpu = -1;
   double cpu_s = -1;  ///< CPU time used during the span; -1: not recorded (older watches)
+  /// Time runnable but waiting on a run queue for a CPU; -1: not recorded (no schedstat, older
+  /// watches).
+  double wait_s = -1;
 };
 struct RecordThread {
   int tid = 0;

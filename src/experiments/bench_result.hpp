@@ -53,7 +53,10 @@ struct Variant {
   std::string baseline;   ///< name of the variant this one is compared with; "" = a baseline
   bool available = true;  ///< false when it cannot run here (no SMT, tool missing, ...)
   std::string unavailable_reason;
-  Summary value;  ///< the measured values, in BenchResult::unit
+  Summary value;  ///< the measured values, in `unit`
+  /// The unit of `value` when it is not BenchResult::unit ("" = the bench's): a reference
+  /// measured beside the variants in another quantity (spawn's hand-off floor: round trips/s).
+  std::string unit;
   /// How much better than the baseline, >1 = better whatever the unit's direction:
   /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
   double ratio_to_baseline = 0;

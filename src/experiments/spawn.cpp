@@ -57,6 +57,7 @@ Variant spawn_variant(const Setup& setup) {
   if (setup.side == Side::kFloor) {
     v.name = "floor-" + suffix;
     v.label = who + "hand-off floor";
+    v.unit = "round trips/s";  // a reference beside the creates, in its own quantity
     v.placement = creators == 1 ? "1 pair of threads exchanging a job through two spinning "
                                   "cache lines (round trips/s)"
                                 : std::to_string(creators) +

@@ -2,6 +2,8 @@
 // verdict can be replayed from recorded samples (tests/unit/latency/judge_test.cpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "src/latency/measurement.hpp"
 #include "src/latency/stats.hpp"
@@ -55,6 +57,44 @@ PairStats judge_pair(const PairSamples& in, double precision) {
   return s;
 }
 
+namespace {
+
+// |pass 1 - pass 2| / their mean, in % (the between-pass spread the pair table shows).
+double apart_pct(const PairStats& p) {
+  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
+  return mean > 0 ? std::fabs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
+}
+
+// The pair behind the verdict, with its numbers: the largest move when pairs moved, else the
+// widest gap between passes that was not a move (its intervals overlap), so a reader who sees
+// "11.2%" in the table finds why that pair did not count.
+std::string telling_pair(const std::vector<PairStats>& pairs, double precision) {
+  const PairStats* moved = nullptr;
+  const PairStats* noisy = nullptr;
+  for (const PairStats& p : pairs) {
+    if (!p.rechecked) continue;
+    const PairStats*& slot = p.unstable ? moved : noisy;
+    if (!slot || apart_pct(p) > apart_pct(*slot)) slot = &p;
+  }
+  char buffer[256];
+  if (moved) {
+    std::snprintf(buffer, sizeof buffer,
+                  "; largest move: CPUs %d-%d, %.1f then %.1f ns (%.1f%% apart)", moved->cpu_a,
+                  moved->cpu_b, moved->median_ns, moved->recheck_median_ns, apart_pct(*moved));
+    return buffer;
+  }
+  if (noisy && apart_pct(*noisy) > precision * 100) {
+    std::snprintf(buffer, sizeof buffer,
+                  "; CPUs %d-%d's passes are %.1f%% apart but their 95%% intervals overlap: a "
+                  "noisy pair, not a move",
+                  noisy->cpu_a, noisy->cpu_b, apart_pct(*noisy));
+    return buffer;
+  }
+  return "";
+}
+
+}  // namespace
+
 JudgedPairs judge_pairs(std::vector<PairSamples> samples, double precision) {
   JudgedPairs judged;
   for (const PairSamples& in : samples) {
@@ -65,7 +105,9 @@ JudgedPairs judge_pairs(std::vector<PairSamples> samples, double precision) {
     judged.rechecked += s.rechecked ? 1 : 0;
     judged.pairs.push_back(std::move(s));
   }
-  judged.stability = judge_stability(judged.unstable, judged.rechecked);
+  judged.stability = judge_stability(judged.unstable, judged.rechecked, precision);
+  if (judged.stability.state != "unknown")
+    judged.stability.reason += telling_pair(judged.pairs, precision);
   return judged;
 }
 

@@ -3,6 +3,7 @@
 #include "src/latency/matrix.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 namespace threadmap::latency {
@@ -42,7 +43,27 @@ double symmetric_at(const Matrix& m, std::size_t i, std::size_t j) {
   return 0.5 * (a + b);
 }
 
-Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked) {
+namespace {
+
+// The two rules behind a stability verdict, in words: what makes one pair move, and how many
+// moved pairs make the matrix unstable (the 10% counts pairs, not a pair's difference).
+std::string stability_rules(double precision) {
+  std::string threshold = "the precision asked for";
+  if (precision > 0) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, " (%g%%)", precision * 100);
+    threshold += buffer;
+  }
+  return "a pair moved when its two passes' 95% intervals do not overlap and their medians "
+         "differ by more than " +
+         threshold +
+         "; the matrix is unstable when more than 10% of its pairs moved (at least 2, or its "
+         "only pair)";
+}
+
+}  // namespace
+
+Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, double precision) {
   Stability s;
   s.pairs_moved = pairs_moved;
   s.pairs_checked = pairs_checked;
@@ -53,12 +74,19 @@ Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked) {
   const bool moved =
       pairs_checked == 1 ? pairs_moved == 1 : pairs_moved >= 2 && 10 * pairs_moved > pairs_checked;
   s.state = moved ? "unstable" : "stable";
-  s.reason = moved ? "this machine's latency structure is not stable (" +
-                         std::to_string(pairs_moved) + " of " + std::to_string(pairs_checked) +
-                         " pairs moved between passes): its vCPUs are likely not pinned to host "
-                         "cores"
-                   : std::to_string(pairs_moved) + " of " + std::to_string(pairs_checked) +
-                         " pairs moved between passes (unstable above 10%)";
+  const std::string counted =
+      std::to_string(pairs_moved) + " of " + std::to_string(pairs_checked) + " pairs moved";
+  if (!moved)
+    s.reason = counted + " between passes (" + stability_rules(precision) + ")";
+  else if (pairs_checked == 1)
+    // One pair has no structure to judge; what is known is that its value did not hold still.
+    s.reason = "the latency of the only pair measured is not stable: it moved between passes (" +
+               stability_rules(precision) +
+               "): its value is one moment of this machine (on a VM, a sign that the vCPUs are "
+               "not pinned to host cores)";
+  else
+    s.reason = "this machine's latency structure is not stable (" + counted + " between passes; " +
+               stability_rules(precision) + "): its vCPUs are likely not pinned to host cores";
   return s;
 }
 

@@ -26,8 +26,10 @@ struct Stability {
 /// pair, that pair) makes the structure unstable. Why 10%: on quiet real machines a few pairs of
 /// hundreds catch an interrupt in one pass (0-3% in our runs and the shared matrices' JSON), while
 /// a VM whose vCPUs float moves most pairs (102 of 120 on the 16-vCPU cloud VM of issue 24).
-/// No pair checked gives "unknown".
-Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked);
+/// No pair checked gives "unknown". The reason states both rules (what moves a pair, and the
+/// 10% of pairs), so "11.2% apart" on a pair that did not move is not read against the 10%;
+/// `precision` (0 = not known, a loaded file) is the pair rule's threshold (0.03 = 3%).
+Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, double precision = 0);
 
 struct Matrix {
   std::vector<int> cpus;           ///< OS CPU number of row/column i, ascending

@@ -148,6 +148,7 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
     doc["precision"] = m.precision;
     doc["budget_ms"] = m.budget_ms;
     doc["total_s"] = ns_value(m.total_s);
+    doc["passes_s"] = ns_value(m.passes_s);
     doc["quick"] = m.quick;
     doc["line_placement"] = m.line_placement;
     doc["machine"] = {

@@ -85,7 +85,10 @@ struct Measurement {
   double budget_ms = 0;
   double clock_resolution_ns = 0;  ///< measured steady-clock resolution
   double min_batch_ns = 0;         ///< batches last at least this long (1000 x resolution)
-  double total_s = 0;              ///< wall time of the whole run
+  /// Wall time of the whole measurement: the clock's calibration, starting the threads, the
+  /// passes and judging them.
+  double total_s = 0;
+  double passes_s = 0;  ///< wall time of the pair passes alone (the part the budget bounds)
   bool quick = false;
   std::string line_placement;      ///< where the shared line lives, in words
   std::string hostname, kernel;    ///< machine metadata

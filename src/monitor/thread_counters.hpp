@@ -29,6 +29,10 @@ struct SoftwareCounts {
   std::uint64_t task_clock_ns = 0;  ///< CPU time, ns
   std::uint64_t migrations = 0;     ///< times the scheduler moved it to another CPU
   std::uint64_t context_switches = 0;
+  /// Time runnable on a run queue, waiting for a CPU, ns (/proc/.../schedstat, read by the
+  /// ThreadSampler; 0 where the kernel keeps no schedstat): what tells a thread starved of CPU
+  /// from one asleep, when neither used much CPU time.
+  std::uint64_t wait_ns = 0;
 };
 
 /// Hardware counts of one thread since its counters were opened (user mode only).

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include "src/os/proc_parse.hpp"
 #include "src/os/procfs.hpp"
@@ -15,6 +16,9 @@ struct Tracked {
   pid_t tid = 0;
   os::ProcFile stat;
   os::ProcFile comm;
+  os::ProcFile schedstat;  // run-queue wait; invalid where the kernel keeps none
+  std::uint64_t wait_base = 0;
+  std::uint64_t start_ticks = 0;
   ThreadCounters counters;
   std::string name;
   int cpu = -1;
@@ -56,6 +60,10 @@ struct ThreadSampler::State {
   bool open_thread(Tracked& t) {
     t.stat = os::ProcFile(os::task_path(pid, t.tid, "stat"));
     if (!t.stat.valid()) return false;
+    if (options.run_queue_wait) {
+      t.schedstat = os::ProcFile(os::task_path(pid, t.tid, "schedstat"));
+      if (t.schedstat.valid()) t.wait_base = read_wait(t).value_or(0);
+    }
     // The first thread decides the source; once perf failed, later threads skip trying it.
     CounterTarget target{pid, t.tid, want_hardware,
                          options.use_perf && (!source_decided || source == CounterSource::perf)};
@@ -87,6 +95,14 @@ struct ThreadSampler::State {
     t.name = name;
   }
 
+  // The run-queue wait since boot (schedstat's second field); empty when not kept.
+  static std::optional<std::uint64_t> read_wait(const Tracked& t) {
+    char buf[128];
+    if (t.schedstat.read(buf, sizeof buf) <= 0) return std::nullopt;
+    auto st = os::parse_schedstat(buf);
+    return st ? std::optional<std::uint64_t>(st->wait_ns) : std::nullopt;
+  }
+
   // Returns false when the thread is gone.
   bool read_thread(Tracked& t) {
     const bool counted = t.counters.source() != CounterSource::observed;
@@ -105,6 +121,16 @@ struct ThreadSampler::State {
       int cpu = os::parse_task_stat_cpu(buf);
       if (!counted && t.samples > 0 && cpu != t.cpu) ++t.last.migrations;
       t.cpu = cpu;
+      if (t.samples == 0) t.start_ticks = os::parse_task_stat_start_ticks(buf);
+    }
+    // The schedstat read also tells an exited thread from a live one: a perf counter of an
+    // exited thread still reads its last counts, and its stat file is not read while it does
+    // not migrate, so without it a thread that exited while another started (the task count
+    // unchanged) would stay listed and the new one unseen.
+    if (t.schedstat.valid()) {
+      auto wait = read_wait(t);
+      if (!wait) return false;
+      t.last.wait_ns = *wait > t.wait_base ? *wait - t.wait_base : 0;
     }
     if (t.samples % 10 == 0) read_name(t);  // names change rarely; re-read about once a second
     ++t.samples;
@@ -144,7 +170,8 @@ Result<ProcessSample> ThreadSampler::sample() {
         lost = true;
         continue;
       }
-      out.threads.push_back(ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware, s.pid});
+      out.threads.push_back(
+          ThreadSample{t.tid, t.name, t.cpu, t.last, t.hardware, s.pid, t.start_ticks});
       ++it;
     }
     if (!lost || scanned) break;

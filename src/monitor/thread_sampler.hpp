@@ -29,6 +29,9 @@ struct ThreadSample {
   SoftwareCounts counts;                   ///< since first seen
   std::optional<HardwareCounts> hardware;  ///< since first seen; empty = not supported
   pid_t pid = 0;                           ///< its process; 0 = the sampled process
+  /// When the thread started (/proc stat field 22, clock ticks after boot); 0 when unknown. A
+  /// tid seen again with another start time is another thread: the kernel reused the id.
+  std::uint64_t start_ticks = 0;
 };
 
 /// A process of a followed family, as seen at one sample (watch --follow).
@@ -49,6 +52,11 @@ struct ProcessSample {
 struct SamplerOptions {
   bool hardware = true;  ///< try hardware counters (silently none where unsupported)
   bool use_perf = true;  ///< false forces the procfs fallback (tests, comparisons)
+  /// Read each thread's run-queue wait (/proc/.../schedstat) at every sample: one more read per
+  /// thread, which also notices a thread that exited while another started (the task count
+  /// unchanged: its perf counters still read). false leaves SoftwareCounts::wait_ns at 0 and
+  /// such a thread listed until the next change of the count (the overhead benchmark compares).
+  bool run_queue_wait = true;
 };
 
 class ThreadSampler {

@@ -2,6 +2,7 @@
 #include "src/monitor/watch_history.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace threadmap::monitor {
 
@@ -9,6 +10,14 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
   if (samples_ == 0) first_s_ = sample.time_s;
   last_s_ = sample.time_s;
   ++samples_;
+  peak_threads_ = std::max(peak_threads_, sample.threads.size());
+  // A process's first sample: the threads alive then were not started during the watch.
+  std::map<pid_t, bool> new_process;
+  for (const ThreadSample& s : sample.threads) {
+    const pid_t pid = s.pid > 0 ? s.pid : pid_;
+    if (!new_process.count(pid))
+      new_process[pid] = process_first_s_.emplace(pid, sample.time_s).second;
+  }
   bool added = false;
   for (const ProcessSeen& p : processes) {
     auto [it, inserted] = process_index_.emplace(p.pid, processes_.size());
@@ -26,12 +35,23 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
   }
   for (const ThreadSample& s : sample.threads) {
     auto [it, inserted] = index_.emplace(s.tid, threads_.size());
-    if (inserted) {
+    // The same tid with another start time is another thread: the kernel handed the id out
+    // again after the first one exited.
+    bool reused = false;
+    if (!inserted) {
+      const ThreadTrack& known = threads_[it->second];
+      reused = s.start_ticks != 0 && known.start_ticks != 0 && s.start_ticks != known.start_ticks;
+      if (reused) it->second = threads_.size();
+    }
+    if (inserted || reused) {
       added = true;
       ThreadTrack track;
       track.tid = s.tid;
       track.pid = s.pid > 0 ? s.pid : pid_;
       track.main_thread = s.tid == track.pid;
+      track.start_ticks = s.start_ticks;
+      track.tid_reused = reused;
+      track.at_first_sample = new_process[track.pid] && !reused;
       track.first_s = sample.time_s;
       track.previous_s = sample.time_s;
       threads_.push_back(std::move(track));
@@ -53,18 +73,25 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
           s.counts.task_clock_ns > t.counts.task_clock_ns
               ? static_cast<double>(s.counts.task_clock_ns - t.counts.task_clock_ns) / 1e9
               : 0.0;
+      const double waited = s.counts.wait_ns > t.counts.wait_ns
+                                ? static_cast<double>(s.counts.wait_ns - t.counts.wait_ns) / 1e9
+                                : 0.0;
       const bool active = used >= kActiveShare * dt;
-      if (last.end_s > last.start_s && last.active != active) {
-        t.spans.push_back(CpuSpan{last.end_s, sample.time_s, last.cpu, used, active});
+      const bool starved = !active && waited >= kActiveShare * dt;
+      if (last.end_s > last.start_s && (last.active != active || last.starved != starved)) {
+        t.spans.push_back(
+            CpuSpan{last.end_s, sample.time_s, last.cpu, used, active, waited, starved});
       } else {
         last.end_s = sample.time_s;
         last.cpu_s += used;
         last.active = active;
+        last.wait_s += waited;
+        last.starved = starved;
       }
     }
     if (s.cpu >= 0) {
       if (t.spans.empty() || t.spans.back().cpu != s.cpu)
-        t.spans.push_back(CpuSpan{sample.time_s, sample.time_s, s.cpu, 0.0, false});
+        t.spans.push_back(CpuSpan{sample.time_s, sample.time_s, s.cpu, 0.0, false, 0.0, false});
       ++t.samples_on_cpu[s.cpu];
     }
     t.previous = t.counts;
@@ -86,6 +113,7 @@ void WatchHistory::add(const ProcessSample& sample, const std::vector<ProcessSee
                      if (a.first_s != b.first_s) return a.first_s < b.first_s;
                      return a.tid < b.tid;
                    });
+  // A reused tid maps to its newest thread (the later of the two in this order).
   for (size_t i = 0; i < threads_.size(); ++i) index_[threads_[i].tid] = i;
 }
 
@@ -144,6 +172,10 @@ WatchSummary summarize_watch(const WatchHistory& history,
     s.tid = t.tid;
     s.pid = t.pid;
     s.name = t.name;
+    s.main_thread = t.main_thread;
+    s.tid_reused = t.tid_reused;
+    s.started_while_watched = !t.at_first_sample;
+    s.first_s = t.first_s - history.first_s();
     s.seconds_seen = t.last_s - t.first_s;
     s.samples = t.samples;
     for (const auto& [cpu, n] : t.samples_on_cpu) s.cpus_visited.add(cpu);
@@ -165,9 +197,11 @@ WatchSummary summarize_watch(const WatchHistory& history,
       if (all > 0) s.share_on_planned = static_cast<double>(on) / static_cast<double>(all);
     }
     s.hardware = t.hardware;
+    (s.started_while_watched ? out.threads_started : out.threads_at_start) += 1;
     out.total_migrations += s.migrations;
     out.threads.push_back(std::move(s));
   }
+  out.peak_threads = history.peak_threads();
   out.follow = history.follow();
   for (const ProcessTrack& p : history.processes()) {
     ProcessSummary ps{

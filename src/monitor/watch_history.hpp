@@ -21,14 +21,18 @@ namespace threadmap::monitor {
 /// A stretch of time a thread was seen on one CPU: from the sample that saw it there to the
 /// next sample (so spans are as precise as the sampling interval).
 /// A span is also split where the thread turns from waiting to running or back (at least
-/// kActiveShare of an interval's time on a CPU), so a reader can tell runnable threads from
-/// sleeping ones over time (`threadmap job` counts only runnable ones as oversubscribing).
+/// kActiveShare of an interval's time on a CPU), and where a thread that did not run turns from
+/// asleep to runnable-but-starved (at least kActiveShare of the interval on a run queue,
+/// waiting for a CPU) or back, so a reader can tell running, starved and sleeping threads apart
+/// over time (`threadmap job` counts only running ones as oversubscribing).
 struct CpuSpan {
   double start_s = 0;
   double end_s = 0;
   int cpu = -1;
-  double cpu_s = 0;     ///< CPU time the thread used during the span (task clock)
-  bool active = false;  ///< used at least kActiveShare of the span's intervals
+  double cpu_s = 0;      ///< CPU time the thread used during the span (task clock)
+  bool active = false;   ///< used at least kActiveShare of the span's intervals
+  double wait_s = 0;     ///< time it waited on a run queue for a CPU (schedstat)
+  bool starved = false;  ///< not active, but waited for a CPU at least kActiveShare of the time
 };
 
 /// A thread that used this share of an interval on a CPU was runnable in it; a thread asleep
@@ -40,10 +44,14 @@ struct ThreadTrack {
   pid_t tid = 0;
   pid_t pid = 0;  ///< its process (the watched one unless following)
   std::string name;
-  bool main_thread = false;    ///< tid == its process's pid
-  double first_s = 0;          ///< first sample that saw it
-  double last_s = 0;           ///< last sample that saw it
-  std::vector<CpuSpan> spans;  ///< CPU over time, merged while the CPU stays the same
+  bool main_thread = false;       ///< tid == its process's pid: the process's first thread
+  std::uint64_t start_ticks = 0;  ///< when it started (clock ticks after boot); 0 = unknown
+  /// Another thread had this tid earlier in the watch and exited: the kernel reused the id.
+  bool tid_reused = false;
+  bool at_first_sample = false;  ///< alive at the watch's first sample of its process
+  double first_s = 0;            ///< first sample that saw it
+  double last_s = 0;             ///< last sample that saw it
+  std::vector<CpuSpan> spans;    ///< CPU over time, merged while the CPU stays the same
   std::map<int, std::uint64_t> samples_on_cpu;  ///< CPU -> samples that saw it there
   std::uint64_t samples = 0;
   SoftwareCounts counts;    ///< cumulative since first seen
@@ -80,6 +88,8 @@ class WatchHistory {
   double first_s() const { return first_s_; }
   double last_s() const { return last_s_; }
   std::uint64_t samples() const { return samples_; }
+  /// Most threads seen alive at one sample (all processes followed together).
+  std::size_t peak_threads() const { return peak_threads_; }
 
  private:
   size_t process_rank(pid_t pid) const;
@@ -93,6 +103,8 @@ class WatchHistory {
   double first_s_ = 0;
   double last_s_ = 0;
   std::uint64_t samples_ = 0;
+  std::size_t peak_threads_ = 0;
+  std::map<pid_t, double> process_first_s_;  ///< each process's first sample (any thread seen)
 };
 
 using threadmap::PlannedThread;  // a plan's entry (src/core/planned_thread.hpp)
@@ -110,6 +122,10 @@ struct ThreadSummary {
   pid_t tid = 0;
   pid_t pid = 0;  ///< its process
   std::string name;
+  bool main_thread = false;            ///< the process's first thread (tid == pid)
+  bool tid_reused = false;             ///< its tid belonged to another thread earlier in the watch
+  bool started_while_watched = false;  ///< not there at its process's first sample
+  double first_s = 0;                  ///< seconds into the watch it was first seen
   double seconds_seen = 0;
   std::uint64_t samples = 0;
   CpuSet cpus_visited;           ///< CPUs it was seen on at a sample
@@ -148,6 +164,13 @@ struct WatchSummary {
   bool hardware = false;
   std::string hardware_note;  ///< why hardware counters are not supported ("" when they are)
   std::vector<ThreadSummary> threads;
+  /// Threads the process (all of them, following) had at the first sample, threads that
+  /// appeared later (new thread ids the kernel listed under /proc/PID/task, a reused id
+  /// counted again), and the most alive at one sample. Threads that started and ended between
+  /// two samples are not seen: threads_started is a lower bound.
+  std::size_t threads_at_start = 0;
+  std::size_t threads_started = 0;
+  std::size_t peak_threads = 0;
   std::uint64_t total_migrations = 0;
   double migrations_per_s = 0;  ///< all threads
   /// Pages per NUMA node (/proc/PID/numa_maps) at the first reading and at the last one; the

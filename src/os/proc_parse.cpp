@@ -94,6 +94,20 @@ int parse_task_stat_cpu(std::string_view text) {
   return cpu ? static_cast<int>(*cpu) : -1;
 }
 
+std::uint64_t parse_task_stat_start_ticks(std::string_view text) {
+  return to_u64(field_from(after_comm(text), 22)).value_or(0);
+}
+
+std::optional<SchedStat> parse_schedstat(std::string_view text) {
+  auto space = text.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  auto rest = text.substr(space + 1);
+  auto run = to_u64(text.substr(0, space));
+  auto wait = to_u64(rest.substr(0, rest.find(' ')));
+  if (!run || !wait) return std::nullopt;
+  return SchedStat{*run, *wait};
+}
+
 TaskStatus parse_task_status(std::string_view text) {
   TaskStatus st;
   for_each_key_value(text, [&](std::string_view key, std::string_view value) {

@@ -29,6 +29,18 @@ std::optional<TaskStat> parse_task_stat(std::string_view text);
 /// Field 39 alone, without allocating (the sampler reads it thousands of times a second); -1
 /// when absent.
 int parse_task_stat_cpu(std::string_view text);
+/// Field 22 alone (starttime: clock ticks after boot when the thread started); 0 when absent.
+/// With the tid it names one thread for good: a tid the kernel hands out again after the
+/// thread exited comes with a later start time.
+std::uint64_t parse_task_stat_start_ticks(std::string_view text);
+
+/// /proc/.../schedstat: "RUN_NS WAIT_NS TIMESLICES" (time on a CPU, time runnable on a run
+/// queue waiting for one, and how many times it ran). Empty when the text is not that.
+struct SchedStat {
+  std::uint64_t run_ns = 0;
+  std::uint64_t wait_ns = 0;
+};
+std::optional<SchedStat> parse_schedstat(std::string_view text);
 
 /// /proc/PID/task/TID/children: the pids of the thread's children, separated by spaces. Tokens
 /// that are not positive numbers are skipped (the kernel writes none).

@@ -128,6 +128,12 @@ std::string systemd_export(const Plan& plan, const Topology* topology) {
 
 }  // namespace
 
+const std::vector<std::string>& export_format_names() {
+  static const std::vector<std::string> names = {"taskset", "numactl", "omp",   "gomp",
+                                                 "kmp",     "likwid",  "slurm", "systemd"};
+  return names;
+}
+
 Result<ExportFormat> parse_export_format(std::string_view text) {
   if (text == "taskset") return ExportFormat::taskset;
   if (text == "numactl") return ExportFormat::numactl;

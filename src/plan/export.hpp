@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/plan/planner.hpp"
 
@@ -18,6 +19,9 @@ enum class ExportFormat { taskset, omp, gomp, kmp, likwid, slurm, systemd, numac
 /// Parses "taskset", "numactl", "omp", "gomp", "kmp", "likwid", "slurm", "systemd"; EINVAL
 /// otherwise.
 Result<ExportFormat> parse_export_format(std::string_view text);
+
+/// Every name parse_export_format accepts, in the order --help lists them.
+const std::vector<std::string>& export_format_names();
 
 /// The plan in that format: shell lines ready to paste, with a comment saying how the tool
 /// maps threads to the list (thread i = i-th entry for the OpenMP runtimes and likwid-pin, task

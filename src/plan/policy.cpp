@@ -72,6 +72,12 @@ const char* policy_name(Policy policy) {
   return "compact";
 }
 
+const std::vector<std::string>& policy_names() {
+  static const std::vector<std::string> names = {
+      policy_name(Policy::compact), policy_name(Policy::scatter), policy_name(Policy::round_robin)};
+  return names;
+}
+
 std::vector<int> cpus_for_threads(const std::vector<int>& order, std::size_t threads) {
   std::vector<int> cpus;
   if (order.empty()) return cpus;

@@ -3,6 +3,7 @@
 // --threads N --policy P` assigns it, so both commands choose the same CPUs for the same request.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,10 @@ Result<Policy> parse_policy(std::string_view text);
 
 /// The name parse_policy accepts for `policy` ("round-robin", ...).
 const char* policy_name(Policy policy);
+
+/// Every name parse_policy accepts, in the enum's order (the CLI's --help, man pages and shell
+/// completion list these).
+const std::vector<std::string>& policy_names();
 
 /// The CPUs of `cpus` in the order `policy` hands them to threads (main thread first). CPUs
 /// the topology does not know are placed last, in ascending order. Never fails; an empty set

@@ -80,6 +80,9 @@ enum class QuickPolicy {
 /// (expected compact, scatter, round-robin or spread)".
 Result<QuickPolicy> parse_quick_policy(std::string_view text);
 
+/// Every name parse_quick_policy accepts: policy_names() and "spread".
+const std::vector<std::string>& quick_policy_names();
+
 /// The CPU policy a quick policy places by; nullopt for spread.
 std::optional<Policy> cpu_policy(QuickPolicy policy);
 

@@ -29,6 +29,15 @@ Result<WorkloadSpec> pairs_spec(int pairs) {
   return spec;
 }
 
+const std::vector<std::string>& quick_policy_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = policy_names();
+    all.push_back("spread");
+    return all;
+  }();
+  return names;
+}
+
 Result<QuickPolicy> parse_quick_policy(std::string_view text) {
   if (text == "spread") return QuickPolicy::spread;
   auto policy = parse_policy(text);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "src/render/machine_state_json.hpp"
 #include "src/render/text_table.hpp"
 
@@ -21,9 +23,17 @@ std::string bench_value_text(double value, const std::string& unit) {
   return fmt::format("{:.2f} {}", value, unit);
 }
 
-std::string bench_ratio_text(const Variant& v) {
+std::string variant_unit(const BenchResult& r, const Variant& v) {
+  return v.unit.empty() ? r.unit : v.unit;
+}
+
+std::string bench_ratio_text(const BenchResult& r, const Variant& v) {
   if (!v.available) return "not run";
-  if (v.baseline.empty()) return "baseline";
+  if (v.baseline.empty()) {
+    for (const Variant& other : r.variants)
+      if (other.baseline == v.name) return "baseline";
+    return "reference, not compared";
+  }
   if (v.verdict == "not run") return "- (baseline not run)";
   // Only a clear verdict gets a ratio: an unclear one is lost in the spread, so saying
   // "1.40x faster" there would contradict the samples.
@@ -32,6 +42,59 @@ std::string bench_ratio_text(const Variant& v) {
   if (v.ratio_to_baseline <= 0) return "-";
   if (v.ratio_to_baseline >= 1) return fmt::format("{:.2f}x faster", v.ratio_to_baseline);
   return fmt::format("{:.2f}x slower", 1 / v.ratio_to_baseline);
+}
+
+namespace {
+
+// "min .. max", or the one value when both read the same (a single run).
+std::string range_text(const std::string& min, const std::string& max) {
+  return min == max ? min : min + " .. " + max;
+}
+
+}  // namespace
+
+const experiments::Counter* counter_named(const Variant& v, const std::string& name) {
+  for (const auto& c : v.counters)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+CounterColumns counter_columns(const BenchResult& r) {
+  CounterColumns out;
+  std::vector<std::string> names;
+  for (const Variant& v : r.variants)
+    for (const auto& c : v.counters)
+      if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+  // Counters no variant could count, grouped by why: one line each, not a column of "not
+  // supported" in every row.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+  for (const auto& name : names) {
+    const experiments::Counter* supported = nullptr;
+    std::string reason;
+    for (const Variant& v : r.variants)
+      if (const experiments::Counter* c = counter_named(v, name)) {
+        if (c->supported && !supported) supported = c;
+        if (!c->supported && reason.empty()) reason = c->reason;
+      }
+    if (supported) {
+      out.shown.push_back(name);
+      out.how[name] = supported->how;
+      continue;
+    }
+    auto it = std::find_if(by_reason.begin(), by_reason.end(),
+                           [&](const auto& g) { return g.first == reason; });
+    if (it == by_reason.end())
+      by_reason.push_back({reason, {name}});
+    else
+      it->second.push_back(name);
+  }
+  for (const auto& [reason, group] : by_reason) {
+    std::string list;
+    for (const auto& n : group) list += (list.empty() ? "" : ", ") + n;
+    out.unsupported_lines.push_back("counters not supported here: " + list +
+                                    (reason.empty() ? "" : " (" + reason + ")"));
+  }
+  return out;
 }
 
 std::string bench_machine_line(const experiments::BenchResult& r) {
@@ -67,10 +130,11 @@ std::string bench_text(const BenchResult& r) {
       table.add_row({v.label, "-", "-", "-", "-", "not run"});
       continue;
     }
-    table.add_row({v.label, v.placement, bench_value_text(v.value.median, r.unit),
-                   fmt::format("{} .. {}", bench_value_text(v.value.min, r.unit),
-                               bench_value_text(v.value.max, r.unit)),
-                   fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(v)});
+    const std::string unit = variant_unit(r, v);
+    table.add_row(
+        {v.label, v.placement, bench_value_text(v.value.median, unit),
+         range_text(bench_value_text(v.value.min, unit), bench_value_text(v.value.max, unit)),
+         fmt::format("{:.0f}%", v.value.spread_pct), bench_ratio_text(r, v)});
   }
   out += table.str();
   out += fmt::format(
@@ -79,31 +143,28 @@ std::string bench_text(const BenchResult& r) {
       "test p <= 0.05, 95% median intervals apart, effect >= 5%\n",
       r.higher_is_better ? " (higher is better)" : " (lower is better)");
 
-  bool any_counters = false;
-  for (const Variant& v : r.variants) any_counters = any_counters || !v.counters.empty();
-  if (any_counters) {
+  const CounterColumns columns = counter_columns(r);
+  if (!columns.shown.empty()) {
     std::vector<std::string> headers{"counters (median per run)"};
-    const Variant* with = nullptr;
-    for (const Variant& v : r.variants)
-      if (!v.counters.empty()) with = with ? with : &v;
-    for (const auto& c : with->counters) headers.push_back(c.name + ">");
+    for (const auto& name : columns.shown) headers.push_back(name + ">");
     TextTable counters(headers);
-    std::vector<std::string> unsupported;
     for (const Variant& v : r.variants) {
       if (v.counters.empty()) continue;
       std::vector<std::string> row{v.label};
-      for (const auto& c : v.counters) {
+      for (const auto& name : columns.shown) {
+        const experiments::Counter* c = counter_named(v, name);
         // Small medians (system calls per operation) need their decimals; counts do not.
-        row.push_back(!c.supported      ? "not supported"
-                      : c.median >= 100 ? fmt::format("{:.0f}", c.median)
-                                        : fmt::format("{:.2f}", c.median));
+        row.push_back(!c || !c->supported ? "not supported"
+                      : c->median >= 100  ? fmt::format("{:.0f}", c->median)
+                                          : fmt::format("{:.2f}", c->median));
       }
       counters.add_row(row);
     }
     out += "\n" + counters.str();
-    for (const auto& c : with->counters)
-      out += fmt::format("  {}: {}\n", c.name, c.supported ? c.how : c.reason);
+    for (const auto& name : columns.shown)
+      out += fmt::format("  {}: {}\n", name, columns.how.at(name));
   }
+  for (const std::string& line : columns.unsupported_lines) out += line + "\n";
   for (const Variant& v : r.variants)
     if (!v.available) out += fmt::format("not run: {}: {}\n", v.label, v.unavailable_reason);
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
@@ -150,6 +211,7 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"available", v.available},
             {"unavailable_reason", v.available ? json(nullptr) : json(v.unavailable_reason)},
             {"placement", v.placement},
+            {"unit", variant_unit(r, v)},
             {"threads", threads},
             {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)},
             {"verdict", v.verdict},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "src/render/html_page.hpp"
 #include "src/render/report_html_util.hpp"
@@ -180,9 +181,12 @@ nlohmann::json rank_shares_json(const std::vector<cluster::RankShare>& shares) {
 namespace {
 
 // The colours of the page: time inside the rank's share blue, outside it red (the grid and the
-// timeline agree); a waiting thread is a thin grey line.
+// timeline agree); a thread runnable but starved of CPU is a half-height amber bar, one asleep
+// a thin grey line.
 constexpr const char* kInShare = "40,110,220";
 constexpr const char* kOutside = "220,50,40";
+constexpr const char* kStarved = "#e09a1a";
+constexpr const char* kAsleep = "#8a8f98";
 // More threads than this in one rank are summarised, not drawn (a row each would make a page
 // no one scrolls through; the grid above still counts all of them).
 constexpr std::size_t kMostThreadsDrawn = 48;
@@ -237,6 +241,33 @@ std::string cpu_grid(const JobHost& h) {
   return out + "</tbody></table></div>\n";
 }
 
+// A time axis under the rows: a line and ticks at round steps (1, 2 or 5 times a power of ten)
+// so that 5 to 10 of them fall in [t0, t1], each labelled; the last label stays inside.
+std::string time_axis_svg(double t0, double t1, int width, int axis_y) {
+  const double span = std::max(t1 - t0, 1e-3);
+  auto x_of = [&](double t) { return (t - t0) / span * width; };
+  double step = std::pow(10.0, std::floor(std::log10(span / 5)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (step * m) <= 10) {
+      step *= m;
+      break;
+    }
+  const int decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+  std::string svg = fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
+                                width, axis_y, axis_y);
+  // Ticks by index, so that the steps do not drift and the first one is 0, not -0.
+  for (long k = static_cast<long>(std::ceil(t0 / step - 1e-9)); k * step <= t1 + 1e-9; ++k) {
+    const double t = k == 0 ? 0.0 : static_cast<double>(k) * step;
+    const double x = x_of(t);
+    const char* anchor = x < 20 ? "start" : x > width - 20 ? "end" : "middle";
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#222\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"{4}\">{5:.{6}f} s</text>\n",
+        x, axis_y, axis_y + 4, axis_y + 17, anchor, t, decimals);
+  }
+  return svg;
+}
+
 // One rank's threads over time, as the watch timeline draws them (thin = waiting, full =
 // running), coloured by whether the CPU was in the rank's share. Inline SVG, one row per thread
 // with its name above the bar, so it stays legible when a phone scales it down.
@@ -267,22 +298,26 @@ std::string rank_timeline_svg(const JobHost& h, int rank, double t0, double t1) 
       const double x0 = x_of(s.start_s);
       const double w = std::max(x_of(s.end_s) - x0, 1.0);
       const bool running = cluster::runnable(s, rules);
+      const bool starved = cluster::starved(s, rules);
       const bool own = share.contains(s.cpu);
-      const double hgt = running ? bar : 3;
+      const double hgt = running ? bar : starved ? bar / 2.0 : 3;
+      const std::string fill = running   ? fmt::format("rgb({})", own ? kInShare : kOutside)
+                               : starved ? kStarved
+                                         : kAsleep;
+      const std::string what =
+          running   ? "running"
+          : starved ? fmt::format("runnable but starved: waited {:.2f} s for a CPU, ran {:.2f} s",
+                                  s.wait_s, std::max(s.cpu_s, 0.0))
+                    : "asleep";
       svg += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" "
           "fill=\"{}\"><title>CPU {}, {:.2f}-{:.2f} s, {}{}</title></rect>\n",
-          x0, y + 16 + (bar - hgt) / 2, w, hgt,
-          running ? fmt::format("rgb({})", own ? kInShare : kOutside) : "#8a8f98", s.cpu, s.start_s,
-          s.end_s, running ? "running" : "waiting", own ? "" : ", outside the rank's share");
+          x0, y + 16 + (bar - hgt) / 2, w, hgt, fill, s.cpu, s.start_s, s.end_s, escape(what),
+          own ? "" : ", outside the rank's share");
     }
   }
   const int axis_y = static_cast<int>(shown) * row + 2;
-  svg += fmt::format("<line x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n", width,
-                     axis_y, axis_y);
-  svg += fmt::format("<text x=\"0\" y=\"{}\">{:.2f} s</text>\n", axis_y + 17, t0);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.2f} s</text>\n", width,
-                     axis_y + 17, t1);
+  svg += time_axis_svg(t0, t1, width, axis_y);
   svg += "</svg>\n";
   std::string out = "<h4>rank " + std::to_string(rank) + " (share " + escape(share.to_list()) +
                     ", " + std::to_string(threads.size()) + " thread(s))</h4>\n" + svg;
@@ -313,11 +348,15 @@ std::string host_section(const JobHost& h, std::size_t index) {
       "<span><i style=\"background:rgb(" +
       std::string(kInShare) +
       ")\"></i>running in its share</span><span><i style=\"background:rgb(" + kOutside +
-      ")\"></i>running outside it</span><span><i style=\"background:#8a8f98;height:.25rem\">"
-      "</i>waiting</span></p>\n<p class=\"note\">Each rank's threads over the time its watch "
-      "sampled (seconds from the start of its watch). Running: the thread used at least " +
+      ")\"></i>running outside it</span><span><i style=\"background:" + kStarved +
+      ";height:.45rem\"></i>runnable, starved of CPU</span><span><i style=\"background:" + kAsleep +
+      ";height:.25rem\"></i>asleep</span></p>\n<p class=\"note\">Each rank's threads "
+      "over the time its watch sampled (seconds from the start of its watch). Running: the "
+      "thread used at least " +
       fmt::format("{:.0f}%", 100 * cluster::JobRules{}.runnable_share) +
-      " of a span's time on its CPU (the rule of the findings).</p>\n";
+      " of a span's time on its CPU (the rule of the findings). Starved: it used less, but "
+      "waited on a run queue for a CPU at least as long (the kernel's schedstat); asleep: "
+      "neither. Records without the wait show every thread that did not run as asleep.</p>\n";
   if (t1 < t0) return out + "<p class=\"note\">No rank has a watch.</p>\n</section>\n";
   for (int rank : ranks_of(h)) out += rank_timeline_svg(h, rank, t0, t1);
   return out + "</section>\n";

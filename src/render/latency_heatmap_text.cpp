@@ -130,7 +130,9 @@ std::string block_grid(const latency::Matrix& matrix, const std::vector<std::siz
 std::string legend(const ColorScale& scale, bool color) {
   std::string out = "\nlegend (one-way latency, ns, log scale): ";
   if (scale.high_ns < scale.low_ns * 1.05) {
-    out += fmt::format("every cell is {:.1f}-{:.1f} ns\n", scale.low_ns, scale.high_ns);
+    const std::string low = fmt::format("{:.1f}", scale.low_ns);
+    const std::string high = fmt::format("{:.1f}", scale.high_ns);
+    out += "every cell is " + (low == high ? low : low + "-" + high) + " ns\n";
   } else if (color) {
     out += fmt::format("{:.1f} ", scale.low_ns);
     for (int k = 0; k < 24; ++k) {
@@ -152,12 +154,30 @@ std::string legend(const ColorScale& scale, bool color) {
 
 }  // namespace
 
+namespace {
+
+// CPUs per cell: 1 when every CPU fits `max_columns` (a row label, then two characters a cell),
+// else the smallest power of two that makes them fit (cores and caches come in powers of two,
+// so blocks rarely straddle them).
+std::size_t block_size(const latency::Matrix& matrix, std::size_t n,
+                       const TextHeatmapOptions& options) {
+  std::size_t label = 1;
+  for (int cpu : matrix.cpus) label = std::max(label, std::to_string(cpu).size());
+  const std::size_t fit =
+      options.max_columns > label + 3 ? (options.max_columns - label - 1) / 2 : 1;
+  const std::size_t max_cells = std::max<std::size_t>(1, std::min(options.max_cells, fit));
+  std::size_t block = 1;
+  while ((n + block - 1) / block > max_cells) block *= 2;
+  return block;
+}
+
+}  // namespace
+
 std::string latency_heatmap_text(const latency::Matrix& matrix,
                                  const std::vector<std::size_t>& order,
                                  const TextHeatmapOptions& options) {
   const std::size_t n = order.size();
-  const std::size_t max_cells = std::max<std::size_t>(1, options.max_cells);
-  const std::size_t block = std::max<std::size_t>(1, (n + max_cells - 1) / max_cells);
+  const std::size_t block = block_size(matrix, n, options);
   ColorScale scale = make_color_scale(matrix);
   if (block == 1 && n <= options.max_numeric) {
     std::string out = numeric_grid(matrix, order, scale, options.color);
@@ -167,8 +187,8 @@ std::string latency_heatmap_text(const latency::Matrix& matrix,
   std::string out;
   if (block > 1) {
     out += fmt::format(
-        "(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the "
-        "block)\n",
+        "(each cell: median of a {0}x{0} block of CPUs; label = first CPU of the block)\n"
+        "(every pair, one cell each: the --png, --svg or --csv outputs)\n",
         block);
   }
   out += block_grid(matrix, order, block, scale, options.color);

@@ -1,5 +1,6 @@
 // The terminal heatmap: one cell per CPU pair (two characters wide), or per block of CPUs when
-// the matrix is too wide for a terminal, with a legend in ns. 24-bit ANSI colors on a TTY; on a
+// the matrix would not fit 100 columns (the text then says where every cell is: the
+// --png/--svg/--csv outputs), with a legend in ns. 24-bit ANSI colors on a TTY; on a
 // pipe, a character ramp that survives copy-paste and logs.
 #pragma once
 
@@ -13,8 +14,10 @@ namespace threadmap::render {
 
 /// Options of the terminal heatmap.
 struct TextHeatmapOptions {
-  bool color = true;             ///< ANSI 24-bit background colors (else a character ramp)
-  std::size_t max_cells = 64;    ///< most cells per axis; larger matrices are shown in blocks
+  bool color = true;           ///< ANSI 24-bit background colors (else a character ramp)
+  std::size_t max_cells = 64;  ///< most cells per axis; larger matrices are shown in blocks
+  /// The widest line of the grid, in terminal columns: blocks grow until it fits.
+  std::size_t max_columns = 100;
   std::size_t max_numeric = 16;  ///< up to this many CPUs, cells show their value in ns
 };
 

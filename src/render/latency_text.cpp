@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/render/duration_text.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -16,7 +17,7 @@ std::string stability_line(const latency::Stability& st) {
   if (st.state == "unknown")
     return "stability unknown (the matrix carries no second pass per pair); analysed as given";
   if (st.state == "unstable") return "UNSTABLE: " + st.reason;
-  return "stable (" + st.reason + ")";
+  return "stable: " + st.reason;
 }
 
 // Groups as "[0-7,64-71]  [8-15,72-79] ...", wrapped at ~100 columns with `indent`.
@@ -83,10 +84,10 @@ std::string latency_provenance(const latency::Matrix& matrix,
   std::string out = fmt::format(
       "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
       "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
-      "{} pair{}, {} batches in the first passes, {:.1f} s in total\n",
+      "{} pair{}, {} batches in the first passes; {} measuring, {} of it in the pair passes\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
-      m.pairs.size() == 1 ? "" : "s", samples, m.total_s);
+      m.pairs.size() == 1 ? "" : "s", samples, duration_text(m.total_s), duration_text(m.passes_s));
   // Wherever the numbers are shown (terminal, report), say when they did not hold still.
   std::size_t unsteady = 0;
   std::vector<double> spreads;
@@ -132,6 +133,11 @@ std::string spread_line(const latency::Matrix& matrix) {
   }
   std::sort(values.begin(), values.end());
   if (values.empty()) return "";
+  // One value (one pair, or all alike) is said once, not as "min 31.0, median 31.0, max 31.0".
+  if (ns(values.front()) == ns(values.back()))
+    return values.size() == 1
+               ? fmt::format("pairs: {} ns (the one pair)\n", ns(values.front()))
+               : fmt::format("pairs: {} ns, all {} of them\n", ns(values.front()), values.size());
   return fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
                      ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
                      values.size(), values.back() / std::max(values.front(), 1e-9));

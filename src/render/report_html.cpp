@@ -77,10 +77,20 @@ std::vector<std::string> latency_glance(const MachineReport& r) {
   std::vector<std::string> items;
   MatrixStats s = matrix_stats(r.latency.matrix);
   const std::string from = r.latency.measurement ? "measured here" : "loaded";
-  items.push_back(
-      fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over {} CPU pairs.",
-                  from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
-  if (r.latency.measurement) {
+  // One pair, or pairs that all read the same, have one value: no "106.1 ns to 106.1 ns".
+  if (s.cells / 2 == 1)
+    items.push_back(fmt::format("Core-to-core latency (one way, {}): {} for its one CPU pair.",
+                                from, ns_text(s.min)));
+  else if (ns_text(s.min) == ns_text(s.max))
+    items.push_back(fmt::format("Core-to-core latency (one way, {}): {} for all {} CPU pairs.",
+                                from, ns_text(s.min), s.cells / 2));
+  else
+    items.push_back(
+        fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over {} CPU pairs.",
+                    from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+  // The stability finding, when there is one, is already the first item: the warning is said
+  // once at a glance, not again in other words.
+  if (r.latency.measurement && r.latency.stability_finding.empty()) {
     // A number shown at a glance must carry its warning there too, not only further down.
     int unstable = 0, multimodal = 0;
     double spread = 0;
@@ -118,7 +128,10 @@ std::string glance_section(const MachineReport& r) {
   const bool loaded = r.latency.status.available && !r.latency.measurement;
   std::vector<std::string> items, about_loaded;
   std::vector<std::string>& stability = loaded ? about_loaded : items;
-  if (!r.latency.stability_finding.empty()) stability.push_back(r.latency.stability_finding);
+  if (!r.latency.stability_finding.empty()) {
+    std::string finding = "WARNING: " + r.latency.stability_finding + ".";
+    stability.push_back(finding);
+  }
   if (!r.advice.placement_summary.empty()) items.push_back(r.advice.placement_summary + ".");
   if (r.topology) items.push_back(topology_summary(*r.topology));
   if (r.latency.status.available) {

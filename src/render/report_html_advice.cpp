@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "src/render/bench_view.hpp"
+#include "src/render/duration_text.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_html_util.hpp"
 
@@ -34,38 +35,45 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
       rows.push_back({v.label, "not run: " + v.unavailable_reason, "-", "-", "-", "-"});
       continue;
     }
-    rows.push_back(
-        {v.label, bench_ratio_text(v), bench_value_text(v.value.median, b.unit),
-         bench_value_text(v.value.min, b.unit) + " .. " + bench_value_text(v.value.max, b.unit),
-         fmt::format("{:.0f}%", v.value.spread_pct), v.placement});
+    const std::string unit = variant_unit(b, v);
+    const std::string min = bench_value_text(v.value.min, unit);
+    const std::string max = bench_value_text(v.value.max, unit);
+    rows.push_back({v.label, bench_ratio_text(b, v), bench_value_text(v.value.median, unit),
+                    min == max ? min : min + " .. " + max,
+                    fmt::format("{:.0f}%", v.value.spread_pct), v.placement});
   }
   // The verdict right after the variant's name, and rows that stack on a phone: what a reader
   // came for is on screen at 400 px without scrolling sideways.
   out +=
       html::stacked_table({"variant", "vs baseline", "median", "min .. max", "spread", "placement"},
                           rows, {2, 3, 4}, 1);
-  bool counters = false;
-  for (const auto& v : b.variants) counters = counters || !v.counters.empty();
-  if (counters) {
+  // Counters no variant could count are one line, not a column of "not supported".
+  const CounterColumns columns = counter_columns(b);
+  if (!columns.shown.empty()) {
     std::vector<std::string> headers{"counters, median per run"};
     std::vector<std::vector<std::string>> crow;
-    std::vector<std::string> how;
+    std::vector<std::size_t> numeric;
+    for (const auto& name : columns.shown) {
+      headers.push_back(name);
+      numeric.push_back(headers.size() - 1);
+    }
     for (const auto& v : b.variants) {
       if (v.counters.empty()) continue;
-      if (headers.size() == 1) {
-        for (const auto& c : v.counters) {
-          headers.push_back(c.name);
-          how.push_back(c.name + ": " + (c.supported ? c.how : c.reason));
-        }
-      }
       std::vector<std::string> row{v.label};
-      for (const auto& c : v.counters)
-        row.push_back(c.supported ? fmt::format("{:.0f}", c.median) : "not supported");
+      for (const auto& name : columns.shown) {
+        const experiments::Counter* c = counter_named(v, name);
+        row.push_back(!c || !c->supported ? "not supported"
+                      : c->median >= 100  ? fmt::format("{:.0f}", c->median)
+                                          : fmt::format("{:.2f}", c->median));
+      }
       crow.push_back(row);
     }
-    out += html::stacked_table(headers, crow, {1, 2, 3, 4});
-    for (const auto& h : how) out += "<p class=\"note\">" + html::escape(h) + "</p>\n";
+    out += html::stacked_table(headers, crow, numeric);
+    for (const auto& name : columns.shown)
+      out += "<p class=\"note\">" + html::escape(name + ": " + columns.how.at(name)) + "</p>\n";
   }
+  for (const std::string& line : columns.unsupported_lines)
+    out += "<p class=\"note\">" + html::escape(line) + ".</p>\n";
   for (const auto& n : b.notes) out += "<p class=\"note\">" + html::escape(n) + "</p>\n";
   out += "<p class=\"note\">Published: " + html::escape(b.published) + "</p>\n";
   return out;
@@ -137,8 +145,7 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
   // Each part's share of the budget beside the time it took (report_budget.hpp).
   auto row = [](const std::string& part, const std::string& how, const report::PartStatus& s) {
-    return std::vector<std::string>{part, fmt::format("{:.1f} s", s.share_s),
-                                    fmt::format("{:.1f} s", s.seconds), how};
+    return std::vector<std::string>{part, duration_text(s.share_s), duration_text(s.seconds), how};
   };
   std::vector<std::vector<std::string>> rows{
       row("topology", r.topology_status.available ? "ok" : r.topology_status.reason,
@@ -157,8 +164,8 @@ std::string advice_and_bench_sections(const MachineReport& r) {
       "<p>Time budget: {:.0f} s (<code>report --budget</code>), shared between the parts; each "
       "stops by its own rule within its share (latency: time per CPU pair; a bench: no planned "
       "round that would not fit, after at least 3, and added rounds only in what is left). "
-      "Used in all: {:.1f} s.</p>\n",
-      r.budget_s, r.total_seconds);
+      "Used in all: {}.</p>\n",
+      r.budget_s, duration_text(r.total_seconds));
   out += html::stacked_table({"part", "share", "wall time", "how / why unavailable"}, rows, {1, 2});
   out +=
       "<p class=\"note\">Everything on this page was measured on this machine by this run, "

@@ -143,7 +143,7 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     svg += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
                        lo, hi, y + 30, y + 30);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", std::max(w, hi) + 6, y + 35,
-                       escape(bench_value_text(v.value.median, bench.unit)));
+                       escape(bench_value_text(v.value.median, variant_unit(bench, v))));
   }
   return svg + "</svg>\n";
 }

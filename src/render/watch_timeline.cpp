@@ -103,7 +103,7 @@ void draw_title(cairo_t* cr, const monitor::WatchHistory& history, const Layout&
   std::string title =
       fmt::format("threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
                   history.threads().size(), duration,
-                  l.activity_known ? "; thin = waiting, full = running" : "");
+                  l.activity_known ? "; full = running, half = starved of CPU, thin = asleep" : "");
   cairo_show_text(cr, title.c_str());
 }
 
@@ -119,8 +119,11 @@ void draw_row(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l
     // A span seen at a single sample still gets a visible sliver.
     double x1 = std::max(l.x_of(s.end_s), x0 + 1.0);
     const double full = std::max(l.row_h - 1, 1.0);
-    // A waiting thread is a thin line through the middle of its row, on its CPU's colour.
-    const double h = l.activity_known && !s.active ? std::max(full / 4, 1.0) : full;
+    // A thread asleep is a thin line through the middle of its row, on its CPU's colour; one
+    // runnable but starved of CPU (it waited on a run queue) half the row.
+    const double h = !l.activity_known || s.active ? full
+                     : s.starved                   ? std::max(full / 2, 1.0)
+                                                   : std::max(full / 4, 1.0);
     cairo_rectangle(cr, x0, y + (full - h) / 2, x1 - x0, h);
     cairo_fill(cr);
   }
@@ -141,7 +144,8 @@ void draw_row(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l
           ? fmt::format("{} {}: {} {}", t.pid, terminal_safe(process_comm(history, t.pid)), t.tid,
                         terminal_safe(t.name))
                 .substr(0, 44)
-          : fmt::format("{} {}", t.tid, terminal_safe(t.name)).substr(0, 26);
+          : fmt::format("{} {}{}", t.tid, terminal_safe(t.name), t.main_thread ? " [main]" : "")
+                .substr(0, 26);
   cairo_show_text(cr, label.c_str());
 }
 

@@ -71,6 +71,25 @@ const monitor::ProcessSummary* process_of(const monitor::WatchSummary& s, pid_t 
   return nullptr;
 }
 
+// A thread's name with what tells it from others of the same name: "[main]" for the process's
+// first thread (the JVM launcher's two `java` threads: the first one waits for the other),
+// "[tid reused]" when the kernel gave its id to this thread after another had exited.
+std::string thread_label(const std::string& name, bool main_thread, bool tid_reused) {
+  std::string out = terminal_safe(name);
+  if (main_thread) out += " [main]";
+  if (tid_reused) out += " [tid reused]";
+  return out;
+}
+
+// "23 threads (20 at the first sample, 3 started while watched; at most 21 at once)".
+std::string thread_counts(const monitor::WatchSummary& s) {
+  std::string out = fmt::format("{} threads", s.threads.size());
+  if (s.threads.empty()) return out;
+  return out +
+         fmt::format(" ({} at the first sample, {} started while watched; at most {} at once)",
+                     s.threads_at_start, s.threads_started, s.peak_threads);
+}
+
 // The per-thread table of the summary, for the threads given.
 std::string thread_table(const monitor::WatchSummary& s,
                          const std::vector<const monitor::ThreadSummary*>& threads, bool planned) {
@@ -91,7 +110,7 @@ std::string thread_table(const monitor::WatchSummary& s,
   for (const monitor::ThreadSummary* tp : threads) {
     const auto& t = *tp;
     std::vector<std::string> row = {std::to_string(t.tid),
-                                    terminal_safe(t.name),
+                                    thread_label(t.name, t.main_thread, t.tid_reused),
                                     fmt::format("{:.2f}", t.seconds_seen),
                                     t.cpus_visited.to_list(),
                                     std::to_string(t.migrations),
@@ -175,7 +194,7 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
     CpuSet visited;
     for (const auto& [cpu, n] : t.samples_on_cpu) visited.add(cpu);
     std::vector<std::string> row = {std::to_string(t.tid),
-                                    terminal_safe(t.name),
+                                    thread_label(t.name, t.main_thread, t.tid_reused),
                                     t.spans.empty() ? "-" : std::to_string(t.spans.back().cpu),
                                     fmt::format("{:.1f}", rows[i].cpu_percent),
                                     fmt::format("{:.1f}", rows[i].migrations_per_s),
@@ -217,24 +236,29 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
   std::string out;
   if (s.follow) {
     out = fmt::format(
-        "watch summary: process {} and its descendants, {} processes, {} threads, {:.2f} s, {} "
+        "watch summary: process {} and its descendants, {} processes, {}, {:.2f} s, {} "
         "samples; {} migrations in all ({:.2f}/s)\n",
-        s.pid, s.processes.size(), s.threads.size(), s.duration_s, s.samples, s.total_migrations,
+        s.pid, s.processes.size(), thread_counts(s), s.duration_s, s.samples, s.total_migrations,
         s.migrations_per_s);
     out += followed_tables(s, planned);
   } else {
     std::vector<const monitor::ThreadSummary*> threads;
     for (const auto& t : s.threads) threads.push_back(&t);
     out = fmt::format(
-        "watch summary: process {}, {} threads, {:.2f} s, {} samples; {} migrations in all "
+        "watch summary: process {}, {}, {:.2f} s, {} samples; {} migrations in all "
         "({:.2f}/s)\n",
-        s.pid, s.threads.size(), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
+        s.pid, thread_counts(s), s.duration_s, s.samples, s.total_migrations, s.migrations_per_s);
     out += thread_table(s, threads, planned);
   }
   out += fmt::format(
       "(migrations, switches, CPU time: {} over the time each thread was watched; "
       "CPUs visited{}: CPU seen at each sample)\n",
       monitor::counter_source_name(s.source), planned ? " and on planned (share of samples)" : "");
+  out +=
+      "(threads: new thread ids listed under /proc/PID/task at each sample, so one that started "
+      "and ended between two samples is not seen; [main]: the process's first thread, tid = pid; "
+      "[tid reused]: the kernel gave this thread the id of one that exited earlier in the "
+      "watch)\n";
   out += s.hardware ? "(hardware counters: perf_event_open, user space only)\n"
                     : "(cycles, instructions, L1D and LLC misses: not supported — " +
                           s.hardware_note + ")\n";
@@ -253,10 +277,17 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
         nlohmann::json j = {{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}};
         // CPU time per span only where a counter measured it (not when merely observed).
         if (s.source != monitor::CounterSource::observed) j["cpu_s"] = span.cpu_s;
+        // Run-queue wait (schedstat): where it is kept, a starved thread is told from a
+        // sleeping one.
+        if (tracks[i].counts.wait_ns > 0 || span.wait_s > 0) j["wait_s"] = span.wait_s;
         spans.push_back(std::move(j));
       }
     nlohmann::json j = {{"tid", t.tid},
                         {"name", valid_utf8(t.name)},
+                        {"main_thread", t.main_thread},
+                        {"tid_reused", t.tid_reused},
+                        {"first_s", t.first_s},
+                        {"started_while_watched", t.started_while_watched},
                         {"seconds_seen", t.seconds_seen},
                         {"samples", t.samples},
                         {"cpus_visited", t.cpus_visited.to_vector()},
@@ -299,6 +330,9 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
                                        : nlohmann::json("not supported: " + s.hardware_note)},
       {"total_migrations", s.total_migrations},
       {"migrations_per_s", s.migrations_per_s},
+      {"threads_at_start", s.threads_at_start},
+      {"threads_started", s.threads_started},
+      {"peak_threads", s.peak_threads},
       {"threads", threads}};
   if (s.follow) {
     nlohmann::json processes = nlohmann::json::array();

@@ -20,6 +20,11 @@ std::string Metric::describe() const {
          (higher_is_better ? "higher" : "lower") + " is better)";
 }
 
+const std::vector<std::string>& named_metrics() {
+  static const std::vector<std::string> names = {"wall", "cpu"};
+  return names;
+}
+
 Result<Metric> parse_metric(const std::string& text, bool higher, bool lower) {
   Metric m;
   if (higher && lower) return Error::invalid("--higher and --lower contradict each other");

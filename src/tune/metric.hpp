@@ -28,6 +28,9 @@ struct Metric {
 /// giving --higher with a time is EINVAL). EINVAL naming the problem otherwise.
 Result<Metric> parse_metric(const std::string& text, bool higher, bool lower);
 
+/// The metrics parse_metric knows by name ("wall", "cpu"); anything else is a regular expression.
+const std::vector<std::string>& named_metrics();
+
 /// The metric's value for one run; empty when the regex did not match (or its capture is not
 /// a number).
 std::optional<double> metric_value(const Metric& metric, const os::MeasuredRun& run);

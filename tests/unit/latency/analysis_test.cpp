@@ -162,6 +162,24 @@ TEST(Analyse, ComparesWithTheTopologyItIsGiven) {
   EXPECT_EQ(a.order.size(), 2u);
 }
 
+// The widest line of `text` in terminal columns: ANSI color sequences take none.
+std::size_t widest_line(const std::string& text) {
+  std::size_t widest = 0, column = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b') {
+      i = text.find('m', i);
+      if (i == std::string::npos) break;
+      continue;
+    }
+    if (text[i] == '\n') {
+      column = 0;
+      continue;
+    }
+    widest = std::max(widest, ++column);
+  }
+  return widest;
+}
+
 TEST(TextHeatmap, FiveHundredTwelveCpusFitATerminal) {
   auto m = load("Dual_AMD_EPYC_9754_128-Core_Processor_by-fwyzard.csv");
   auto d = latency::analyse_domains(m);
@@ -169,15 +187,32 @@ TEST(TextHeatmap, FiveHundredTwelveCpusFitATerminal) {
   render::TextHeatmapOptions opt;
   opt.color = false;
   std::string text = render::latency_heatmap_text(m, order, opt);
-  EXPECT_NE(text.find("median of a 8x8 block"), std::string::npos);
-  std::size_t widest = 0, start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    widest = std::max(widest, end - start);
-    start = end + 1;
+  // 512 CPUs in 100 columns: 32 cells of 16x16 CPUs, and where to see every pair.
+  EXPECT_NE(text.find("median of a 16x16 block"), std::string::npos) << text;
+  EXPECT_NE(text.find("--png, --svg or --csv"), std::string::npos) << text;
+  EXPECT_LE(widest_line(text), 100u) << text;
+}
+
+// Every size, colored or not, fits 100 columns (a 64-CPU matrix was 132 wide, legends
+// included); up to 48 CPUs with 2-digit numbers every CPU keeps its own cell.
+TEST(TextHeatmap, EverySizeFitsOneHundredColumns) {
+  for (int n : {2, 3, 16, 17, 47, 48, 64, 65, 100, 128, 257, 1024}) {
+    std::vector<int> cpus;
+    for (int c = 0; c < n; ++c) cpus.push_back(c);
+    latency::Matrix m = latency::make_matrix(cpus);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j)
+          m.at(static_cast<std::size_t>(i), static_cast<std::size_t>(j)) =
+              i / 8 == j / 8 ? 20.0 + i % 3 : 90.0 + (i + j) % 7;
+    for (bool color : {false, true}) {
+      render::TextHeatmapOptions opt;
+      opt.color = color;
+      const std::string text = render::latency_heatmap_text(m, latency::numeric_order(m), opt);
+      EXPECT_LE(widest_line(text), 100u) << n << " CPUs, color " << color << "\n" << text;
+      EXPECT_EQ(text.find("block of CPUs") == std::string::npos, n <= 48) << n << "\n" << text;
+    }
   }
-  EXPECT_LE(widest, 140u);
 }
 
 TEST(TextHeatmap, ColorCellsAndLegendInNs) {

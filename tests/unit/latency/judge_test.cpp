@@ -152,6 +152,52 @@ TEST(Stability, RuleIsMoreThanTenPercentOfCheckedPairs) {
   EXPECT_NE(st.reason.find("not pinned"), std::string::npos) << st.reason;
 }
 
+// `n` batches spread evenly over [centre * (1 - half), centre * (1 + half)].
+std::vector<double> spread_pass(double centre, double half, int n = 40) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(centre * (1 - half + 2 * half * i / (n - 1)));
+  return v;
+}
+
+// The two readings users compared: a pair whose passes are 11% apart but noisy (their
+// intervals overlap) is not a move, a tight pair 4% apart is; each verdict says its rule and the
+// pair behind it, so neither reads against the matrix's 10%-of-pairs threshold.
+TEST(Stability, TheReasonNamesBothRulesAndThePairBehindIt) {
+  PairSamples noisy;
+  noisy.cpu_a = 0, noisy.cpu_b = 1;
+  noisy.first_ns = spread_pass(100, 0.6, 16);
+  noisy.second_ns = spread_pass(112, 0.6, 16);
+  noisy.rechecked = true;
+  JudgedPairs stable = judge_pairs({noisy}, 0.03);
+  ASSERT_FALSE(stable.pairs[0].unstable);
+  EXPECT_EQ(stable.stability.state, "stable");
+  const std::string& why = stable.stability.reason;
+  EXPECT_NE(why.find("0 of 1 pairs moved"), std::string::npos) << why;
+  EXPECT_NE(why.find("more than 10% of its pairs"), std::string::npos) << why;
+  EXPECT_NE(why.find("more than the precision asked for (3%)"), std::string::npos) << why;
+  EXPECT_NE(why.find("CPUs 0-1's passes are 11.3% apart but their 95% intervals overlap"),
+            std::string::npos)
+      << why;
+
+  PairSamples tight;
+  tight.cpu_a = 0, tight.cpu_b = 1;
+  tight.first_ns = spread_pass(100, 0.005);
+  tight.second_ns = spread_pass(104, 0.005);
+  tight.rechecked = true;
+  JudgedPairs moved = judge_pairs({tight}, 0.03);
+  ASSERT_TRUE(moved.pairs[0].unstable);
+  EXPECT_EQ(moved.stability.state, "unstable");
+  const std::string& because = moved.stability.reason;
+  // One pair has no structure: the verdict is about that pair.
+  EXPECT_NE(because.find("the only pair measured is not stable: it moved between passes"),
+            std::string::npos)
+      << because;
+  EXPECT_EQ(because.find("structure"), std::string::npos) << because;
+  EXPECT_NE(because.find("largest move: CPUs 0-1, 100.0 then 104.0 ns (3.9% apart)"),
+            std::string::npos)
+      << because;
+}
+
 // A 4-CPU matrix with clear SMT-like pairs (10 ns) and far pairs (90 ns).
 std::string json_matrix(const std::string& extra) {
   return R"({"schema": "threadmap.latency/1", "cpus": [0, 1, 2, 3],

@@ -134,6 +134,52 @@ TEST(ThreadSampler, ProcfsFallbackAlsoSeesMigrations) {
   EXPECT_TRUE(found);
 }
 
+std::atomic<bool> g_release{false};
+std::atomic<pid_t> g_waiter_tid{0};
+
+void* waiter(void*) {
+  g_waiter_tid = gettid();
+  while (!g_release) usleep(1000);
+  return nullptr;
+}
+
+pthread_t start_waiter() {
+  g_release = false;
+  g_waiter_tid = 0;
+  pthread_t t;
+  pthread_create(&t, nullptr, waiter, nullptr);
+  while (!g_waiter_tid) usleep(1000);
+  return t;
+}
+
+bool listed(const ProcessSample& sample, pid_t tid) {
+  for (const auto& t : sample.threads)
+    if (t.tid == tid) return true;
+  return false;
+}
+
+// A thread exits and another starts between two samples: the task count is the same, and the
+// exited thread's perf counters still read. The sampler must drop the one and find the other.
+TEST(ThreadSampler, AThreadReplacedBetweenSamplesIsSeen) {
+  if (access("/proc/self/schedstat", R_OK) != 0) GTEST_SKIP() << "no schedstat in this kernel";
+  pthread_t first = start_waiter();
+  const pid_t first_tid = g_waiter_tid;
+  ThreadSampler sampler(getpid());
+  auto before = sampler.sample();
+  ASSERT_TRUE(before.ok());
+  ASSERT_TRUE(listed(*before, first_tid));
+  g_release = true;
+  pthread_join(first, nullptr);
+  pthread_t second = start_waiter();
+  const pid_t second_tid = g_waiter_tid;
+  auto after = sampler.sample();
+  g_release = true;
+  pthread_join(second, nullptr);
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(listed(*after, first_tid)) << "an exited thread is still listed";
+  EXPECT_TRUE(listed(*after, second_tid)) << "the new thread was not seen";
+}
+
 TEST(ThreadSampler, ReportsAProcessThatIsGone) {
   ThreadSampler sampler(999999999);
   auto sample = sampler.sample();

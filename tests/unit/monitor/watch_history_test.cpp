@@ -152,3 +152,71 @@ TEST(Summary, NotFollowingLeavesNoProcesses) {
 
 }  // namespace
 }  // namespace threadmap::monitor
+
+namespace threadmap::monitor {
+namespace {
+
+ThreadSample started(pid_t tid, const std::string& name, std::uint64_t start_ticks,
+                     std::uint64_t cpu_ns, std::uint64_t wait_ns = 0) {
+  ThreadSample s;
+  s.tid = tid;
+  s.name = name;
+  s.cpu = 0;
+  s.start_ticks = start_ticks;
+  s.counts.task_clock_ns = cpu_ns;
+  s.counts.wait_ns = wait_ns;
+  return s;
+}
+
+// The JVM launcher: `java` (the first thread, tid = pid) starts the VM in a second `java` thread
+// and waits; a worker exits and the kernel hands its tid to a new thread. The summary marks the
+// first thread, keeps the reused tid apart, and counts the threads seen.
+TEST(WatchHistory, FirstThreadReusedTidAndThreadCounts) {
+  WatchHistory h(500);
+  h.add({0.0, {started(500, "java", 10, 0), started(501, "java", 11, 0)}});
+  h.add({0.1,
+         {started(500, "java", 10, 0), started(501, "java", 11, 90'000'000),
+          started(502, "worker", 20, 1'000'000)}});
+  // 502 exited; another thread got tid 502 (a later start time).
+  h.add({0.2,
+         {started(500, "java", 10, 0), started(501, "java", 11, 180'000'000),
+          started(502, "worker", 25, 0), started(503, "gc", 26, 0)}});
+  ASSERT_EQ(h.threads().size(), 5u);
+  EXPECT_EQ(h.peak_threads(), 4u);
+  WatchSummary s = summarize_watch(h, {}, CounterSource::perf, false, "");
+  ASSERT_EQ(s.threads.size(), 5u);
+  EXPECT_TRUE(s.threads[0].main_thread);
+  EXPECT_EQ(s.threads[0].tid, 500);
+  EXPECT_FALSE(s.threads[1].main_thread);
+  EXPECT_EQ(s.threads[1].name, "java");
+  int reused = 0, with_502 = 0;
+  for (const ThreadSummary& t : s.threads) {
+    reused += t.tid_reused ? 1 : 0;
+    with_502 += t.tid == 502 ? 1 : 0;
+  }
+  EXPECT_EQ(reused, 1);
+  EXPECT_EQ(with_502, 2);
+  EXPECT_EQ(s.threads_at_start, 2u);
+  EXPECT_EQ(s.threads_started, 3u);  // 502, the second 502, 503
+  EXPECT_EQ(s.peak_threads, 4u);
+}
+
+// A thread that barely ran splits into asleep and starved spans by its run-queue wait.
+TEST(WatchHistory, StarvedSpansAreToldFromSleepingOnes) {
+  WatchHistory h(600);
+  h.add({0.0, {started(600, "app", 1, 0, 0)}});
+  h.add({0.1, {started(600, "app", 1, 1'000'000, 1'000'000)}});    // asleep: 1% ran, 1% waited
+  h.add({0.2, {started(600, "app", 1, 2'000'000, 60'000'000)}});   // starved: 1% ran, 59% waited
+  h.add({0.3, {started(600, "app", 1, 90'000'000, 70'000'000)}});  // running: 88% ran
+  const auto& spans = h.threads()[0].spans;
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_FALSE(spans[0].active);
+  EXPECT_FALSE(spans[0].starved);
+  EXPECT_TRUE(spans[1].starved);
+  EXPECT_NEAR(spans[1].wait_s, 0.059, 1e-9);
+  EXPECT_TRUE(spans[2].active);
+  EXPECT_FALSE(spans[2].starved);
+}
+
+}  // namespace
+}  // namespace threadmap::monitor

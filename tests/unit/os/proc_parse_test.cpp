@@ -30,6 +30,22 @@ TEST(ParseTaskStat, FieldsCountedFromTheLastParenthesis) {
   EXPECT_EQ(parse_task_stat_cpu(kStat), 1);
 }
 
+// Field 22, starttime: with the tid it names one thread (a reused tid starts later).
+TEST(ParseTaskStat, StartTicksAreFieldTwentyTwo) {
+  EXPECT_EQ(parse_task_stat_start_ticks(kStat), 187073u);
+  EXPECT_EQ(parse_task_stat_start_ticks("12 (x) S 1 2 3"), 0u);
+}
+
+// /proc/PID/task/TID/schedstat as Linux 6.1 writes it: on-CPU ns, run-queue wait ns, slices.
+TEST(ParseSchedStat, RunAndWaitNanoseconds) {
+  auto st = parse_schedstat("560464848 5575913555 1136\n");
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->run_ns, 560464848u);
+  EXPECT_EQ(st->wait_ns, 5575913555u);
+  EXPECT_FALSE(parse_schedstat("").has_value());
+  EXPECT_FALSE(parse_schedstat("garbage").has_value());
+}
+
 // /proc/PID/task/TID/children as the kernel writes it: "pid pid " (a space after each, no
 // newline), or nothing for a thread without children.
 TEST(ParseChildrenList, PidsInTheKernelsOrder) {

@@ -118,6 +118,55 @@ TEST(BenchText, ABusyMachineIsSaidBesideTheTable) {
   EXPECT_EQ(j["machine_state"]["verdict"], "busy");
 }
 
+// The spawn bench's rows: glibc (the baseline), the cache (compared with it) and the hand-off
+// floor measured beside them in round trips/s. The floor is no baseline and its values keep
+// their own unit; counters no variant could count are one line, not a column of "not supported".
+TEST(BenchText, AFloorIsAReferenceInItsOwnUnitAndUnsupportedCountersFoldIntoOneLine) {
+  BenchResult r;
+  r.name = "spawn";
+  r.unit = "threads/s";
+  r.higher_is_better = true;
+  r.runs = 5;
+  Variant glibc, cache, floor;
+  glibc.name = "no-cache-1-creator";
+  glibc.label = "1 creator, no cache";
+  glibc.value = summarize_runs({22e3, 23e3, 21e3, 22.5e3, 22.2e3});
+  cache.name = "cache-1-creator";
+  cache.label = "1 creator, thread cache";
+  cache.baseline = glibc.name;
+  cache.value = summarize_runs({1.1e6, 1.2e6, 1.19e6, 1.25e6, 0.9e6});
+  floor.name = "floor-1-creator";
+  floor.label = "1 creator, hand-off floor";
+  floor.unit = "round trips/s";
+  floor.value = summarize_runs({2.1e6, 2.2e6, 2.0e6, 2.15e6, 2.3e6});
+  const Counter unsupported{"l1d_read_misses", "count per run", false, 0, "", "no PMU in this VM"};
+  const Counter also{"dtlb_read_misses", "count per run", false, 0, "", "no PMU in this VM"};
+  const Counter syscalls{
+      "syscalls_per_create_join", "per create+join", true, 2.5, "tracepoint", ""};
+  glibc.counters = cache.counters = {syscalls, unsupported, also};
+  r.variants = {glibc, cache, floor};
+  compute_ratios(r);
+  const std::string text = render::bench_text(r);
+  EXPECT_NE(text.find("2.15 M round trips/s"), std::string::npos) << text;
+  EXPECT_EQ(text.find("M threads/s .. 2."), std::string::npos) << text;
+  EXPECT_NE(text.find("reference, not compared"), std::string::npos) << text;
+  // "baseline" on the glibc row only (and in the footnote's "row marked baseline").
+  std::size_t rows = 0;
+  for (std::size_t at = text.find("  baseline"); at != std::string::npos;
+       at = text.find("  baseline", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 1u) << text;
+  EXPECT_NE(text.find("counters not supported here: l1d_read_misses, dtlb_read_misses (no PMU in "
+                      "this VM)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("not supported  "), std::string::npos) << text;
+  EXPECT_NE(text.find("syscalls_per_create_join"), std::string::npos) << text;
+  nlohmann::json j = render::bench_json(r);
+  EXPECT_EQ(j["variants"][2]["unit"], "round trips/s");
+  EXPECT_EQ(j["variants"][0]["unit"], "threads/s");
+}
+
 TEST(BenchText, ValuesSayTheirUnit) {
   EXPECT_EQ(render::bench_value_text(15.5e6, "op/s"), "15.50 M op/s");
   EXPECT_EQ(render::bench_value_text(158940, "threads/s"), "158.9 k threads/s");

@@ -40,7 +40,8 @@ cluster::RecordSpan span(double a, double b, int cpu, double cpu_s) {
   return s;
 }
 
-// Rank 0 (share CPU 0): one thread running at home, one waiting. Rank 1 (share CPU 1): one
+// Rank 0 (share CPU 0): one thread running at home, one asleep, one runnable but starved (it
+// got 0.5% of a CPU and waited 75% of the time on a run queue). Rank 1 (share CPU 1): one
 // thread running on CPU 0, outside its share.
 cluster::JobReport two_rank_job() {
   cluster::JobHost h;
@@ -52,7 +53,10 @@ cluster::JobReport two_rank_job() {
   cluster::RecordThread busy{101, "solver", 0, {span(0, 2, 0, 1.9)}};
   cluster::RecordThread idle{102, "progress", 0, {span(0, 2, 0, 0.01)}};
   cluster::RecordThread stray{201, "solver", 0, {span(0, 2, 0, 1.8)}};
-  h.timelines = {{0, {busy, idle}}, {1, {stray}}};
+  cluster::RecordSpan queued_span = span(0, 2, 0, 0.01);
+  queued_span.wait_s = 1.5;
+  cluster::RecordThread queued{103, "queued", 0, {queued_span}};
+  h.timelines = {{0, {busy, idle, queued}}, {1, {stray}}};
   h.seconds = {{{0, 0}, 4.0}, {{0, 1}, 2.0}};
   cluster::JobReport job;
   job.dir = "/data/job-17";
@@ -99,7 +103,14 @@ TEST(HtmlPages, JobPageDrawsEachRanksThreadsRunningOrWaiting) {
   EXPECT_NE(rank0.find("101 solver"), std::string::npos) << rank0;
   EXPECT_NE(rank0.find("102 progress"), std::string::npos) << rank0;
   EXPECT_EQ(count(rank0, ", running</title>"), 1u) << rank0;
-  EXPECT_EQ(count(rank0, ", waiting</title>"), 1u) << rank0;
+  EXPECT_EQ(count(rank0, ", asleep</title>"), 1u) << rank0;
+  // Runnable but under 10% of a CPU is not asleep: its own colour and what it waited.
+  EXPECT_EQ(count(rank0, "runnable but starved: waited 1.50 s for a CPU, ran 0.01 s"), 1u) << rank0;
+  EXPECT_EQ(count(rank0, "fill=\"#e09a1a\""), 1u) << rank0;
+  // A time axis a reader can use: 0 to 2 s in ticks of 0.2 s, each labelled.
+  for (const char* tick : {">0.0 s<", ">0.4 s<", ">1.0 s<", ">1.6 s<", ">2.0 s<"})
+    EXPECT_NE(rank0.find(tick), std::string::npos) << tick << "\n" << rank0;
+  EXPECT_EQ(count(rank0, " s</text>"), 11u) << rank0;
   EXPECT_NE(rank1.find("running, outside the rank's share"), std::string::npos) << rank1;
   EXPECT_NE(rank1.find("rgb(220,50,40)"), std::string::npos) << "outside the share is red";
   EXPECT_EQ(rank0.find("rgb(220,50,40)"), std::string::npos) << "rank 0 stayed home";

@@ -42,3 +42,22 @@ TEST(ReportGlance, UnstableLatencyIsWarnedWhereTheNumberIsShown) {
   EXPECT_EQ(stable.find("WARNING"), std::string::npos) << stable;
   EXPECT_NE(stable.find("28.5"), std::string::npos) << stable;
 }
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The report as collected: an unstable matrix carries its stability finding, and the glance says
+// it once (it said it twice, in two wordings); one pair is one value, not "28.5 ns to 28.5 ns".
+TEST(ReportGlance, TheUnstableWarningIsSaidOnceAndOnePairIsOneValue) {
+  report::MachineReport r = with_pair(true);
+  r.latency.matrix.stability = latency::judge_stability(1, 1, 0.03);
+  r.latency.stability_finding = r.latency.matrix.stability.reason;
+  const std::string page = glance(render::report_html(r, {}));
+  EXPECT_EQ(count_of(page, "WARNING"), 1u) << page;
+  EXPECT_EQ(count_of(page, "moved between passes"), 1u) << page;
+  EXPECT_NE(page.find("28.5 ns for its one CPU pair"), std::string::npos) << page;
+  EXPECT_EQ(page.find("28.5 ns to 28.5 ns"), std::string::npos) << page;
+}

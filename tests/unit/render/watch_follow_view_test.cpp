@@ -79,6 +79,8 @@ TEST(WatchFollowView, JsonCarriesEachThreadsProcessAndTheProcessList) {
   EXPECT_EQ(doc["processes_not_followed"], 0);
 }
 
+// Without --follow no key of a followed watch appears (pid and comm per thread, processes, ...);
+// the thread counts and each thread's identity are in every watch document.
 TEST(WatchFollowView, WithoutFollowTheJsonKeysAreTheOldOnes) {
   monitor::WatchHistory h(100);
   h.add({0.0, {thread_of(0, 100, "app")}});
@@ -87,14 +89,16 @@ TEST(WatchFollowView, WithoutFollowTheJsonKeysAreTheOldOnes) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : doc.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"counter_source", "duration_s", "hardware_counters",
-                                            "migrations_per_s", "numa_pages", "pid", "samples",
-                                            "schema", "threads", "total_migrations"}));
+                                            "migrations_per_s", "numa_pages", "peak_threads", "pid",
+                                            "samples", "schema", "threads", "threads_at_start",
+                                            "threads_started", "total_migrations"}));
   std::vector<std::string> thread_keys;
   for (const auto& [key, value] : doc["threads"][0].items()) thread_keys.push_back(key);
   EXPECT_EQ(thread_keys,
-            (std::vector<std::string>{"context_switches", "context_switches_per_s", "cpu_time_ms",
-                                      "cpus_visited", "hardware", "migrations", "migrations_per_s",
-                                      "name", "samples", "seconds_seen", "spans", "tid"}));
+            (std::vector<std::string>{
+                "context_switches", "context_switches_per_s", "cpu_time_ms", "cpus_visited",
+                "first_s", "hardware", "main_thread", "migrations", "migrations_per_s", "name",
+                "samples", "seconds_seen", "spans", "started_while_watched", "tid", "tid_reused"}));
 }
 
 }  // namespace
