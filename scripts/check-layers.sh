@@ -142,5 +142,35 @@ fi
 same=$(find src -name '*.cpp' -not -path 'src/preload/*' -printf '%f\n' | sort | uniq -d)
 [ -n "$same" ] && fail "source files sharing a name in different folders: $same"
 
+# ---------------------------------------------------------------------------------------------
+# 4. Inside the preload libraries, kernel calls only behind src/preload/common/tm_prim.h (each a
+#    static inline function with its contract) and the futex calls behind tm_futex.h: no other
+#    file of src/preload names a system-call function of libc or tm__raw_syscall. A wrapper's
+#    own definition (`TM_EXPORT int open(`), an `extern` declaration and comments are not calls;
+#    calls through function pointers (a wrapper's `next(`) are not either.
+prim_names='syscall|open|open64|openat|read|write|close|prctl|mmap|munmap|madvise|mprotect'
+prim_names+='|sched_getaffinity|sched_setaffinity|sched_getcpu|sched_yield|nanosleep|clock_gettime'
+prim_names+='|clock_getres|getpid|gettid|getppid|kill|tgkill|tkill|sigaltstack|sigpending'
+prim_names+='|setpriority|getpriority|getrlimit|setrlimit|prlimit|waitpid|waitid|dup|dup2|fcntl'
+prim_names+='|ioctl|sysconf|readlink|pipe|pipe2|get_robust_list|get_mempolicy|set_mempolicy'
+prim_names+='|tm__raw_syscall'
+prim_call="(^|[^.>[:alnum:]_])($prim_names)[[:space:]]*\\("
+raw=$(grep -rnE "($prim_names)[[:space:]]*\\(" src/preload --include='*.c' --include='*.h' \
+        | grep -vE '^src/preload/common/(tm_prim|tm_futex)\.h:' \
+        | grep -vE '^[^:]+:[0-9]+:\s*(//|\*|/\*)' \
+        | awk -v c="$prim_call" '{
+            code = $0; sub(/^[^:]+:[0-9]+:/, "", code);
+            gsub(/\/\*([^*]|\*[^\/])*\*\//, "", code); sub(/\/\/.*/, "", code); sub(/\/\*.*/, "", code);
+            gsub(/"([^"\\]|\\.)*"/, "\"\"", code);
+            if (code ~ /TM_EXPORT|^[[:space:]]*extern[[:space:]]/) next;
+            if (code ~ c) print }' \
+      || true)
+if [ -n "$raw" ]; then
+  fail "kernel call in src/preload outside src/preload/common/tm_prim.h and tm_futex.h (add a
+primitive there, with its contract):
+$raw"
+fi
+# ---------------------------------------------------------------------------------------------
+
 [ $status -eq 0 ] && echo "check-layers: includes follow the layer table; only src/os and src/preload talk to the kernel"
 exit $status

@@ -13,7 +13,8 @@ if [ -z "$cc" ] || [ -z "$cxx" ]; then
 fi
 cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
 cmake --build build-fuzz
-for target in fuzz_cpu_list fuzz_pin_config fuzz_spec fuzz_latency_matrix fuzz_cache_options; do
+for target in fuzz_cpu_list fuzz_pin_config fuzz_spec fuzz_latency_matrix fuzz_cache_options \
+  fuzz_cache_stats; do
   corpus=tests/fuzz/corpus/${target#fuzz_}
   work=$(mktemp -d)
   cp -r "$corpus"/. "$work"/ 2>/dev/null || true

@@ -1,8 +1,22 @@
 #include "src/apply/run_command.hpp"
 
 #include "src/apply/program_run.hpp"
+#include "src/os/files.hpp"
+#include "src/os/temp_file.hpp"
 
 namespace threadmap::apply {
+namespace {
+
+// The statistics file read, summed and removed. A line is a few hundred bytes: 64 MiB holds
+// over 100,000 processes.
+Result<CacheStatsSummary> read_cache_stats(const std::string& path) {
+  auto text = os::read_file(path, std::size_t{64} << 20, "thread cache statistics");
+  os::remove_file(path);
+  if (!text) return text.error();
+  return summarize_cache_stats(*text);
+}
+
+}  // namespace
 
 Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& hooks,
                                     bool watch_for_record) {
@@ -15,6 +29,7 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(memory_note);
   PreparedRun prepared;
   prepared.launch = std::move(*launch);
+  prepared.cache_stats = command.stats && request.thread_cache;
   if (command.watch || watch_for_record) {
     prepared.watch =
         watch_settings(command.interval_ms, 0, plan ? &*plan : nullptr, request.by_name);
@@ -24,8 +39,19 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
 }
 
 Result<RunReport> run_prepared(const PreparedRun& prepared) {
-  auto outcome = run_program(prepared.launch, prepared.watch);
+  os::LaunchSpec launch = prepared.launch;
+  std::string stats_path;
+  if (prepared.cache_stats) {
+    auto path = os::create_private_temp_file("threadmap-cache-stats");
+    if (!path) return path.error();
+    stats_path = *path;
+    // Every process of the run appends its line here (descendants inherit the variable); a
+    // value the user set is replaced: it would send the lines elsewhere.
+    launch.set_env.emplace_back("TM_CACHE_STATS", stats_path);
+  }
+  auto outcome = run_program(launch, prepared.watch);
   if (!outcome) {
+    if (!stats_path.empty()) os::remove_file(stats_path);
     Error not_started = outcome.error();
     not_started.fault = Fault::start;
     return not_started;
@@ -33,6 +59,7 @@ Result<RunReport> run_prepared(const PreparedRun& prepared) {
   RunReport report;
   report.exit_status = outcome->exit_status;
   report.watched = std::move(outcome->watched);
+  if (!stats_path.empty()) report.cache_stats = read_cache_stats(stats_path);
   return report;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "src/apply/cache_stats.hpp"
 #include "src/apply/run_options.hpp"
 #include "src/monitor/watch_session.hpp"
 #include "src/os/process.hpp"
@@ -35,12 +36,16 @@ struct RunReport {
   /// An output of ours written after the run (the rank record) that could not be written; the
   /// program ran regardless.
   std::optional<Error> output_error;
+  /// With `stats`: the thread cache's statistics of every process of the run, or why they could
+  /// not be read.
+  std::optional<Result<CacheStatsSummary>> cache_stats;
 };
 
 /// A checked command, ready to start.
 struct PreparedRun {
   os::LaunchSpec launch;
   std::optional<monitor::WatchSettings> watch;
+  bool cache_stats = false;  ///< run_prepared gives the program TM_CACHE_STATS=FILE and reads it
 };
 
 /// The command's launch built on this machine (prepare_run: its errors name the member), the
@@ -50,7 +55,9 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
                                     bool watch_for_record);
 
 /// Starts the prepared program, watches it when asked, and waits for its end. A program that
-/// cannot be started is an Error with Fault::start.
+/// cannot be started is an Error with Fault::start. With `cache_stats`, the statistics file is
+/// created before the start (a failure to create it is the work's fault), read and summed after
+/// the end, and removed.
 Result<RunReport> run_prepared(const PreparedRun& prepared);
 
 /// `threadmap run` without ranks: prepare_command, then run_prepared.

@@ -16,6 +16,8 @@ Result<RunCommand> run_request(const RunOptions& o) {
   // A rank record watches too, but only the rank's own process: following needs a watch.
   if (o.follow && !o.watch)
     return Error::bad_input("follow", "following the program's children applies to a watch only");
+  if (o.stats && !o.thread_cache)
+    return Error::bad_input("stats", "statistics of the thread cache need the thread cache");
   if (!o.record_dir.empty() && o.ranks.empty())
     return Error::bad_input("record_dir", "a rank record needs a rank (auto or K/N)");
   if (!o.cpus.empty() && !o.ranks.empty())
@@ -53,6 +55,7 @@ Result<RunCommand> run_request(const RunOptions& o) {
   checked.watch = o.watch;
   checked.interval_ms = o.interval_ms.value_or(100);
   checked.follow = o.follow && o.watch;
+  checked.stats = o.stats;
   checked.ranks = o.ranks;
   checked.record_dir = o.record_dir;
   return checked;

@@ -30,6 +30,7 @@ struct RunOptions {
   bool inherit = false;               ///< --inherit
   bool override_affinity = false;     ///< --override-affinity
   bool thread_cache = false;          ///< --thread-cache
+  bool stats = false;                 ///< --stats
   bool watch = false;                 ///< --watch
   bool follow = false;                ///< --follow
   std::optional<int> interval_ms;     ///< --interval MS
@@ -43,19 +44,23 @@ struct RunOptions {
 
 /// `threadmap run` checked: what to launch, how to watch it, which rank it is.
 struct RunCommand {
-  RunRequest request;      ///< the launch: pinning rules, memory policy, preloads, CMD
-  bool watch = false;      ///< watch the program's threads; the caller shows the summary
-  int interval_ms = 100;   ///< the watch's sampling interval
-  bool follow = false;     ///< the watch follows the program's descendants too
+  RunRequest request;     ///< the launch: pinning rules, memory policy, preloads, CMD
+  bool watch = false;     ///< watch the program's threads; the caller shows the summary
+  int interval_ms = 100;  ///< the watch's sampling interval
+  bool follow = false;    ///< the watch follows the program's descendants too
+  /// With the thread cache: every process of the run writes its statistics line to a private
+  /// temporary file (TM_CACHE_STATS=FILE), summed after the program ends (RunReport).
+  bool stats = false;
   std::string ranks;       ///< "auto" or "K/N": run inside this rank's share; empty: no rank
   std::string record_dir;  ///< with ranks: write the rank's record here; empty: no record
 };
 
 /// Checks `options` and turns them into a RunCommand. Refuses with Fault::input, naming the
-/// member at fault: no command; an interval or following without a watch (they would be
-/// ignored); a record without ranks; a CPU list with ranks (the share is the CPU list) or with
-/// a plan; a policy with neither a CPU list nor ranks; matching by name without a plan;
-/// nothing to apply (no plan, CPUs, library rule, memory policy, ranks or thread cache).
+/// member at fault: no command; an interval or following without a watch, statistics without
+/// the thread cache (they would be ignored); a record without ranks; a CPU list with ranks (the
+/// share is the CPU list) or with a plan; a policy with neither a CPU list nor ranks; matching by
+/// name without a plan; nothing to apply (no plan, CPUs, library rule, memory policy, ranks or
+/// thread cache).
 Result<RunCommand> run_request(const RunOptions& options);
 
 /// The rule `run` and `watch` share: matching plan threads by name needs a plan (Fault::input

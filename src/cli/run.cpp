@@ -1,9 +1,11 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
-//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache] [--watch [--follow]]
+//               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache [--stats]]
+//               [--watch [--follow]]
 //               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
 // Parses into apply::RunOptions, has the library check them (apply::run_request) and run the
 // command in one call (cluster::run_rank_command: everything is checked before CMD starts),
-// and prints what it returns: the one error line, the watch summary, the exit status.
+// and prints what it returns: the one error line, the watch summary, the thread cache's
+// statistics, the exit status.
 #include <memory>
 
 #include "src/apply/memory_policy.hpp"
@@ -14,6 +16,7 @@
 #include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
 #include "src/plan/policy.hpp"
+#include "src/render/cache_stats_text.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -24,7 +27,8 @@ constexpr FlagOf kRunFlags[] = {
     {"plan_path", "--plan"}, {"by_name", "--by-name"},   {"cpus", "--cpus"},
     {"policy", "--policy"},  {"skip", "--skip"},         {"libs", "--lib"},
     {"memory", "--mem"},     {"follow", "--follow"},     {"interval_ms", "--interval"},
-    {"ranks", "--ranks"},    {"record_dir", "--record"}, {"command", "command"},
+    {"ranks", "--ranks"},    {"record_dir", "--record"}, {"stats", "--stats"},
+    {"command", "command"},
 };
 
 int run_run(const apply::RunOptions& options) {
@@ -42,6 +46,14 @@ int run_run(const apply::RunOptions& options) {
   if (report->watched && command->watch) {
     // The summary goes to stderr: the program's stdout stays clean.
     ours_ok = print_watch_outcome(*report->watched, WatchOutputs{}, /*summary_to_stderr=*/true);
+  }
+  if (report->cache_stats) {
+    // On stderr, after the program: its stdout stays clean. A file that cannot be read is the
+    // work's failure; its message names the file.
+    if (*report->cache_stats)
+      os::write_stderr(render::cache_stats_text(**report->cache_stats));
+    else
+      ours_ok = fail(report->cache_stats->error()) == 0 && ours_ok;
   }
   return apply::combined_exit_status(report->exit_status, ours_ok);
 }
@@ -80,6 +92,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");
   sub->add_flag("--thread-cache", r.thread_cache,
                 "Also preload the thread cache (lib/libthreadmap-cache.so)");
+  sub->add_flag("--stats", r.stats,
+                "With --thread-cache: after the program ends, print the cache's statistics for "
+                "every process it started (creates served from the cache, retirements by cause)");
   sub->add_flag("--watch", r.watch, "Watch the program's threads and print a summary at exit");
   sub->add_flag("--follow", r.follow,
                 "With --watch: follow the processes it starts too (forked children and what "

@@ -1,5 +1,5 @@
 /* Measures how many more kernel tasks this process may create, so that the cache keeps as many
- * finished, unjoined threads as the process can afford instead of a fixed 8 (issue 25): the
+ * finished, unjoined threads as the process can afford instead of a fixed 8: the
  * machine's pid and thread tables (/proc/sys/kernel/pid_max, threads-max, minus the tasks that
  * exist: /proc/loadavg's 4th field), RLIMIT_NPROC (minus this process's own tasks: the user's
  * other processes cannot be counted cheaply), and the pids controller of every cgroup above
@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
+
 static _Atomic long long tm__bound = TM_UNJOINED_FLOOR;
 static _Atomic long long tm__measured_ns;
 static int tm__fixed;      /* TM_CACHE_MAX_UNJOINED came from the environment */
@@ -22,13 +24,8 @@ static int tm__idle_fixed; /* TM_CACHE_MAX_IDLE came from the environment */
 
 /* Reads at most SIZE-1 bytes of PATH into BUF; length, or -1. */
 static long tm__read_file(const char *path, char *buf, size_t size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, size - 1);
-  close(fd);
-  if (n < 0) return -1;
-  buf[n] = 0;
-  return (long)n;
+  long n = tm__prim_read_file(path, buf, size);
+  return n < 0 ? -1 : n;
 }
 
 /* The first decimal number at P (skipping blanks); -1 if none ("max" is none). */
@@ -78,10 +75,10 @@ static long long tm__pid_room(void) {
 }
 
 static long long tm__nproc_room(void) {
-  struct rlimit lim;
-  if (getrlimit(RLIMIT_NPROC, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return -1;
+  unsigned long long limit = 0;
+  if (tm__prim_nproc_limit(&limit) != 0 || limit == (unsigned long long)RLIM_INFINITY) return -1;
   long long own = tm__own_tasks();
-  long long cur = (long long)lim.rlim_cur;
+  long long cur = (long long)limit;
   if (own < 0) own = 1;
   return cur > own ? cur - own : 0;
 }
@@ -142,11 +139,7 @@ long long tm__bound_from_headroom(long long pid_room, long long nproc_room, long
   return bound;
 }
 
-static long long tm__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+static long long tm__now_ns(void) { return (long long)tm__prim_clock_ns(CLOCK_MONOTONIC_COARSE); }
 
 static void tm__measure(void) {
   /* The tasks this process already keeps count as used: a process near its bound measures less

@@ -2,13 +2,17 @@
  * how physical threads are made (glibc, or a sanitizer's interceptors), and the fork handler.
  * Runs once, from the library constructor or the first interposed call. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "../common/tm_sanitizer.h"
 #include "headroom.h"
+#include "identity.h"
+#include "notes.h"
 #include "options.h"
 #include "shadow.h"
 #include "stats.h"
@@ -34,7 +38,7 @@ int tm__default_attr_special;
 
 void tm__defaults_refresh(void) {
   pthread_attr_t defaults;
-  size_t stack_size = 8u << 20, guard_size = (size_t)sysconf(_SC_PAGESIZE);
+  size_t stack_size = 8u << 20, guard_size = (size_t)tm__prim_page_size();
   int special = 0;
   if (pthread_getattr_default_np(&defaults) == 0) {
     pthread_attr_getstacksize(&defaults, &stack_size);
@@ -67,30 +71,41 @@ void tm__defaults_refresh(void) {
 static void tm__before_fork(void) { atomic_store(&tm__forking, 1); }
 /* The kernel's parent of a forked child is the thread that forked: when that thread ends, the
  * child gets its PR_SET_PDEATHSIG signal (and is reparented). A parked thread never ends, so a
- * thread that forked retires at its logical exit (issue 25; posix_spawn, system and popen use
- * clone(CLONE_VFORK) without fork handlers and keep the thread reusable). */
+ * thread retires at its logical exit while a child it forked runs (reset.c). The interposed
+ * fork records the child's pid (process.c); a fork made inside libc (daemon) tells no pid: the
+ * thread retires. */
 static void tm__after_fork_parent(void) {
   atomic_store(&tm__forking, 0);
-  struct tm_thread *t = tm__self();
-  if (t) t->tainted = 1;
+  tm__forked_unseen();
 }
 
 static void tm__main_key_after_fork(void);
 
-static void tm__after_fork_child(void) {
+/* What a fork child does without the parent's threads (also after a fork made with syscall(2),
+ * which runs no fork handlers: syscall_interpose.c). Stores to globals only. */
+static void tm__forget_parent_threads(void) {
+  tm__stats_after_fork();
   tm__shadow_after_fork();
   tm__thread_after_fork();
   atomic_store(&tm__forking, 0);
   tm__records_after_fork();
   tm__wait_after_fork();
   tm__quiet_after_fork();
-  tm__once_after_fork();
   struct tm_thread *t = tm__self();
   if (t) {
-    t->retire_flags |= 1 << TM_RETIRE_PROCESS; /* nobody in the child will join it */
-    atomic_store(&t->creator_done, 1);         /* nor is there a creator to wait for */
+    t->exit_cause = TM_CAUSE_PROCESS;  /* nobody in the child will join it */
+    atomic_store(&t->creator_done, 1); /* nor is there a creator to wait for */
   }
+}
+
+static void tm__after_fork_child(void) {
+  tm__forget_parent_threads();
+  tm__once_after_fork();
   tm__main_key_after_fork();
+}
+
+void tm__after_raw_fork_child(void) {
+  if (atomic_load(&tm__enabled)) tm__forget_parent_threads();
 }
 
 /* The sanitizer runtime's interceptor of NAME, or FALLBACK (glibc's) when the runtime does not
@@ -115,11 +130,11 @@ static int tm__main_thread_known;
 
 static void tm__main_key_destructor(void *value) {
   (void)value;
-  if (getpid() == (pid_t)gettid()) tm__main_exiting();
+  if (tm__prim_getpid() == tm__prim_gettid()) tm__main_exiting();
 }
 
 /* glibc gives the lowest free key: ours, made at main's first create, would take the key a
- * program that creates a thread before its first key expects to get (0; issue 25). Every free
+ * program that creates a thread before its first key expects to get (0). Every free
  * key is taken once and all but the highest given back, so the program's keys are numbered as
  * without the cache (once per process, at main's first create: ~1024 creates and deletes). */
 static int tm__take_high_key(pthread_key_t *out) {
@@ -156,7 +171,7 @@ void tm__arm_main_key(void) {
 }
 
 /* The forking thread is the child's main thread (its tid is the child's pid): when it ends
- * with pthread_exit, the child's parked threads must go at once, as from main (issue 25; the
+ * with pthread_exit, the child's parked threads must go at once, as from main (the
  * thread that forked may not be the parent's main thread, which alone held our key's value). */
 static void tm__main_key_after_fork(void) {
   tm__main_thread = pthread_self();
@@ -179,7 +194,8 @@ int tm__give_up_main_key(void) {
 static void tm__init_once(void) {
   extern char **environ;
   tm__options_load(environ);
-  tm__stats_on = (int)tm__option(TM_OPT_STATS);
+  tm__stats_init();
+  tm__identity_init();
   tm__headroom_init();
   int ok =
       TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
@@ -193,7 +209,12 @@ static void tm__init_once(void) {
       TM_RESOLVE(register_cancel_defer, "__pthread_register_cancel_defer") &
       TM_RESOLVE(unregister_cancel_restore, "__pthread_unregister_cancel_restore") &
       TM_RESOLVE(unwind_next, "__pthread_unwind_next") & TM_RESOLVE(unshare, "unshare") &
-      TM_RESOLVE(setns, "setns") & TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np");
+      TM_RESOLVE(setns, "setns") & TM_RESOLVE(setattr_default_np, "pthread_setattr_default_np") &
+      TM_RESOLVE(tss_create, "tss_create") & TM_RESOLVE(tss_delete, "tss_delete");
+  tm__process_interpose_init();
+  tm__handler_interpose_init();
+  tm__open_interpose_init();
+  tm__syscall_interpose_init();
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
@@ -225,7 +246,9 @@ static void tm__init_once(void) {
   if (ok && enable &&
       pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
     enable = 0;
-  if (ok && enable && getpid() == (pid_t)gettid()) { /* see tm__arm_main_key */
+  else if (!enable && tm__stats_on) /* bypassed creates are counted per process too */
+    pthread_atfork(NULL, NULL, tm__stats_after_fork);
+  if (ok && enable && tm__prim_getpid() == tm__prim_gettid()) { /* see tm__arm_main_key */
     tm__main_thread = pthread_self();
     tm__main_thread_known = 1;
   }
@@ -248,9 +271,13 @@ void tm__init(void) {
   if (atomic_load_explicit(&tm__init_state, memory_order_acquire) == 2) return;
   int expected = 0;
   if (atomic_compare_exchange_strong(&tm__init_state, &expected, 1)) {
+    /* Start-up reads files that may be absent (cgroup limits): main must start with the errno
+     * the program had (0, C11), whether the cache is on or not. */
+    int saved_errno = errno;
     tm__init_once();
+    errno = saved_errno;
     atomic_store_explicit(&tm__init_state, 2, memory_order_release);
     return;
   }
-  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) sched_yield();
+  while (atomic_load_explicit(&tm__init_state, memory_order_acquire) != 2) tm__prim_yield();
 }

@@ -9,9 +9,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "../common/tm_sanitizer.h"
 #include "options.h"
 #include "shadow.h"
@@ -88,9 +90,7 @@ __attribute__((no_sanitize_thread)) static int tm__in_runtime(void *code) {
 
 __attribute__((constructor)) static void tm__constructor(void) { tm__init(); }
 
-__attribute__((destructor)) static void tm__destructor(void) {
-  if (tm__stats_on) tm__stats_print();
-}
+__attribute__((destructor)) static void tm__destructor(void) { tm__stats_at_exit(); }
 
 TM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                              void *arg) {
@@ -143,7 +143,7 @@ TM_EXPORT void pthread_exit(void *value) {
   tm__init();
   struct tm_thread *t = tm__self();
   if (t && !t->in_exit_sequence && !t->own_exit) tm__own_exit(t, value);
-  if (t == NULL && getpid() == (pid_t)gettid()) tm__main_exiting();
+  if (t == NULL && tm__prim_getpid() == tm__prim_gettid()) tm__main_exiting();
   tm__real.exit(value);
 }
 
@@ -252,22 +252,34 @@ TM_EXPORT int pthread_once(pthread_once_t *control, void (*routine)(void)) {
   return tm__once(control, routine);
 }
 
-/* The kernel refuses some unshare and setns calls (a user namespace, CLONE_FS, ...) to a
- * multithreaded process with EINVAL. Under glibc a process whose threads were all joined is
- * single-threaded again; under the cache its parked threads still exist: on EINVAL they are let
- * go and the call is made again until their tasks are gone (issue 25). Nothing is parked: the
- * EINVAL is the kernel's answer. Threads finished but not yet joined, or running, stay: EINVAL,
- * as under glibc for running ones. */
-static int tm__single_threaded_retry(int (*call)(int, int), int a, int b) {
-  int r = call(a, b);
-  if (r == 0 || errno != EINVAL || tm__idle_flush() == 0) return r;
-  for (int i = 0; i < 1000; ++i) { /* each exits at once: ~1 ms in practice, 1 s at most */
-    r = call(a, b);
-    if (r == 0 || errno != EINVAL) return r;
-    struct timespec pause = {0, 1000 * 1000};
-    nanosleep(&pause, NULL);
+/* The kernel refuses some unshare and setns calls (a user namespace, CLONE_FS with a shared
+ * fs, ...) to a multithreaded process with EINVAL. Under glibc a process whose threads all
+ * ended (joined or not) is single-threaded again; under the cache its parked threads and its
+ * finished threads waiting for a join still hold tasks: on EINVAL they are let go and the call
+ * is made again until their tasks are gone (process.c; each exits at once: ~1 ms in practice,
+ * 1 s at most). Running threads stay: EINVAL, as under glibc. Either call changes what a clone
+ * of the caller gets: a new identity (identity.h). */
+struct tm_ns_call {
+  int (*call)(int, int);
+  int a, b;
+};
+
+static long tm__ns_again(void *context) {
+  struct tm_ns_call *c = context;
+  return c->call(c->a, c->b);
+}
+
+static int tm__ns_refused(long r) { return r == -1 && errno == EINVAL; }
+
+static int tm__namespace_call(int (*call)(int, int), int a, int b) {
+  struct tm_ns_call c = {call, a, b};
+  long r = tm__ns_again(&c);
+  if (tm__ns_refused(r)) {
+    struct tm_retry retry = {tm__ns_again, tm__ns_refused, &c, 1000, 0};
+    r = tm__retry_tasks_released(&retry, r);
   }
-  return r;
+  tm__identity_changed(TM_CAUSE_NAMESPACE);
+  return (int)r;
 }
 
 static int tm__call_unshare(int flags, int unused) {
@@ -277,21 +289,33 @@ static int tm__call_unshare(int flags, int unused) {
 
 static int tm__call_setns(int fd, int nstype) { return tm__real.setns(fd, nstype); }
 
-/* Namespace changes of the calling thread cannot be undone: such a thread is not reused. */
 TM_EXPORT int unshare(int flags) {
   TM_EARLY(unshare, flags);
   tm__init();
-  struct tm_thread *t = tm__self();
-  if (t) t->tainted = 1;
-  return tm__single_threaded_retry(tm__call_unshare, flags, 0);
+  return tm__namespace_call(tm__call_unshare, flags, 0);
 }
 
 TM_EXPORT int setns(int fd, int nstype) {
   TM_EARLY(setns, fd, nstype);
   tm__init();
-  struct tm_thread *t = tm__self();
-  if (t) t->tainted = 1;
-  return tm__single_threaded_retry(tm__call_setns, fd, nstype);
+  return tm__namespace_call(tm__call_setns, fd, nstype);
+}
+
+/* C11 thread-specific storage: glibc's tss_create makes a pthread key with its internal key
+ * create, which pthread_key_create's wrapper never sees; a logical thread's end must run its
+ * destructor and clear it as for any key (logical_exit.c). */
+TM_EXPORT int tss_create(tss_t *key, tss_dtor_t destructor) {
+  TM_EARLY(tss_create, key, destructor);
+  tm__init();
+  int r = tm__real.tss_create(key, destructor);
+  if (r == thrd_success) tm__key_created((pthread_key_t)*key, destructor);
+  return r;
+}
+
+TM_EXPORT void tss_delete(tss_t key) {
+  tm__init();
+  tm__real.tss_delete(key);
+  tm__key_deleted((pthread_key_t)key);
 }
 
 /* glibc's defaults for NULL-attr threads (stack size, guard, signal mask, affinity) change:

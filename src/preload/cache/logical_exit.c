@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -82,8 +83,7 @@ static const char tm__unrethrown[] = "FATAL: exception not rethrown\n";
 static void tm__exception_cleanup(_Unwind_Reason_Code code, struct _Unwind_Exception *exc) {
   (void)code;
   (void)exc;
-  if (write(2, tm__unrethrown, sizeof tm__unrethrown - 1) < 0) {
-  }
+  tm__prim_write(2, tm__unrethrown, sizeof tm__unrethrown - 1);
   abort();
 }
 

@@ -1,4 +1,4 @@
-/* pthread_once that makes no system call when nobody waits (issue 14: std::async).
+/* pthread_once that makes no system call when nobody waits (std::async makes two per task).
  *
  * glibc ends every first pthread_once on a word with FUTEX_WAKE on it, whether or not a thread
  * sleeps there. libstdc++'s std::async makes two once_flags per task (one to set the result,
@@ -97,15 +97,14 @@ void tm__once_after_fork(void) {
 
 /* Wakes the word's sleepers if any may sleep. WORD has just been stored (seq_cst). */
 static void tm__once_wake(_Atomic int *word) {
-  if (atomic_load(tm__once_counter(word)) != 0)
-    tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, 0, 0, 0);
+  if (atomic_load(tm__once_counter(word)) != 0) tm__futex_wake_private(word, INT_MAX);
 }
 
 /* Sleeps while *WORD == RUNNING_VALUE (glibc's waiters use private keys on this word too). */
 static void tm__once_sleep(_Atomic int *word, int running_value) {
   _Atomic int *count = tm__once_counter(word);
   atomic_fetch_add(count, 1);
-  tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, running_value, 0, 0, 0);
+  tm__futex_wait_private(word, (uint32_t)running_value);
   atomic_fetch_sub(count, 1);
 }
 

@@ -13,7 +13,9 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
     [TM_OPT_TRIM] = {"TM_CACHE_TRIM", 0, 0, 1, "MADV_DONTNEED unused stack when parking", 0, 0},
     [TM_OPT_SPIN_NS] = {"TM_CACHE_SPIN_NS", -1, -1, 1000000000LL,
                         "-1 adaptive, 0 never, N fixed spin (ns)", -1, 0},
-    [TM_OPT_STATS] = {"TM_CACHE_STATS", 0, 0, 1, "print counters at exit", 0, 0},
+    [TM_OPT_STATS] = {"TM_CACHE_STATS", 0, 0, 1,
+                      "1: counters on stderr at exit; /FILE: one line appended per process", 0, 0,
+                      TM_STATS_TO_FILE, NULL},
     [TM_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration", 0, 0},
     [TM_OPT_MAX_UNJOINED] = {"TM_CACHE_MAX_UNJOINED", 8, 0, 1 << 20,
                              "most finished unjoined threads kept (unset: from the headroom)", 8,
@@ -32,6 +34,8 @@ void tm__options_load(char **env) {
 }
 
 long long tm__option(enum tm_option_id id) { return tm__options[id].value; }
+
+const char *tm__option_text(enum tm_option_id id) { return tm__options[id].text; }
 
 int tm__option_from_env(enum tm_option_id id) { return tm__options[id].from_env; }
 

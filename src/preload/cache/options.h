@@ -7,7 +7,9 @@
  *  TM_CACHE_IDLE_TIMEOUT_MS      1000         a thread parked this long really exits (0: never)
  *  TM_CACHE_TRIM                 0            1: madvise(MADV_DONTNEED) the unused stack at park
  *  TM_CACHE_SPIN_NS              -1           -1: adaptive spin; 0: never spin; N: spin N ns
- *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit
+ *  TM_CACHE_STATS                0            1: print reuse/retire counters on stderr at exit;
+ *                                             /FILE: append one line per process to FILE
+ *                                             (stats.c has the format, a contract)
  *  TM_VERBOSE                    0            1: print the effective configuration at start
  *  TM_CACHE_MAX_UNJOINED         auto         most finished, not yet joined threads kept alive
  *                                             (past it a finishing thread really exits and its
@@ -57,6 +59,10 @@ enum tm_option_id {
 TM_HIDDEN void tm__options_load(char **env);
 /* The effective value of option ID (after tm__options_load, else the default). */
 TM_HIDDEN long long tm__option(enum tm_option_id id);
+/* TM_CACHE_STATS's value for a path (TM_CACHE_STATS=/FILE). */
+#define TM_STATS_TO_FILE 2
+/* The text of option ID when it was a path (see tm__option.path_value), else NULL. */
+TM_HIDDEN const char *tm__option_text(enum tm_option_id id);
 /* 1 when option ID was set in the environment (not its default). */
 TM_HIDDEN int tm__option_from_env(enum tm_option_id id);
 /* Prints every option, its value and where it came from (TM_VERBOSE=1). */

@@ -1,5 +1,5 @@
-/* Parked threads that sleep without blocking signals, while that cannot be seen (issue 14:
- * a recycle without system calls at many creators too).
+/* Parked threads that sleep without blocking signals, while that cannot be seen (so that a
+ * recycle makes no system call at many creators too).
  *
  * A parked thread is no logical thread: a signal sent to the process must not be handled there.
  * Blocking every signal before it sleeps and restoring its creator's mask at the next hand-off

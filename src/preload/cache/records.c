@@ -17,10 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "headroom.h"
 #include "options.h"
 #include "stats.h"
-#include "tm_cache.h"
+#include "thread_internal.h"
 
 #define TM_CHUNK_RECORDS 256u
 #define TM_MAX_CHUNKS 256u /* 65536 records: more threads than this machine's kernel allows */
@@ -112,15 +113,14 @@ struct tm_thread *tm__record_alloc(void) {
   uint32_t chunk_no = (index - 1) / TM_CHUNK_RECORDS;
   struct tm_thread *chunk = atomic_load_explicit(&tm__chunks[chunk_no], memory_order_acquire);
   if (chunk == NULL) {
-    void *mem = mmap(NULL, TM_CHUNK_RECORDS * sizeof(struct tm_thread), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) return NULL; /* index is lost; the pool just gets smaller */
+    void *mem = tm__prim_map(TM_CHUNK_RECORDS * sizeof(struct tm_thread));
+    if (mem == NULL) return NULL; /* index is lost; the pool just gets smaller */
     struct tm_thread *expected = NULL;
     if (atomic_compare_exchange_strong_explicit(&tm__chunks[chunk_no], &expected, mem,
                                                 memory_order_acq_rel, memory_order_acquire)) {
       chunk = mem;
     } else {
-      munmap(mem, TM_CHUNK_RECORDS * sizeof(struct tm_thread));
+      tm__prim_unmap(mem, TM_CHUNK_RECORDS * sizeof(struct tm_thread));
       chunk = expected;
     }
   }
@@ -132,13 +132,13 @@ struct tm_thread *tm__record_alloc(void) {
 void tm__record_free(struct tm_thread *t) { tm__stack_push(&tm__free_stack, t); }
 
 void tm__records_init(void) {
-  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  long cpus = tm__prim_cpus_configured();
   tm__slots = cpus < 1 ? 1 : cpus > TM_CPU_SLOTS ? TM_CPU_SLOTS : (int)cpus;
 }
 
 /* The slot of the CPU the caller runs on (rseq's cpu_id: no system call). */
 static int tm__my_slot(void) {
-  int cpu = sched_getcpu();
+  int cpu = tm__prim_getcpu();
   return cpu < 0 ? 0 : cpu % tm__slots;
 }
 
@@ -146,10 +146,10 @@ static struct tm_stack *tm__home_stack(const struct tm_thread *t) {
   return &tm__idle[t->bucket][t->home_cpu < 0 ? 0 : t->home_cpu % tm__slots];
 }
 
+/* floor(log2(STACK_SIZE)), 0 for 0: one instruction (it was a loop of ~90 instructions for a
+ * default 8 MiB stack, run three times per recycle: 9% of a recycle's instructions). */
 static int tm__bucket_of(size_t stack_size) {
-  int b = 0;
-  while (b < TM_BUCKETS - 1 && (stack_size >> (b + 1)) != 0) ++b;
-  return b;
+  return stack_size ? 63 - __builtin_clzll((unsigned long long)stack_size) : 0;
 }
 
 static void tm__retire_idle(struct tm_thread *t, uint32_t reason_word) {
@@ -164,11 +164,11 @@ void tm__idle_push(struct tm_thread *t) {
   long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                                               memory_order_relaxed) +
                     (long long)t->stack_size;
-  if (n > max_idle || bytes > max_bytes || tm__process_retiring() || tm__shedding_now()) {
+  if (n > max_idle || bytes > max_bytes || tm__process_retiring() || tm__shedding_now_inline()) {
     atomic_fetch_sub_explicit(&tm__idle_total.count, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                               memory_order_relaxed);
-    tm__stats_retired(tm__process_retiring() ? TM_RETIRE_PROCESS : TM_RETIRE_IDLE_LIMIT);
+    tm__stats_retired(tm__process_retiring() ? TM_CAUSE_PROCESS : TM_CAUSE_IDLE_LIMIT);
     tm__retire_idle(t, TM_W_RETIRE);
     return;
   }
@@ -191,12 +191,14 @@ void tm__idle_forget_size(size_t stack_size) {
 void tm__idle_forget(struct tm_thread *t) { tm__idle_forget_size(t->stack_size); }
 
 static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t guard_size,
-                          const struct tm_sched *want) {
+                          const struct tm_match *want) {
   /* Exactly the requested size: a larger stack would show in pthread_getattr_np (glibc's
-   * tst-default-attr checks it), a smaller one would overflow. */
+   * tst-default-attr checks it), a smaller one would overflow. The identity: the parked thread
+   * is a clone of what the creator is now (identity.h). */
   return t->stack_size == stack_size && t->guard_size == guard_size &&
-         t->sched.policy == want->policy && t->sched.priority == want->priority &&
-         t->sched.nice == want->nice && t->sched.no_new_privs == want->no_new_privs;
+         t->sched.policy == want->sched.policy && t->sched.priority == want->sched.priority &&
+         t->sched.nice == want->sched.nice && t->sched.no_new_privs == want->sched.no_new_privs &&
+         tm__identity_equal(&t->birth, &want->identity) && t->fingerprint == want->fingerprint;
 }
 
 /* The slot to pop from first: one whose top worker is still awake (spinning: taking it costs
@@ -218,7 +220,7 @@ static int tm__best_slot(int b, int mine) {
   return pick;
 }
 
-struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_sched *want) {
+struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want) {
   int b = tm__bucket_of(stack_size);
   int first = tm__best_slot(b, tm__my_slot());
   for (int k = 0; k < tm__slots; ++k) {
@@ -302,7 +304,7 @@ int tm__idle_flush(void) {
         continue;
       }
       tm__idle_forget(t);
-      tm__stats_retired(TM_RETIRE_PROCESS);
+      tm__stats_retired(TM_CAUSE_PROCESS);
       tm__retire_idle(t, TM_W_RETIRE);
       ++released;
     }

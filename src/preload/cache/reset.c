@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
+#include "fingerprint.h"
 #include "options.h"
 #include "shadow.h"
 
@@ -37,12 +39,15 @@ void tm__reset_init(void) {
   tm__trim = (int)tm__option(TM_OPT_TRIM);
 }
 
-int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr) {
+int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
   /* Only called when a parked thread may be reused: the place to catch changes made from
    * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
   tm__shadow_verify_placement();
   struct tm_shadow *s = tm__shadow(TM_S_SCHED);
   if (!(s->valid & TM_S_SCHED)) return -1;
+  match->identity = tm__identity_now();
+  match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
+  struct tm_sched *out = &match->sched;
   *out = s->sched;
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
@@ -83,6 +88,7 @@ int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   if (!from_attr) out->affinity = s->affinity;
   out->timer_slack_ns = s->timer_slack_ns;
   memcpy(out->name, s->name, sizeof out->name);
+  tm__fpu_capture(&out->fpu);
   return from_attr;
 }
 
@@ -114,6 +120,9 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   /* The process's seccomp mode (read at start-up) holds while no filter was installed. */
   t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   t->seccomp_at_birth = t->seccomp_epoch == 1 ? tm__seccomp_at_start : -1;
+  /* The identity it is cloned with: its creator's now (no system call). */
+  t->birth = tm__identity_now();
+  if (tm__shadow_paranoid()) tm__fingerprint_take(t);
 }
 
 void tm__shadow_from_seed(struct tm_thread *t) {
@@ -128,8 +137,9 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->timer_slack_ns = t->want.timer_slack_ns;
   memcpy(s->name, t->want.name, sizeof s->name);
   s->sched = t->seed_sched;
+  tm__identity_adopt(&t->birth);
   if (t->seccomp_at_birth < 0) { /* a filter was installed somewhere: ask */
-    t->seccomp_at_birth = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+    t->seccomp_at_birth = (int)tm__prim_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
     t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   }
 }
@@ -145,7 +155,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->sched.policy == t->sched.policy && s->sched.priority == t->sched.priority) {
     /* Reniced from outside while parked (the creator matched the nice value we had when we
      * parked): put it back where the kernel lets us (raising nice always works). */
-    if (setpriority(PRIO_PROCESS, 0, t->sched.nice) == 0) s->sched.nice = t->sched.nice;
+    if (tm__prim_set_nice(t->sched.nice) == 0) s->sched.nice = t->sched.nice;
   }
   if (t->affinity_by_creator) {
     s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
@@ -159,11 +169,11 @@ void tm__apply_inherit(struct tm_thread *t) {
     }
   }
   if (want->timer_slack_ns != s->timer_slack_ns) {
-    prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
+    tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
   }
   if (memcmp(want->name, s->name, sizeof want->name) != 0) {
-    if (prctl(PR_SET_NAME, want->name, 0, 0, 0) == 0) {
+    if (tm__prim_prctl(PR_SET_NAME, (unsigned long)want->name, 0, 0, 0) == 0) {
       memcpy(s->name, want->name, sizeof s->name);
       s->valid |= TM_S_NAME;
     }
@@ -171,7 +181,13 @@ void tm__apply_inherit(struct tm_thread *t) {
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
   s->altstack_changed = 0;
+  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
   t->start_mask_known = 1;
+  tm__fpu_apply(&want->fpu);
+  tm__identity_adopt(&t->birth);
+  t->exit_cause = 0;
+  t->n_children = 0;
+  t->pipes_open = 0;
   errno = saved_errno;
 }
 
@@ -276,40 +292,75 @@ void tm__tls_reset(void) {
 }
 
 static void tm__trim_stack(struct tm_thread *t) {
-  long page = sysconf(_SC_PAGESIZE);
+  long page = tm__prim_page_size();
   char here;
   uintptr_t top = ((uintptr_t)&here - 4 * (uintptr_t)page) & ~((uintptr_t)page - 1);
   uintptr_t lo = ((uintptr_t)t->stack_lo + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-  if (t->stack_lo && top > lo) madvise((void *)lo, top - lo, MADV_DONTNEED);
+  if (t->stack_lo && top > lo) tm__prim_drop_pages((void *)lo, top - lo);
 }
 
-/* 1 when a signal is pending for the calling thread (or the process: a fresh thread would see
- * those too, but cannot tell them apart without /proc; such a thread simply retires). */
+/* 1 when a signal directed at the calling thread is pending. A signal pending for the process
+ * (the shared set: every thread blocks it, e.g. SIGCHLD in a program that blocks it everywhere)
+ * is what a fresh thread would see too and retires nothing. rt_sigpending answers the union of
+ * both sets (one call); only when it is not empty is the thread's own set read from
+ * /proc/thread-self/status ("SigPnd:", hexadecimal, signal 1 in the lowest bit). */
 static int tm__signal_pending(void) {
   sigset_t pending;
-  memset(&pending, 0, sizeof pending);
-  if (sigpending(&pending) != 0) return 1;
+  if (tm__prim_sigpending(&pending) != 0) return 1;
   tm__shadow_filter_mask(&pending);
   sigset_t none;
   memset(&none, 0, sizeof none);
-  return memcmp(&pending, &none, sizeof none) != 0;
+  if (memcmp(&pending, &none, sizeof none) == 0) return 0;
+  char status[4096];
+  if (tm__prim_read_file("/proc/thread-self/status", status, sizeof status) <= 0) return 1;
+  const char *line = strstr(status, "\nSigPnd:");
+  if (line == NULL) return 1;
+  unsigned long long bits = 0;
+  for (const char *p = line + 8; *p && *p != '\n'; ++p) {
+    int digit = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+    if (digit >= 0) bits = bits << 4 | (unsigned long long)digit;
+  }
+  /* Never pending for a fresh thread either way: SIGKILL/SIGSTOP act at once, and glibc's
+   * SIGCANCEL (32) and SIGSETXID (33) are its own. */
+  bits &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)) | (1ULL << 31) | (1ULL << 32));
+  return bits != 0;
 }
 
-int tm__reset_physical(struct tm_thread *t) {
+/* 1 while a child the logical thread forked still runs: its PR_SET_PDEATHSIG fires when the
+ * thread that forked it ends, which a parked thread never does. A reaped child, or one that
+ * has ended (a zombie: dead, the signal means nothing to it), keeps nothing. */
+static int tm__child_alive(const struct tm_thread *t) {
+  for (int i = 0; i < t->n_children; ++i)
+    if (tm__prim_child_running(t->children[i])) return 1;
+  return 0;
+}
+
+unsigned tm__reset_physical(struct tm_thread *t) {
   int saved_errno = errno;
-  int why = 0;
+  unsigned why = 0;
   if (t->tid == 0) { /* first reset of this physical thread */
     t->tid = tm__self_tid();
-    size_t robust_len;
-    if (syscall(SYS_get_robust_list, 0, &t->robust_head, &robust_len) != 0) t->robust_head = NULL;
+    if (tm__prim_get_robust_list(&t->robust_head) != 0) t->robust_head = NULL;
   }
   const struct tm_robust_list_head *robust = t->robust_head;
   if (robust && (robust->next != (const void *)robust || robust->list_op_pending)) {
-    why = TM_RETIRE_ROBUST + 1; /* the kernel's exit path marks them OWNER_DIED */
+    why = TM_CAUSE_ROBUST; /* the kernel's exit path marks them OWNER_DIED */
     goto out;
   }
-  if (t->tainted) {
-    why = TM_RETIRE_UNDOABLE + 1;
+  /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
+   * longer what its birth identity names (identity.h). */
+  struct tm_identity now = tm__identity_now();
+  if (!tm__identity_equal(&now, &t->birth)) {
+    why = tm__identity_cause();
+    if (why == TM_CAUSE_NONE) why = TM_CAUSE_IDENTITY;
+    goto out;
+  }
+  if (t->exit_cause) {
+    why = t->exit_cause;
+    goto out;
+  }
+  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) {
+    why = TM_CAUSE_FORK; /* a popen'ed child is alive until pclose */
     goto out;
   }
   /* Usually no system call: the shadow knows (shadow.h). Once per verification interval the
@@ -321,17 +372,21 @@ int tm__reset_physical(struct tm_thread *t) {
   /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
   if (deep && (s->valid & TM_S_SIGMASK) && tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
     tm__quiet_end();
+  /* A filter another thread installed with TSYNC reached this one too. */
   uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   if ((paranoid || seccomp_epoch != t->seccomp_epoch) &&
-      prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
-    why = TM_RETIRE_UNDOABLE + 1;
+      tm__prim_prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != t->seccomp_at_birth) {
+    why = TM_CAUSE_SECCOMP;
     goto out;
   }
   t->seccomp_epoch = seccomp_epoch;
+  if (paranoid && !tm__fingerprint_matches(t)) {
+    why = TM_CAUSE_IDENTITY; /* changed where no wrapper saw it (inline assembly) */
+    goto out;
+  }
   if (paranoid || s->altstack_changed) {
-    stack_t off = {.ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0};
-    if (syscall(SYS_sigaltstack, &off, NULL) != 0) {
-      why = TM_RETIRE_UNDOABLE + 1;
+    if (tm__prim_sigaltstack_disable() != 0) {
+      why = TM_CAUSE_SIGALTSTACK; /* still running on it: EPERM */
       goto out;
     }
     s->altstack_changed = 0;
@@ -347,13 +402,13 @@ int tm__reset_physical(struct tm_thread *t) {
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {
     if (tm__signal_pending()) {
-      why = TM_RETIRE_UNDOABLE + 1; /* a fresh thread has nothing pending: let this one go */
+      why = TM_CAUSE_SIGNAL_PENDING; /* a fresh thread has nothing pending: let this one go */
       goto out;
     }
     t->signal_epoch = signal_epoch;
   }
   if (!(s->valid & TM_S_SCHED)) {
-    why = TM_RETIRE_UNDOABLE + 1;
+    why = TM_CAUSE_SCHEDULING;
     goto out;
   }
   t->sched = s->sched;

@@ -10,13 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/tm_prim.h"
 #include "options.h"
 
 _Atomic uint64_t tm__shadow_epoch = 1;
 _Atomic uint64_t tm__signal_epoch = 1;
 _Atomic uint64_t tm__seccomp_epoch = 1;
 
-static __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
+__thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* 0 until the options are read: verify on every call (the safe default). */
 static uint64_t tm__verify_ns;
 
@@ -30,7 +31,7 @@ void tm__shadow_init(void) {
   sigset_t current; /* looks glibc's pthread_sigmask up now: our wrapper may run in handlers */
   tm__real_sigmask(SIG_BLOCK, NULL, &current);
   tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
-  tm__seccomp_at_start = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+  tm__seccomp_at_start = (int)tm__prim_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
   tm__quiet_init(&current);
 }
 
@@ -46,10 +47,6 @@ int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {
     __atomic_store_n(&next, fn, __ATOMIC_RELAXED);
   }
   return fn(tid, size, set);
-}
-
-struct tm_shadow *tm__shadow_raw(void) {
-  return &tm__sh;
 }
 
 int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old) {
@@ -89,11 +86,11 @@ int tm__read_sched(struct tm_sched *out) {
     uint32_t util_min, util_max;
   } sa;
   memset(&sa, 0, sizeof sa);
-  if (syscall(SYS_sched_getattr, 0, &sa, sizeof sa, 0) != 0) return -1;
+  if (tm__prim_sched_getattr(&sa, sizeof sa) != 0) return -1;
   out->policy = (int)sa.sched_policy;
   out->priority = (int)sa.sched_priority;
   out->nice = sa.sched_nice;
-  out->no_new_privs = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+  out->no_new_privs = (int)tm__prim_prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   return 0;
 }
 
@@ -106,16 +103,17 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     s->sigmask = m;
   }
   if (items & TM_S_AFFINITY) {
-    if (sched_getaffinity(0, sizeof s->affinity, &s->affinity) != 0) {
+    if (tm__prim_getaffinity(&s->affinity) != 0) {
       memset(&s->affinity, 0xff, sizeof s->affinity);
       items &= ~TM_S_AFFINITY;
     }
   }
   if (items & TM_S_NAME) {
     memset(s->name, 0, sizeof s->name);
-    if (prctl(PR_GET_NAME, s->name, 0, 0, 0) != 0) items &= ~TM_S_NAME;
+    if (tm__prim_prctl(PR_GET_NAME, (unsigned long)s->name, 0, 0, 0) != 0) items &= ~TM_S_NAME;
   }
-  if (items & TM_S_SLACK) s->timer_slack_ns = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if (items & TM_S_SLACK)
+    s->timer_slack_ns = (unsigned long)tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
   s->valid |= items;
 }
@@ -153,7 +151,7 @@ struct tm_shadow *tm__shadow(unsigned need) {
   if (s->valid & TM_S_AFFINITY) {
     /* rseq's cpu_id (no system call): running where our shadow says we may not means
      * somebody changed the affinity behind our back. */
-    int cpu = sched_getcpu();
+    int cpu = tm__prim_getcpu();
     if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
   }
   unsigned missing = need & ~s->valid;
@@ -164,9 +162,7 @@ struct tm_shadow *tm__shadow(unsigned need) {
 
 pid_t tm__self_tid(void) {
   if (tm__sh.tid == 0) {
-    int saved_errno = errno;
-    tm__sh.tid = (pid_t)syscall(SYS_gettid);
-    errno = saved_errno;
+    tm__sh.tid = tm__prim_gettid();
   }
   return tm__sh.tid;
 }

@@ -1,5 +1,5 @@
 /* Shadow state: what the library knows about the calling thread's kernel-side state without
- * asking the kernel (issue 14, "know instead of asking").
+ * asking the kernel ("know instead of asking").
  *
  * Every thread (main, ours, any other) has a shadow in initial-exec TLS: its signal mask, CPU
  * affinity, name, timer slack and scheduling identity (policy, priority, nice, no_new_privs),
@@ -45,6 +45,7 @@ struct tm_shadow {
   unsigned valid;                /* TM_S_* known to equal the kernel's */
   pid_t tid;                     /* gettid(), read once (0: not yet; reset in a fork child) */
   int altstack_changed;          /* sigaltstack set since the logical thread started */
+  int handler_depth;             /* signal handlers running (or left by a jump) on this thread */
   uint64_t epoch;                /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
@@ -53,6 +54,10 @@ struct tm_shadow {
   unsigned long timer_slack_ns;
   char name[16];
   struct tm_sched sched;
+  /* The inherited-state identity (identity.h): what clone would copy from this thread. */
+  struct tm_identity identity;
+  uint64_t identity_epoch; /* the process-wide epoch it was last renewed at */
+  unsigned identity_cause; /* why it last changed (a tm_cause) */
 };
 
 /* Cross-thread changes (any thread's affinity, scheduling, name set by another thread). */
@@ -65,8 +70,23 @@ TM_HIDDEN extern _Atomic uint64_t tm__seccomp_epoch;
 /* The calling thread's shadow with at least the items in NEED valid (each missing item costs
  * its read). */
 TM_HIDDEN struct tm_shadow *tm__shadow(unsigned need);
+/* Every thread's shadow (initial-exec TLS: one instruction away). */
+TM_HIDDEN extern __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* The calling thread's shadow as it is (no reads): for seeding and for the setters. */
-TM_HIDDEN struct tm_shadow *tm__shadow_raw(void);
+static inline struct tm_shadow *tm__shadow_raw(void) { return &tm__sh; }
+
+/* The inherited-state identity's process-wide epoch (identity.c). */
+TM_HIDDEN extern _Atomic uint64_t tm__identity_epoch;
+/* Renews S's identity (identity.c): it was never set, or the epoch moved to EPOCH. */
+TM_HIDDEN void tm__identity_renew(struct tm_shadow *s, uint64_t epoch);
+/* The calling thread's identity now (identity.h), inlined: one load and a compare. */
+static inline struct tm_identity tm__identity_now(void) {
+  struct tm_shadow *s = &tm__sh;
+  uint64_t epoch = atomic_load_explicit(&tm__identity_epoch, memory_order_acquire);
+  if (__builtin_expect(s->identity.base == 0 || s->identity_epoch != epoch, 0))
+    tm__identity_renew(s, epoch);
+  return s->identity;
+}
 /* Verification of what another process can change unseen: when the last check is older than
  * TM_CACHE_VERIFY_MS, the affinity and scheduling items become invalid (read again at their
  * next use). Called where a thread is about to be reused (its creator's capture, the worker's

@@ -16,47 +16,26 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "interpose_next.h"
+#include "notes.h"
 #include "shadow.h"
 
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
 
-/* Every wrapped function; the next definition of each (after this library) is looked up at
- * start-up by tm__shadow_interpose_init, so that no wrapper calls dlsym later (longjmp and
- * sigprocmask run in signal handlers, where dlsym is not safe). A call before start-up looks
- * its function up then. */
+/* Every wrapped function (interpose_next.h). */
 /* (clang-format does not settle on a layout for this list: it stays as written.) */
 // clang-format off
 #define TM_SHADOW_WRAPPED(X)                                                                   \
-  X(sigprocmask) X(sighold) X(sigrelse) X(sigset) X(siglongjmp) X(longjmp) X(__longjmp_chk)    \
+  X(sigprocmask) X(sighold) X(sigrelse) X(siglongjmp) X(longjmp) X(__longjmp_chk)    \
   X(setcontext) X(swapcontext) X(sigaltstack) X(sched_setaffinity) X(pthread_setaffinity_np)   \
   X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio)                       \
   X(sched_setscheduler) X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue)  \
-  X(tgkill) X(raise) X(timer_create) X(syscall) X(sigaction) X(signal) X(bsd_signal)          \
-  X(sysv_signal) X(__sysv_signal) X(ssignal) X(capset) X(setfsuid) X(setfsgid) X(personality)
+  X(tgkill) X(raise) X(timer_create) X(capset) X(setfsuid) X(setfsgid) X(personality)         \
+  X(_longjmp)
 // clang-format on
+TM_NEXT_SLOTS(TM_SHADOW_WRAPPED, tm__shadow_interpose_init)
 
-#define TM_NEXT_SLOT(name) static void *tm__next_##name;
-TM_SHADOW_WRAPPED(TM_NEXT_SLOT)
-
-static void *tm__resolve(void **slot, const char *name) {
-  void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-  if (fn == NULL) {
-    fn = dlsym(RTLD_NEXT, name);
-    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
-  }
-  return fn;
-}
-
-void tm__shadow_interpose_init(void) {
-#define TM_RESOLVE_ONE(name) tm__resolve(&tm__next_##name, #name);
-  TM_SHADOW_WRAPPED(TM_RESOLVE_ONE)
-#undef TM_RESOLVE_ONE
-}
-
-#define TM_NEXT(type, name) \
-  __typeof__(type) next = (__typeof__(type))tm__resolve(&tm__next_##name, #name)
-
-static void tm__bump(_Atomic uint64_t *epoch) {
+void tm__bump(_Atomic uint64_t *epoch) {
   atomic_fetch_add_explicit(epoch, 1, memory_order_release);
 }
 
@@ -66,6 +45,12 @@ static void tm__bump(_Atomic uint64_t *epoch) {
  * or OLD that the caller asked for), else the item just becomes unknown. */
 static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) {
   struct tm_shadow *s = tm__shadow_raw();
+  /* Exact only while every handler runs through our trampoline (signal_handlers.c): then a
+   * handler's mask never outlives it in the shadow. */
+  if (!tm__handlers_all_wrapped()) {
+    s->valid &= ~TM_S_SIGMASK;
+    return;
+  }
   sigset_t m;
   if (old) {
     m = *old;
@@ -90,7 +75,14 @@ static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) 
   s->valid |= TM_S_SIGMASK;
 }
 
-static void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
+void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
+
+void tm__note_mask_restored(const sigset_t *mask) {
+  struct tm_shadow *s = tm__shadow_raw();
+  s->sigmask = *mask;
+  tm__shadow_filter_mask(&s->sigmask);
+  s->valid |= TM_S_SIGMASK;
+}
 
 TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
   if (tm__quiet_mask_counts(how, set)) tm__quiet_end();
@@ -133,25 +125,30 @@ TM_EXPORT int sigrelse(int sig) {
   return r;
 }
 
-TM_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
-  TM_NEXT(sighandler_t(*)(int, sighandler_t), sigset);
-  if (disposition == SIG_HOLD || tm__quiet_handler_counts(sig, disposition)) tm__quiet_end();
-  sighandler_t r = next(sig, disposition);
-  tm__mask_unknown();
-  return r;
+/* A jump to a sigsetjmp(env, 1) buffer restores the mask saved there; a jump out of a signal
+ * handler keeps the handler's mask, which the trampoline (signal_handlers.c) then never records
+ * back. Other jumps change no mask (interpreters that unwind with longjmp pay nothing). */
+static void tm__note_jump(int mask_saved) {
+  if (mask_saved || tm__shadow_raw()->handler_depth > 0) tm__mask_unknown();
 }
 
-/* A jump to a sigsetjmp(env, 1) buffer restores the mask saved there. */
+TM_EXPORT void _longjmp(jmp_buf env, int value) {
+  TM_NEXT(void (*)(jmp_buf, int), _longjmp);
+  tm__note_jump(env[0].__mask_was_saved);
+  next(env, value);
+  __builtin_unreachable();
+}
+
 TM_EXPORT void siglongjmp(sigjmp_buf env, int value) {
   TM_NEXT(void (*)(sigjmp_buf, int), siglongjmp);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
 
 TM_EXPORT void longjmp(jmp_buf env, int value) {
   TM_NEXT(void (*)(jmp_buf, int), longjmp);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
@@ -160,7 +157,7 @@ TM_EXPORT void longjmp(jmp_buf env, int value) {
 extern void __longjmp_chk(sigjmp_buf env, int value) __attribute__((noreturn));
 TM_EXPORT void __longjmp_chk(sigjmp_buf env, int value) {
   TM_NEXT(void (*)(sigjmp_buf, int), __longjmp_chk);
-  if (env[0].__mask_was_saved) tm__mask_unknown();
+  tm__note_jump(env[0].__mask_was_saved);
   next(env, value);
   __builtin_unreachable();
 }
@@ -181,43 +178,18 @@ TM_EXPORT int swapcontext(ucontext_t *save, const ucontext_t *context) {
   return r;
 }
 
+/* A thread that disabled its alternate stack itself (Rust's threads do at exit) is as a fresh
+ * thread is: nothing to undo at its end. Any other change, or a failed one, is undone there. */
+void tm__note_altstack(const stack_t *stack, long result) {
+  tm__shadow_raw()->altstack_changed = !(result == 0 && (stack->ss_flags & SS_DISABLE));
+}
+
 TM_EXPORT int sigaltstack(const stack_t *stack, stack_t *old) {
   TM_NEXT(int (*)(const stack_t *, stack_t *), sigaltstack);
   int r = next(stack, old);
-  if (stack) tm__shadow_raw()->altstack_changed = 1;
+  if (stack) tm__note_altstack(stack, r);
   return r;
 }
-
-/* ---- signal dispositions ---------------------------------------------------------------------
- * Only quietness (quiet_signals.c) cares: the first handler ends it, before it is installed. */
-
-TM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
-  if (act && tm__quiet_handler_counts(sig, act->sa_handler)) tm__quiet_end();
-  return next(sig, act, old);
-}
-
-int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  TM_NEXT(int (*)(int, const struct sigaction *, struct sigaction *), sigaction);
-  return next(sig, act, old);
-}
-
-/* glibc's signal is bsd_signal; sysv_signal, __sysv_signal and ssignal call it internally,
- * where no wrapper sees it: each is wrapped. */
-#define TM_SIGNAL_WRAPPER(name)                                  \
-  TM_EXPORT sighandler_t name(int sig, sighandler_t handler) {   \
-    TM_NEXT(sighandler_t (*)(int, sighandler_t), name);          \
-    if (tm__quiet_handler_counts(sig, handler)) tm__quiet_end(); \
-    return next(sig, handler);                                   \
-  }
-extern sighandler_t bsd_signal(int sig, sighandler_t handler);
-extern sighandler_t __sysv_signal(int sig, sighandler_t handler);
-TM_SIGNAL_WRAPPER(signal)
-TM_SIGNAL_WRAPPER(bsd_signal)
-TM_SIGNAL_WRAPPER(sysv_signal)
-TM_SIGNAL_WRAPPER(__sysv_signal)
-TM_SIGNAL_WRAPPER(ssignal)
-#undef TM_SIGNAL_WRAPPER
 
 /* ---- affinity, scheduling, name, timer slack ------------------------------------------------- */
 
@@ -272,7 +244,7 @@ TM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param) {
 
 /* setpriority(PRIO_PROCESS, 0 or our tid) is this thread's nice value on Linux; any other
  * target (another thread, a process group, a user) may include other threads of ours. */
-static void tm__note_priority(int which, long who) {
+void tm__note_priority(int which, long who) {
   if (which == PRIO_PROCESS)
     tm__shadow_changed((pid_t)who, TM_S_SCHED);
   else
@@ -293,12 +265,7 @@ TM_EXPORT int nice(int increment) {
   return r;
 }
 
-static void tm__taint_self(void) {
-  struct tm_thread *t = tm__self();
-  if (t) t->tainted = 1;
-}
-
-static void tm__note_prctl(int option, unsigned long a2) {
+void tm__note_prctl(int option, unsigned long a2) {
   switch (option) {
     case PR_SET_NAME:
       tm__shadow_raw()->valid &= ~TM_S_NAME;
@@ -311,9 +278,12 @@ static void tm__note_prctl(int option, unsigned long a2) {
       break;
     case PR_SET_SECCOMP:
       tm__bump(&tm__seccomp_epoch);
+      tm__identity_changed(TM_CAUSE_SECCOMP);
       break;
     default:
-      if (!tm__prctl_harmless(option, a2)) tm__taint_self();
+      /* securebits, keepcaps, the bounding and ambient sets, speculation control, ... and any
+       * option the list does not know: what clone copies changed (identity.h). */
+      if (!tm__prctl_harmless(option, a2)) tm__identity_changed(tm__cause_prctl(option));
       break;
   }
 }
@@ -353,129 +323,52 @@ TM_EXPORT int raise(int sig) {
 }
 
 /* A timer that signals this thread by id would keep signalling the next logical thread on it,
- * which a fresh thread (another id) never gets: the thread retires at its logical exit. */
+ * which a fresh thread (another id) never gets: the thread retires at its logical exit (a
+ * clone does not copy timers: no identity change). */
+void tm__note_thread_timer(const struct sigevent *event) {
+  struct tm_thread *t = tm__self();
+  if (t && event->_sigev_un._tid == tm__self_tid() && !t->exit_cause)
+    t->exit_cause = TM_CAUSE_TIMER;
+  tm__bump(&tm__signal_epoch);
+}
+
 TM_EXPORT int timer_create(clockid_t clock, struct sigevent *event, timer_t *timer) {
   TM_NEXT(int (*)(clockid_t, struct sigevent *, timer_t *), timer_create);
   int r = next(clock, event, timer);
-  if (r == 0 && event && event->sigev_notify == SIGEV_THREAD_ID) {
-    struct tm_thread *t = tm__self();
-    if (t && event->_sigev_un._tid == tm__self_tid()) t->tainted = 1;
-    tm__bump(&tm__signal_epoch);
-  }
+  if (r == 0 && event && event->sigev_notify == SIGEV_THREAD_ID) tm__note_thread_timer(event);
   return r;
 }
 
-/* ---- per-thread identity glibc does not broadcast ----------------------------------------
+/* ---- per-thread state glibc does not broadcast -------------------------------------------
  * glibc's setuid family changes every thread (its setxid broadcast reaches parked threads
- * too), but capset, setfsuid, setfsgid and personality change the calling thread alone: a
- * fresh thread would have its creator's, so the thread retires at its logical exit. */
+ * too), but capset, setfsuid, setfsgid and personality change the calling thread alone, and a
+ * clone copies them: a new identity (identity.h). */
 
 extern int capset(void *header, const void *data);
 TM_EXPORT int capset(void *header, const void *data) {
   TM_NEXT(int (*)(void *, const void *), capset);
-  tm__taint_self();
-  return next(header, data);
+  int r = next(header, data);
+  tm__identity_changed(TM_CAUSE_CAPABILITIES); /* also when it failed: it may have half done */
+  return r;
 }
 
 TM_EXPORT int setfsuid(uid_t id) {
   TM_NEXT(int (*)(uid_t), setfsuid);
-  tm__taint_self();
-  return next(id);
+  int r = next(id);
+  tm__identity_changed(TM_CAUSE_CREDENTIALS);
+  return r;
 }
 
 TM_EXPORT int setfsgid(gid_t id) {
   TM_NEXT(int (*)(gid_t), setfsgid);
-  tm__taint_self();
-  return next(id);
+  int r = next(id);
+  tm__identity_changed(TM_CAUSE_CREDENTIALS);
+  return r;
 }
 
 TM_EXPORT int personality(unsigned long persona) {
   TM_NEXT(int (*)(unsigned long), personality);
-  if (persona != 0xffffffffUL) tm__taint_self(); /* 0xffffffff only reads it */
-  return next(persona);
-}
-
-/* ---- the same operations through syscall(2) ------------------------------------------------ */
-
-static void tm__note_syscall(long number, long a1, long a2) {
-  switch (number) {
-    case SYS_rt_sigprocmask:
-      if (a2) tm__mask_unknown();
-      break;
-    case SYS_sigaltstack:
-      if (a1) tm__shadow_raw()->altstack_changed = 1;
-      break;
-    case SYS_sched_setaffinity:
-      tm__shadow_changed((pid_t)a1, TM_S_AFFINITY);
-      break;
-    case SYS_sched_setscheduler:
-    case SYS_sched_setparam:
-      tm__shadow_changed((pid_t)a1, TM_S_SCHED);
-      break;
-    case SYS_sched_setattr: {
-      tm__shadow_changed((pid_t)a1, TM_S_SCHED);
-      /* Utilization clamps (and deadline parameters) are not in the shadow's scheduling
-       * identity: a thread that set its own retires (struct sched_attr: u32 size, u32 policy,
-       * u64 flags). Another thread's stay: docs/thread-cache-state.md. */
-      uint64_t flags = 0;
-      if (a2) memcpy(&flags, (const char *)a2 + 8, sizeof flags);
-      if ((flags & (0x20 | 0x40) /* SCHED_FLAG_UTIL_CLAMP_MIN/MAX */) &&
-          (a1 == 0 || (pid_t)a1 == tm__self_tid()))
-        tm__taint_self();
-      break;
-    }
-    case SYS_setpriority:
-      tm__note_priority((int)a1, a2);
-      break;
-    case SYS_prctl:
-      tm__note_prctl((int)a1, (unsigned long)a2);
-      break;
-    case SYS_seccomp:
-      tm__bump(&tm__seccomp_epoch);
-      break;
-    default:
-      /* unshare, setns, credentials, groups, capabilities, I/O priority, personality, memory
-       * policy, rseq, robust list, ...: whatever is not known to be harmless (issue 25). */
-      if (!tm__syscall_harmless(number)) tm__taint_self();
-      break;
-  }
-}
-
-/* The kernel's sigset and sigaction begin with what glibc's do: a word of signal bits, and the
- * handler. */
-static void tm__quiet_before_syscall(long number, long a1, long a2) {
-  if (number == SYS_rt_sigprocmask && a2 && (a1 == SIG_BLOCK || a1 == SIG_SETMASK)) {
-    sigset_t set;
-    sigemptyset(&set);
-    memcpy(&set, (const void *)a2, sizeof(unsigned long));
-    if (tm__quiet_mask_counts((int)a1, &set)) tm__quiet_end();
-  } else if (number == SYS_rt_sigaction && a2) {
-    sighandler_t handler;
-    memcpy(&handler, (const void *)a2, sizeof handler);
-    if (tm__quiet_handler_counts((int)a1, handler)) tm__quiet_end();
-  }
-}
-
-/* Six arguments are always read, as glibc's own syscall(2) does: the sixth comes from the
- * caller's stack even when the caller passed fewer, which ASan would report (harmless: the
- * value is passed on, and the kernel ignores arguments a call does not have). */
-TM_EXPORT __attribute__((no_sanitize_address)) long syscall(long number, ...) {
-  TM_NEXT(long (*)(long, long, long, long, long, long, long), syscall);
-  va_list ap;
-  va_start(ap, number);
-  long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
-  long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
-  va_end(ap);
-  /* Signals are counted before they are sent (the receiver may check at once); state changes
-   * after they happened. */
-  if (number == SYS_tgkill || number == SYS_tkill || number == SYS_rt_tgsigqueueinfo)
-    tm__bump(&tm__signal_epoch);
-  tm__quiet_before_syscall(number, a1, a2);
-  long r = next(number, a1, a2, a3, a4, a5, a6);
-  if (r != -1 && number != SYS_futex && number != SYS_gettid) {
-    int saved_errno = errno;
-    tm__note_syscall(number, a1, a2);
-    errno = saved_errno;
-  }
+  int r = next(persona);
+  if (persona != 0xffffffffUL) tm__identity_changed(TM_CAUSE_IDENTITY); /* ~0 only reads it */
   return r;
 }

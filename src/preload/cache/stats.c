@@ -1,19 +1,72 @@
-/* TM_CACHE_STATS counters and their one-line report at exit. */
+/* TM_CACHE_STATS: counters and their one line per process.
+ *
+ * TM_CACHE_STATS=1 prints "thread cache stats: ..." on stderr at exit. TM_CACHE_STATS=/FILE
+ * (any value starting with '/') appends one line per process to FILE, a contract with readers
+ * (`threadmap run --thread-cache --stats` sums a process tree's lines):
+ *
+ *   tm-cache-stats/1 pid=1234 ppid=1200 comm=java from-cache=1994 from-system=6 bypassed=0
+ *   own-exits=0 spin-met=10 spin-ran-out=2 no-spin-busy=0 no-spin-score=0 no-spin-spinners=0
+ *   no-spin-fixed=0 peak-idle=3 retired.idle-timeout=2 retired.syscall-160=1 retired.fork=1
+ *
+ * (one line). Tokens are separated by one space; each after the tag is key=value; values are
+ * decimal except comm (the process's name, spaces and '=' replaced by '_'). from-cache: creates
+ * served by a parked thread; from-system: creates that made a new cacheable thread; bypassed:
+ * creates handed to glibc untouched. retired.CAUSE=N: one token per cause that retired at
+ * least one physical thread (tm__cause_names; prctl-N and syscall-N name an option or system
+ * call number). Readers ignore keys they do not know.
+ *
+ * When: at the process's end as far as it can be caught: the library's destructor (main's
+ * return, exit from any thread, after atexit handlers: a program that closes stderr there still
+ * reports to FILE), the interposed _exit/_Exit and syscall(SYS_exit_group). Once per process
+ * (a fork child starts its own counters and line; a vfork or raw-clone child sharing our
+ * memory writes nothing). A process killed by a signal, or ending with an exit_group made
+ * without libc (Go's runtime), writes nothing. The line is ONE write(2) on a descriptor opened
+ * O_APPEND|O_CLOEXEC at that moment, built in a fixed buffer (no stdio, no allocation), so lines
+ * of concurrent processes never interleave. */
 #include "stats.h"
 
+#include <fcntl.h>
+#include <sys/prctl.h>
+
+#include "../common/tm_prim.h"
 #include "options.h"
 
 int tm__stats_on;
 static _Atomic unsigned long long tm__counts[TM_COUNT_N];
-static _Atomic unsigned long long tm__retired[TM_RETIRE_COUNT];
+static _Atomic unsigned long long tm__retired[TM_CAUSE_COUNT];
 static _Atomic long long tm__peak_idle;
+static char tm__stats_path[1024]; /* TM_CACHE_STATS=/FILE */
+static pid_t tm__stats_pid;       /* the process the counters belong to */
+static _Atomic int tm__stats_written;
+
+void tm__stats_init(void) {
+  long long mode = tm__option(TM_OPT_STATS);
+  const char *path = tm__option_text(TM_OPT_STATS);
+  if (mode == TM_STATS_TO_FILE && path && strlen(path) < sizeof tm__stats_path)
+    strcpy(tm__stats_path, path);
+  else if (mode == TM_STATS_TO_FILE)
+    mode = 0; /* a path longer than PATH_MAX's share: no line rather than a wrong file */
+  tm__stats_pid = tm__prim_getpid();
+  tm__stats_on = mode != 0;
+}
+
+void tm__stats_after_fork(void) {
+  for (int i = 0; i < TM_COUNT_N; ++i)
+    atomic_store_explicit(&tm__counts[i], 0, memory_order_relaxed);
+  for (int i = 0; i < TM_CAUSE_COUNT; ++i)
+    atomic_store_explicit(&tm__retired[i], 0, memory_order_relaxed);
+  atomic_store_explicit(&tm__peak_idle, 0, memory_order_relaxed);
+  atomic_store_explicit(&tm__stats_written, 0, memory_order_relaxed);
+  tm__stats_pid = tm__prim_getpid();
+}
 
 void tm__stats_count(enum tm_count what) {
   if (tm__stats_on) atomic_fetch_add_explicit(&tm__counts[what], 1, memory_order_relaxed);
 }
 
-void tm__stats_retired(enum tm_retire_reason why) {
-  if (tm__stats_on) atomic_fetch_add_explicit(&tm__retired[why], 1, memory_order_relaxed);
+void tm__stats_retired(unsigned cause) {
+  if (cause >= TM_CAUSE_COUNT) cause = TM_CAUSE_IDENTITY;
+  if (tm__stats_on) atomic_fetch_add_explicit(&tm__retired[cause], 1, memory_order_relaxed);
 }
 
 void tm__stats_peak_idle(long long idle_now) {
@@ -25,37 +78,153 @@ void tm__stats_peak_idle(long long idle_now) {
   }
 }
 
-void tm__stats_print(void) {
-  static const char *const reasons[TM_RETIRE_COUNT] = {
-      "cancelled",      "glibc-exit",   "idle-limit", "idle-timeout",
-      "undoable-state", "robust-mutex", "process",    "unjoined-limit"};
-  tm__line line;
-  tm__line_start(&line);
-  tm__line_str(&line, "thread cache stats: creates from-cache=");
-  tm__line_long(&line, (long long)tm__counts[TM_COUNT_FROM_CACHE]);
-  tm__line_str(&line, " from-system=");
-  tm__line_long(&line, (long long)tm__counts[TM_COUNT_FROM_SYSTEM]);
-  tm__line_str(&line, " bypassed=");
-  tm__line_long(&line, (long long)tm__counts[TM_COUNT_BYPASSED]);
-  tm__line_str(&line, "; pthread_exit kept=");
-  tm__line_long(&line, (long long)tm__counts[TM_COUNT_OWN_EXITS]);
-  static const char *const waits[] = {"spin-met",      "spin-ran-out",     "no-spin-busy",
-                                      "no-spin-score", "no-spin-spinners", "no-spin-fixed"};
-  tm__line_str(&line, "; waits");
+/* The contract's words for the causes below TM_CAUSE_WORDS. */
+static const char *const tm__cause_names[TM_CAUSE_WORDS] = {
+    [TM_CAUSE_CANCELLED] = "cancelled",
+    [TM_CAUSE_GLIBC_EXIT] = "glibc-exit",
+    [TM_CAUSE_IDLE_LIMIT] = "idle-limit",
+    [TM_CAUSE_IDLE_TIMEOUT] = "idle-timeout",
+    [TM_CAUSE_ROBUST] = "robust-mutex",
+    [TM_CAUSE_PROCESS] = "process",
+    [TM_CAUSE_UNJOINED] = "unjoined-limit",
+    [TM_CAUSE_FORK] = "fork",
+    [TM_CAUSE_SIGNAL_PENDING] = "signal-pending",
+    [TM_CAUSE_CREDENTIALS] = "credentials",
+    [TM_CAUSE_CAPABILITIES] = "capabilities",
+    [TM_CAUSE_NAMESPACE] = "namespace",
+    [TM_CAUSE_SECCOMP] = "seccomp",
+    [TM_CAUSE_MEMPOLICY] = "mempolicy",
+    [TM_CAUSE_SIGALTSTACK] = "sigaltstack",
+    [TM_CAUSE_TIMER] = "timer",
+    [TM_CAUSE_IDENTITY] = "identity",
+    [TM_CAUSE_CGROUP] = "cgroup",
+    [TM_CAUSE_SCHEDULING] = "scheduling",
+};
+
+/* A line in a fixed buffer; what does not fit is dropped (4 KiB holds every count). */
+struct tm_text {
+  char buf[4096];
+  size_t n;
+};
+
+static void tm__put(struct tm_text *t, const char *s) {
+  while (*s && t->n < sizeof t->buf - 1) t->buf[t->n++] = *s++;
+}
+
+static void tm__put_number(struct tm_text *t, unsigned long long v) {
+  char digits[24];
+  int n = 0;
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  while (n > 0 && t->n < sizeof t->buf - 1) t->buf[t->n++] = digits[--n];
+}
+
+static void tm__put_pair(struct tm_text *t, const char *key, unsigned long long v) {
+  tm__put(t, key);
+  tm__put(t, "=");
+  tm__put_number(t, v);
+}
+
+/* The cause's name: a word, or prctl-N / syscall-N. */
+static void tm__put_cause(struct tm_text *t, unsigned cause) {
+  if (cause < TM_CAUSE_WORDS) {
+    tm__put(t, tm__cause_names[cause] ? tm__cause_names[cause] : "identity");
+  } else if (cause >= TM_CAUSE_PRCTL && cause < TM_CAUSE_PRCTL_END) {
+    tm__put(t, "prctl-");
+    tm__put_number(t, cause - TM_CAUSE_PRCTL);
+  } else {
+    tm__put(t, "syscall-");
+    tm__put_number(t, cause - TM_CAUSE_SYSCALL);
+  }
+}
+
+/* comm of the process (its main thread's name) with ' ', '=' and control characters as '_'. */
+static void tm__put_comm(struct tm_text *t) {
+  char comm[64];
+  long n = tm__prim_read_file("/proc/self/comm", comm, sizeof comm);
+  if (n > 0 && comm[n - 1] == '\n') comm[--n] = 0;
+  if (n <= 0) strcpy(comm, "_");
+  for (char *c = comm; *c; ++c)
+    if (*c == ' ' || *c == '=' || (unsigned char)*c < 0x21 || *c == 0x7f) *c = '_';
+  tm__put(t, comm);
+}
+
+static const char *const tm__wait_names[] = {"spin-met",      "spin-ran-out",     "no-spin-busy",
+                                             "no-spin-score", "no-spin-spinners", "no-spin-fixed"};
+
+static void tm__file_line(struct tm_text *t) {
+  tm__put(t, "tm-cache-stats/1 ");
+  tm__put_pair(t, "pid", (unsigned long long)tm__prim_getpid());
+  tm__put_pair(t, " ppid", (unsigned long long)tm__prim_getppid());
+  tm__put(t, " comm=");
+  tm__put_comm(t);
+  tm__put_pair(t, " from-cache", tm__counts[TM_COUNT_FROM_CACHE]);
+  tm__put_pair(t, " from-system", tm__counts[TM_COUNT_FROM_SYSTEM]);
+  tm__put_pair(t, " bypassed", tm__counts[TM_COUNT_BYPASSED]);
+  tm__put_pair(t, " own-exits", tm__counts[TM_COUNT_OWN_EXITS]);
   for (int i = TM_COUNT_SPIN_MET; i <= TM_COUNT_SKIP_FIXED; ++i) {
-    tm__line_str(&line, " ");
-    tm__line_str(&line, waits[i - TM_COUNT_SPIN_MET]);
-    tm__line_str(&line, "=");
-    tm__line_long(&line, (long long)tm__counts[i]);
+    tm__put(t, " ");
+    tm__put_pair(t, tm__wait_names[i - TM_COUNT_SPIN_MET], tm__counts[i]);
   }
-  tm__line_str(&line, "; retired");
-  for (int i = 0; i < TM_RETIRE_COUNT; ++i) {
-    tm__line_str(&line, " ");
-    tm__line_str(&line, reasons[i]);
-    tm__line_str(&line, "=");
-    tm__line_long(&line, (long long)tm__retired[i]);
+  tm__put_pair(t, " peak-idle", (unsigned long long)tm__peak_idle);
+  for (unsigned c = 1; c < TM_CAUSE_COUNT; ++c) {
+    unsigned long long n = tm__retired[c];
+    if (n == 0) continue;
+    tm__put(t, " retired.");
+    tm__put_cause(t, c);
+    tm__put_pair(t, "", n);
   }
-  tm__line_str(&line, "; peak idle threads=");
-  tm__line_long(&line, tm__peak_idle);
-  tm__line_emit(&line);
+  tm__put(t, "\n");
+}
+
+static void tm__stderr_line(struct tm_text *t) {
+  tm__line prefix; /* "threadmap: " and the tag of `run --ranks` (tm_line.h) */
+  tm__line_start(&prefix);
+  prefix.text[prefix.length] = 0;
+  tm__put(t, prefix.text);
+  tm__put(t, "thread cache stats: creates ");
+  tm__put_pair(t, "from-cache", tm__counts[TM_COUNT_FROM_CACHE]);
+  tm__put_pair(t, " from-system", tm__counts[TM_COUNT_FROM_SYSTEM]);
+  tm__put_pair(t, " bypassed", tm__counts[TM_COUNT_BYPASSED]);
+  tm__put_pair(t, "; pthread_exit kept", tm__counts[TM_COUNT_OWN_EXITS]);
+  tm__put(t, "; waits");
+  for (int i = TM_COUNT_SPIN_MET; i <= TM_COUNT_SKIP_FIXED; ++i) {
+    tm__put(t, " ");
+    tm__put_pair(t, tm__wait_names[i - TM_COUNT_SPIN_MET], tm__counts[i]);
+  }
+  tm__put(t, "; retired");
+  int any = 0;
+  for (unsigned c = 1; c < TM_CAUSE_COUNT; ++c) {
+    unsigned long long n = tm__retired[c];
+    if (n == 0) continue;
+    tm__put(t, " ");
+    tm__put_cause(t, c);
+    tm__put_pair(t, "", n);
+    any = 1;
+  }
+  if (!any) tm__put(t, " none");
+  tm__put_pair(t, "; peak idle threads", (unsigned long long)tm__peak_idle);
+  tm__put(t, "\n");
+}
+
+void tm__stats_at_exit(void) {
+  if (!tm__stats_on) return;
+  /* A child that shares our memory (vfork, a raw clone) is not the process counted here. */
+  if (tm__prim_getpid() != tm__stats_pid) return;
+  if (atomic_exchange(&tm__stats_written, 1)) return;
+  int saved_errno = errno;
+  static struct tm_text text; /* static: the exit path may run on a small stack */
+  text.n = 0;
+  int fd = 2;
+  if (tm__stats_path[0]) {
+    tm__file_line(&text);
+    fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  } else {
+    tm__stderr_line(&text);
+  }
+  if (fd >= 0) {
+    tm__prim_write(fd, text.buf, text.n);
+    if (fd != 2) tm__prim_close(fd);
+  }
+  errno = saved_errno;
 }

@@ -1,5 +1,5 @@
-/* Counters behind TM_CACHE_STATS=1 (stats.c). Updated only when stats are on, so the hot path
- * pays one predictable branch otherwise. */
+/* Counters behind TM_CACHE_STATS (stats.c has the line's format, a contract). Updated only when
+ * stats are on, so the hot path pays one predictable branch otherwise. */
 #ifndef THREADMAP_CACHE_STATS_H
 #define THREADMAP_CACHE_STATS_H
 
@@ -24,9 +24,14 @@ enum tm_count {
 };
 
 TM_HIDDEN void tm__stats_count(enum tm_count what);
-TM_HIDDEN void tm__stats_retired(enum tm_retire_reason why);
+/* One physical thread retired for CAUSE (a tm_cause, identity.h). */
+TM_HIDDEN void tm__stats_retired(unsigned cause);
 TM_HIDDEN void tm__stats_peak_idle(long long idle_now);
-/* Prints one line of counters on stderr (write(2), no stdio). */
-TM_HIDDEN void tm__stats_print(void);
+/* Reads TM_CACHE_STATS (after the options): on, and where the line goes. */
+TM_HIDDEN void tm__stats_init(void);
+/* A fork child counts for itself from zero and writes its own line. */
+TM_HIDDEN void tm__stats_after_fork(void);
+/* The process ends: writes its one line (stderr or the file), once (stats.c). */
+TM_HIDDEN void tm__stats_at_exit(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* Which system calls and prctl options leave a thread as a fresh thread of its creator would
- * be (issue 25, docs/thread-cache-state.md): a logical thread that made any other one through
+ * be (docs/thread-cache-state.md): a logical thread that made any other one through
  * syscall(2) or prctl retires its physical thread at its logical exit. Kept apart from the
  * wrappers (shadow_interpose.c): a list to review, not logic. */
 #include <sys/prctl.h>
@@ -175,6 +175,30 @@ int tm__syscall_harmless(long number) {
     case SYS_getxattr:
     case SYS_fgetxattr:
     case SYS_lgetxattr:
+    /* The process's memory and memory locks, its session and process group, its resource
+     * limits; the fs struct (shared by every thread, unless one unshared it, which gave it a
+     * new identity whose clones share its fs again). */
+    case SYS_mlock2:
+    case SYS_mlockall:
+    case SYS_munlockall:
+    case SYS_pkey_mprotect:
+    case SYS_pkey_free:
+    case SYS_pkey_alloc: /* also sets the caller's PKRU: copied from the creator at reuse (fpu.h) */
+    case SYS_getsid:
+    case SYS_getpgid:
+    case SYS_setsid:
+    case SYS_setpgid:
+    case SYS_getrlimit:
+    case SYS_setrlimit:
+    case SYS_umask:
+    case SYS_chdir:
+    case SYS_fchdir:
+    case SYS_chroot:
+    case SYS_sync:
+    case SYS_syncfs:
+#ifdef SYS_process_madvise
+    case SYS_process_madvise:
+#endif
 #ifdef SYS_futex_waitv
     case SYS_futex_waitv:
 #endif
@@ -223,7 +247,7 @@ int tm__syscall_harmless(long number) {
  * relation as a process): a fresh thread would see the same. Every other option not handled
  * below changes the calling thread alone in a way a fresh thread would not inherit from its
  * creator (securebits, the capability bounding and ambient sets, keepcaps, pdeathsig,
- * speculation control, ...): such a thread retires at its logical exit (issue 25). */
+ * speculation control, ...): such a thread retires at its logical exit. */
 int tm__prctl_harmless(int option, unsigned long a2) {
   switch (option) {
     case PR_GET_DUMPABLE:

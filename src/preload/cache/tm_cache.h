@@ -18,10 +18,13 @@
 #include <time.h>
 #include <unwind.h>
 
+#include "fpu.h"
+#include "identity.h"
+
 #define TM_HIDDEN __attribute__((visibility("hidden")))
 /* For a global that every recycle writes (a counter, a stack head): it gets cache lines of its
  * own (two: x86 prefetches lines in pairs). Next to read-mostly globals it made every read of
- * theirs on the other CPUs a miss after each write (issue 14; docs/thread-cache.md). */
+ * theirs on the other CPUs a miss after each write (docs/thread-cache.md). */
 #define TM_OWN_LINES _Alignas(128)
 
 /* glibc's cancellation-buffer ABI (GLIBC_2.3.3), declared by pthread.h only for C without
@@ -66,19 +69,6 @@ enum {
   TM_W_HELD = 64   /* a creator works on this popped thread: the idle timeout waits */
 };
 
-/* Why a physical thread was retired (really exited); indexes tm__stats.retired[]. */
-enum tm_retire_reason {
-  TM_RETIRE_CANCELLED,    /* pthread_cancel reached it (glibc's cancel state cannot be undone) */
-  TM_RETIRE_GLIBC_EXIT,   /* left through glibc's own unwind */
-  TM_RETIRE_IDLE_LIMIT,   /* TM_CACHE_MAX_IDLE or TM_CACHE_MAX_IDLE_BYTES reached */
-  TM_RETIRE_IDLE_TIMEOUT, /* parked longer than TM_CACHE_IDLE_TIMEOUT_MS */
-  TM_RETIRE_UNDOABLE,     /* seccomp, nnp, unshare/setns, credentials, unknown syscall(2), ... */
-  TM_RETIRE_ROBUST,       /* held robust mutexes: the kernel marks them OWNER_DIED at exit */
-  TM_RETIRE_PROCESS,      /* fork child, or main thread called pthread_exit */
-  TM_RETIRE_UNJOINED,     /* finished while TM_CACHE_MAX_UNJOINED others waited for a join */
-  TM_RETIRE_COUNT
-};
-
 /* Scheduling identity: a parked thread is reused only by a creator whose new thread would get
  * exactly these (changing them back could need privileges we may not have). */
 struct tm_sched {
@@ -88,6 +78,15 @@ struct tm_sched {
   int no_new_privs;
 };
 
+/* What a parked thread must have to serve a create: the scheduling the fresh thread would get
+ * (matched, not reset: changing it back could need privileges), its creator's identity
+ * (identity.h), and with TM_CACHE_VERIFY_MS=0 its creator's fingerprint (fingerprint.h). */
+struct tm_match {
+  struct tm_sched sched;
+  struct tm_identity identity;
+  uint64_t fingerprint;
+};
+
 /* Everything a fresh thread inherits from its creator (or its attr), captured by the creator
  * and applied by the worker before the start routine runs. */
 struct tm_inherit {
@@ -95,6 +94,7 @@ struct tm_inherit {
   cpu_set_t affinity;
   unsigned long timer_slack_ns;
   char name[16];
+  struct tm_fpu fpu; /* rounding, flush-to-zero, exception masks and flags (fpu.h) */
 };
 
 /* One physical thread. Records live in never-unmapped chunks (records.c) so lock-free stacks
@@ -130,7 +130,19 @@ struct tm_thread {
   uint64_t signal_epoch;  /* tm__signal_epoch when nothing was pending here */
   uint64_t seccomp_epoch; /* tm__seccomp_epoch when seccomp_at_birth was known */
   int seccomp_at_birth;
-  int tainted;    /* unshare/setns, per-thread identity, unknown syscall(2): retire at exit */
+  /* The identity it was cloned with (identity.h): it serves only creators whose identity is
+   * this, and retires when its own changed while it ran a logical thread. */
+  struct tm_identity birth;
+  uint64_t fingerprint; /* TM_CACHE_VERIFY_MS=0 only: its state's fingerprint (fingerprint.h) */
+  /* A reason to retire at the logical exit that is no identity change (a timer aimed at this
+   * thread, a child that may get its parent-death signal, ...): a tm_cause, 0 for none. */
+  unsigned exit_cause;
+  /* Children forked by the running logical thread (pids), checked at its end: while one runs,
+   * its PR_SET_PDEATHSIG would fire only when this physical thread really exits. */
+#define TM_CHILDREN_KEPT 4
+  pid_t children[TM_CHILDREN_KEPT];
+  int n_children;
+  int pipes_open; /* popen'ed by the running logical thread and not pclose'd */
   char *stack_lo; /* lowest usable stack address (for TM_CACHE_TRIM) */
 
   /* --- logical thread --- */
@@ -146,7 +158,6 @@ struct tm_thread {
   __pthread_unwind_buf_t *exit_buf;    /* the trampoline's own buffer (bottom of the chain) */
   int own_exit;                        /* our pthread_exit unwind is in progress */
   int in_exit_sequence;                /* destructors running: pthread_exit is not ours here */
-  int retire_flags;                    /* bit i: retire for reason i at logical exit */
   _Atomic uint32_t creator_done;       /* the creator has written our pthread_t slot (futex) */
   _Atomic int started;                 /* the worker has set its own slot */
   void *exit_value;
@@ -164,7 +175,7 @@ TM_HIDDEN void tm__idle_push(struct tm_thread *t);
 TM_HIDDEN void tm__records_init(void);
 /* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL. */
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
-                                         const struct tm_sched *want);
+                                         const struct tm_match *want);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
 TM_HIDDEN int tm__idle_flush(void); /* returns how many parked threads it let go */
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
@@ -218,7 +229,9 @@ TM_HIDDEN uint64_t tm__coarse_resolution_ns(void);
 /* What a new thread of the caller's inherits (from the caller's shadow, or ATTR). Returns 1
  * when the affinity came from ATTR (the creator then applies it, for glibc's EINVAL), else 0. */
 TM_HIDDEN int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr);
-TM_HIDDEN int tm__capture_sched(struct tm_sched *out, const pthread_attr_t *attr);
+/* What a parked thread must match to serve the caller's create (0), or -1 when it cannot be
+ * known (the create then makes a new thread). */
+TM_HIDDEN int tm__capture_match(struct tm_match *out, const pthread_attr_t *attr);
 /* A new physical thread T starts with what its creator's shadow knows (no system call). */
 TM_HIDDEN void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr);
 /* Run by a new physical thread before its first logical thread. */
@@ -227,8 +240,9 @@ TM_HIDDEN void tm__shadow_from_seed(struct tm_thread *t);
 TM_HIDDEN void tm__apply_inherit(struct tm_thread *t);
 /* A parked worker about to sleep: it takes no signal while it sleeps. */
 TM_HIDDEN void tm__park_block_signals(void);
-/* Undoes what the last logical thread changed; returns a tm_retire_reason + 1 if it cannot. */
-TM_HIDDEN int tm__reset_physical(struct tm_thread *t);
+/* Undoes what the last logical thread changed; returns the tm_cause that retires the thread
+ * when it cannot be made what a fresh thread of its birth identity would be, else 0. */
+TM_HIDDEN unsigned tm__reset_physical(struct tm_thread *t);
 TM_HIDDEN void tm__tls_reset(void);
 TM_HIDDEN void tm__reset_init(void);
 
@@ -296,8 +310,41 @@ TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the
  * process alive. */
 TM_HIDDEN int tm__process_retiring(void);
-/* 1 while a create that got EAGAIN releases the cache's kernel tasks: nothing parks. */
+/* 1 while a call that got EAGAIN releases the cache's kernel tasks, or for a while after the
+ * program read its task list (process.c): nothing parks, no finished thread waits for its
+ * join keeping its task. */
 TM_HIDDEN int tm__shedding_now(void);
+/* Lets the cache's kept tasks go (parked threads exit, finished threads waiting for a join
+ * withdraw) and keeps nothing until tm__shed_end; 1 when anything was held. */
+TM_HIDDEN int tm__shed_begin(void);
+TM_HIDDEN void tm__shed_end(void);
+/* Keeps nothing for NS nanoseconds from now, and lets go of what is kept. */
+TM_HIDDEN void tm__keep_nothing_for(uint64_t ns);
+
+/* ---- process.c: calls that make processes (and want tasks), and the process's end ------- */
+/* A call that failed because the kernel refused a task (EAGAIN, or EINVAL for an unshare that
+ * needs a single-threaded process) is made again after the cache let its kept tasks go. */
+struct tm_retry {
+  long (*attempt)(void *context);       /* the call again; its result */
+  int (*failed_for_tasks)(long result); /* 1: RESULT is the refusal worth a retry */
+  void *context;
+  int max_attempts; /* one per millisecond */
+  int forks;        /* a result of 0 is a fork child: return it at once */
+};
+/* RESULT was ATTEMPT's first answer: returns it, or the answer of the last retry. */
+TM_HIDDEN long tm__retry_tasks_released(const struct tm_retry *retry, long result);
+/* A logical thread started child process PID (fork, vfork, posix_spawn, clone): it retires at
+ * its end while PID runs. */
+TM_HIDDEN void tm__child_started(pid_t pid);
+/* The parent after a child that shared its memory (vfork) ended or exec'ed. */
+TM_HIDDEN void tm__shared_memory_child_gone(void);
+/* fork's parent handler: a fork the interposed fork did not make (inside libc) retires the
+ * thread (its child's pid is unknown). */
+TM_HIDDEN void tm__forked_unseen(void);
+/* Look up the next definitions of the wrapped libc functions (interpose_next.h), at start-up. */
+TM_HIDDEN void tm__process_interpose_init(void);
+TM_HIDDEN void tm__open_interpose_init(void);
+TM_HIDDEN void tm__syscall_interpose_init(void);
 TM_HIDDEN void tm__init(void);
 /* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
 TM_HIDDEN void tm__runtime_ranges_init(void);
@@ -327,6 +374,8 @@ struct tm_real {
   int (*setns)(int, int);
   void (*call_tls_dtors)(void);
   int (*setattr_default_np)(const pthread_attr_t *);
+  int (*tss_create)(unsigned *, void (*)(void *));
+  void (*tss_delete)(unsigned);
 };
 TM_HIDDEN extern struct tm_real tm__real;
 /* 1 once tm__init resolved every real function and the cache may be used. */

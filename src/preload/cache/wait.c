@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "../common/tm_futex.h"
+#include "../common/tm_prim.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -80,26 +81,11 @@ static cpu_set_t tm__allowed;
 static long long tm__tick_ns;
 #define TM_IDLE_WINDOW_NS 50000000ULL /* 5 ticks of 10 ms: fewer makes one tick decide */
 
-/* Opens a /proc file for reading; errno is left as it was, whatever happens. */
-static int tm__open_proc(const char *path) {
-  int saved_errno = errno;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  errno = saved_errno;
-  return fd;
-}
-
 /* Reads the instantaneous count of runnable tasks (4th field of /proc/loadavg, "R/T") without
  * stdio or allocation. Returns -1 if unavailable. */
 static int tm__runnable_tasks(void) {
-  int fd = tm__open_proc("/proc/loadavg");
-  if (fd < 0) return -1;
-  int saved_errno = errno;
   char text[128];
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  errno = saved_errno;
-  if (n <= 0) return -1;
-  text[n] = 0;
+  if (tm__prim_read_file("/proc/loadavg", text, sizeof text) <= 0) return -1;
   int field = 0;
   for (char *p = text; *p; ++p) {
     if (*p == ' ') {
@@ -132,16 +118,14 @@ static void tm__add_idle_of_line(const char *line, long long *sum) {
 /* Idle time, in clock ticks, of the CPUs this process may run on: the per-CPU lines of
  * /proc/stat, read without stdio or allocation. -1 if unavailable. */
 static long long tm__idle_ticks(void) {
-  int fd = tm__open_proc("/proc/stat");
+  int fd = tm__prim_open("/proc/stat", O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return -1;
-  int saved_errno = errno;
   char text[4096];
   size_t have = 0;
   long long sum = 0;
   int cpu_lines = 0, done = 0;
   while (!done) {
-    ssize_t n = read(fd, text + have, sizeof text - 1 - have);
-    if (n < 0 && errno == EINTR) continue;
+    long n = tm__prim_read(fd, text + have, sizeof text - 1 - have);
     if (n <= 0) break;
     have += (size_t)n;
     text[have] = 0;
@@ -161,8 +145,7 @@ static long long tm__idle_ticks(void) {
     memmove(text, line, have);
     if (have >= sizeof text - 1) break; /* a line longer than the buffer: not /proc/stat's */
   }
-  close(fd);
-  errno = saved_errno;
+  tm__prim_close(fd);
   return cpu_lines > 1 ? sum : -1;
 }
 
@@ -205,28 +188,20 @@ static int tm__no_idle_cpu(uint64_t now) {
 }
 static long long tm__fixed_spin_ns;
 
-uint64_t tm__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+uint64_t tm__now_ns(void) { return tm__prim_clock_ns(CLOCK_MONOTONIC); }
 
 /* The coarse clock is one read of a kernel page (no TSC read, no VM clock correction): what
  * the hand-off path reads several times per recycle for checks on a scale of milliseconds. */
 uint64_t tm__coarse_now_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) return tm__now_ns();
-  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+  uint64_t now = tm__prim_clock_ns(CLOCK_MONOTONIC_COARSE);
+  return now ? now : tm__now_ns();
 }
 
 uint64_t tm__coarse_resolution_ns(void) {
   static _Atomic uint64_t resolution;
   uint64_t r = atomic_load_explicit(&resolution, memory_order_relaxed);
   if (r == 0) {
-    struct timespec ts;
-    r = clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0
-            ? (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec
-            : 1;
+    r = tm__prim_clock_resolution_ns(CLOCK_MONOTONIC_COARSE);
     if (r == 0) r = 1;
     atomic_store_explicit(&resolution, r, memory_order_relaxed);
   }
@@ -236,13 +211,12 @@ uint64_t tm__coarse_resolution_ns(void) {
 void tm__wait_init(void) {
   cpu_set_t set;
   int cpus = 1;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
+  if (tm__prim_getaffinity(&set) == 0)
     cpus = CPU_COUNT(&set);
   else
     CPU_ZERO(&set);
   tm__allowed = set;
-  long hz = sysconf(_SC_CLK_TCK);
-  tm__tick_ns = hz > 0 ? 1000000000LL / hz : 10000000LL;
+  tm__tick_ns = 1000000000LL / tm__prim_clock_ticks();
   tm__max_spinners = cpus > 1 ? cpus : 0;
   tm__cpus = cpus;
   tm__fixed_spin_ns = tm__option(TM_OPT_SPIN_NS);
@@ -261,7 +235,7 @@ void tm__wait_choose_futex_keys(int cache_enabled) {
   /* A disabled cache leaves the program's table alone. */
   long long slots = cache_enabled ? tm__option(TM_OPT_FUTEX_SLOTS) : 0;
   if (slots < 0) {
-    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    long conf = tm__prim_cpus_configured();
     slots = 256;
     while (slots < 256LL * conf && slots < 8192) slots *= 2;
   } else if (slots > 0) {
@@ -367,6 +341,5 @@ void tm__futex_wake(_Atomic uint32_t *word, int count) { tm__futex_wake_word((vo
 void tm__wait_after_fork(void) {
   atomic_store(&tm__spinners.n, 0);
   /* The child is single-threaded here: nobody sleeps in the table being replaced. */
-  if (tm__grown_slots > 0)
-    tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, tm__grown_slots, 0, 0, 0);
+  if (tm__grown_slots > 0) tm__futex_set_slots(tm__grown_slots);
 }

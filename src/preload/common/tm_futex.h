@@ -39,49 +39,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tm_prim.h"
+
 #ifndef PR_FUTEX_HASH
 #define PR_FUTEX_HASH 78 /* Linux 6.16 */
 #endif
 #ifndef PR_FUTEX_HASH_GET_SLOTS
 #define PR_FUTEX_HASH_GET_SLOTS 2
 #endif
-
-/* A system call without libc's syscall(2): the cache library exports its own syscall (to see
- * state changes made through it), and a call from inside the library would bind to that
- * wrapper and pay its bookkeeping on every futex operation. Returns -errno on failure. */
-static inline long tm__raw_syscall(long number, long a1, long a2, long a3, long a4, long a5,
-                                   long a6) {
-#if defined(__x86_64__)
-  register long r10 __asm__("r10") = a4;
-  register long r8 __asm__("r8") = a5;
-  register long r9 __asm__("r9") = a6;
-  long r;
-  __asm__ volatile("syscall"
-                   : "=a"(r)
-                   : "0"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-                   : "rcx", "r11", "memory");
-  return r;
-#elif defined(__aarch64__)
-  register long x8 __asm__("x8") = number;
-  register long x0 __asm__("x0") = a1;
-  register long x1 __asm__("x1") = a2;
-  register long x2 __asm__("x2") = a3;
-  register long x3 __asm__("x3") = a4;
-  register long x4 __asm__("x4") = a5;
-  register long x5 __asm__("x5") = a6;
-  __asm__ volatile("svc 0"
-                   : "+r"(x0)
-                   : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                   : "memory");
-  return x0;
-#else
-  int saved_errno = errno;
-  long r = syscall(number, a1, a2, a3, a4, a5, a6);
-  if (r == -1) r = -errno;
-  errno = saved_errno;
-  return r;
-#endif
-}
 
 #ifndef PR_FUTEX_HASH_SET_SLOTS
 #define PR_FUTEX_HASH_SET_SLOTS 1
@@ -142,6 +107,21 @@ static inline int tm__futex_wake_word(void *word, int count) {
   long r =
       tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | tm__futex_private_flag(), count, 0, 0, 0);
   return r > 0 ? (int)r : 0;
+}
+
+/* The same on a word whose other users use private keys whatever this library decided
+ * (glibc's pthread_once words). */
+static inline void tm__futex_wake_private(void *word, int count) {
+  tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, 0, 0, 0);
+}
+
+static inline void tm__futex_wait_private(void *word, uint32_t expect) {
+  tm__raw_syscall(SYS_futex, (long)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, (long)expect, 0, 0, 0);
+}
+
+/* Sizes this process's futex table to SLOTS (a fork child gets a table of its own). */
+static inline void tm__futex_set_slots(long slots) {
+  tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, slots, 0, 0, 0);
 }
 
 #endif

@@ -1,9 +1,16 @@
 /* write(2)-based line output shared by both preload libraries (see tm_line.h). */
+/* tm_prim.h's calls (sched_getcpu, sched_setaffinity) are GNU extensions; the pin library
+ * compiles this file without _GNU_SOURCE on its command line. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include "tm_line.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
+
+#include "tm_prim.h"
 
 static char tm__tag[64];
 
@@ -75,13 +82,10 @@ void tm__line_cpus(tm__line* line, const unsigned long* mask, size_t words) {
 
 void tm__line_emit(tm__line* line) {
   line->text[line->length++] = '\n';
-  int saved_errno = errno; /* never disturb the host's errno */
-  size_t done = 0;
+  size_t done = 0; /* tm__prim_write retries EINTR and never touches errno */
   while (done < line->length) {
-    ssize_t n = write(STDERR_FILENO, line->text + done, line->length - done);
-    if (n < 0 && errno == EINTR) continue;
+    long n = tm__prim_write(STDERR_FILENO, line->text + done, line->length - done);
     if (n <= 0) break;
     done += (size_t)n;
   }
-  errno = saved_errno;
 }

@@ -37,10 +37,15 @@ void tm__options_read(struct tm__option *table, int count, char **env, const cha
     struct tm__option *o = &table[i];
     o->value = o->default_value;
     o->from_env = 0;
+    o->text = NULL;
     const char *text = tm__env_value(env, o->name);
     if (text == NULL) continue;
     long long v;
-    if (tm__parse_int(text, o->min, o->max, &v) == 0) {
+    if (o->path_value != 0 && text[0] == '/') {
+      o->value = o->path_value;
+      o->from_env = 1;
+      o->text = text;
+    } else if (tm__parse_int(text, o->min, o->max, &v) == 0) {
       o->value = v;
       o->from_env = 1;
     } else {

@@ -19,6 +19,10 @@ struct tm__option {
   const char *help;
   long long value; /* effective value after tm__options_read */
   int from_env;    /* 1: value came from the environment */
+  /* Non-zero: a value that starts with '/' is a path, not an integer: VALUE becomes this and
+   * TEXT points at the path (in the environment given to tm__options_read). */
+  long long path_value;
+  const char *text;
 };
 
 /* Reads every option of TABLE (COUNT entries) from ENV (NULL-terminated "NAME=value" strings,

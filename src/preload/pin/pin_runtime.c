@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../common/tm_options.h"
+#include "../common/tm_prim.h"
 #include "pin_log.h"
 
 tm__runtime tm__rt;
@@ -97,14 +98,14 @@ static int read_config(const char* text) {
     report(error, "; running unpinned");
     return 0;
   }
-  void* arena = mmap(NULL, needed, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (arena == MAP_FAILED) {
+  void* arena = tm__prim_map(needed);
+  if (arena == NULL) {
     report("cannot map memory for TM_PIN_CONFIG", "; running unpinned");
     return 0;
   }
   if (tm__pin_config_parse(text, arena, needed, NULL, &tm__rt.config, error, sizeof error) != 0) {
     report(error, "; running unpinned");
-    munmap(arena, needed);
+    tm__prim_unmap(arena, needed);
     return 0;
   }
   return 1;
@@ -129,7 +130,7 @@ static void note_name_match(const char* name) {
 
 /* At exit of the process we started in (not a fork of it): the name rules no thread took. */
 __attribute__((destructor)) static void report_unmatched_names(void) {
-  if (!tm__rt.active || !tm__rt.config.has_name_rules || getpid() != tm__init_pid) return;
+  if (!tm__rt.active || !tm__rt.config.has_name_rules || tm__prim_getpid() != tm__init_pid) return;
   tm__line line;
   tm__line_start(&line);
   tm__line_str(&line,
@@ -179,7 +180,7 @@ static void init_once(void) {
     report("pin: cannot find the real pthread_create/pthread_setname_np", "; running unpinned");
     return;
   }
-  if (sched_getaffinity(0, sizeof tm__rt.original, (cpu_set_t*)(void*)tm__rt.original) == 0)
+  if (tm__prim_getaffinity_bytes(tm__rt.original, sizeof tm__rt.original) == 0)
     tm__rt.original_bytes = sizeof tm__rt.original;
 
   const char* text = getenv("TM_PIN_CONFIG");
@@ -188,7 +189,7 @@ static void init_once(void) {
   if (active && tm__rt.verbose) print_config();
   if (!(active && tm__rt.config.inherit)) forget_environment();
   if (!active) return;
-  tm__init_pid = getpid();
+  tm__init_pid = tm__prim_getpid();
   tm__rt.active = 1;
   if (tm__rt.config.main_set >= 0) {
     tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
@@ -278,7 +279,7 @@ static void report_decision(const tm__decision* d, const unsigned long* mask, si
  * the mask costs a fraction of changing it). */
 static int already_has(const unsigned long* mask, size_t bytes) {
   unsigned long current[TM__ORIGINAL_WORDS];
-  if (sched_getaffinity(0, sizeof current, (cpu_set_t*)(void*)current) != 0) return 0;
+  if (tm__prim_getaffinity_bytes(current, sizeof current) != 0) return 0;
   size_t words = bytes / sizeof(unsigned long);
   for (size_t i = 0; i < TM__ORIGINAL_WORDS; ++i)
     if (current[i] != (i < words ? mask[i] : 0UL)) return 0;
@@ -291,15 +292,15 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (mask) {
     int saved_errno = errno;
-    if (already_has(mask, bytes) ||
-        sched_setaffinity(0, bytes, (const cpu_set_t*)(const void*)mask) == 0) {
+    if (already_has(mask, bytes) || tm__prim_setaffinity_seen(0, bytes, mask) == 0) {
       tm__t_pinned = decision->action == TM__ACTION_SET;
     } else {
       report_failure(decision, mask, bytes, errno, label, index, library);
     }
     errno = saved_errno;
   }
-  if (tm__rt.verbose) report_decision(decision, mask, bytes, label, index, library, gettid());
+  if (tm__rt.verbose)
+    report_decision(decision, mask, bytes, label, index, library, tm__prim_gettid());
 }
 
 void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name) {
@@ -321,7 +322,8 @@ void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* 
     return;
   }
   if (self) tm__t_pinned = decision->action == TM__ACTION_SET;
-  if (tm__rt.verbose) report_decision(decision, mask, bytes, label, -1, NULL, self ? gettid() : 0);
+  if (tm__rt.verbose)
+    report_decision(decision, mask, bytes, label, -1, NULL, self ? tm__prim_gettid() : 0);
 }
 
 static const char* mem_mode_name(int mode) {
@@ -371,10 +373,7 @@ void tm__apply_memory(const tm__mem_decision* d, const char* label, long index) 
   }
   size_t words = mask ? (size_t)max_node / (sizeof(unsigned long) * 8) + 1 : 0;
   unsigned long maxnode = mask ? (unsigned long)(words * sizeof(unsigned long) * 8 + 1) : 0;
-  int saved_errno = errno;
-  long rc = syscall(SYS_set_mempolicy, d->mode, mask, maxnode);
-  int error = rc == 0 ? 0 : errno;
-  errno = saved_errno;
+  int error = -tm__prim_set_mempolicy_seen(d->mode, mask, maxnode);
   if (error != 0) {
     /* Never fatal: the program runs with the policy it had. Once, unless TM_VERBOSE. */
     if (atomic_exchange(&tm__rt.mem_failure_reported, 1) != 0 && !tm__rt.verbose) return;
@@ -397,7 +396,7 @@ void tm__apply_memory(const tm__mem_decision* d, const char* label, long index) 
   tm__line_str(&line, "pin: memory of ");
   describe(&line, label, index, NULL);
   tm__line_str(&line, " tid ");
-  tm__line_long(&line, gettid());
+  tm__line_long(&line, tm__prim_gettid());
   tm__line_str(&line, " -> ");
   describe_memory(&line, d, mask, words);
   tm__line_str(&line, " (");

@@ -72,7 +72,7 @@ static void* tm__thread_start(void* raw) {
   if (tm__rt.config.has_name_rules && !info.own_affinity) {
     /* The creator may have named us before we ran (pthread_setname_np(child, ...) right after
      * pthread_create); its pin may have landed before ours, so the name rule is re-applied. */
-    if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
+    if (tm__prim_prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0) == 0) {
       tm__decision by_name = tm__decide_name(&tm__rt.config, name);
       if (by_name.action != TM__ACTION_NONE) tm__apply_name(pthread_self(), &by_name, name);
     }

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace threadmap::apply {
@@ -233,6 +235,67 @@ TEST(RunCommand, TheMemoryPolicyIsNotedBeforeTheStartOnlyWhenVerbose) {
   EXPECT_FALSE(started_before_note);
   EXPECT_TRUE(exists(marker));
   unlink(marker.c_str());
+}
+
+TEST(RunCommand, StatsWithoutTheThreadCacheIsTheCommandLinesFaultAndNothingStarts) {
+  std::string marker = marker_path("stats");
+  RunOptions options = touching(marker);
+  options.cpus = "0";
+  options.stats = true;
+  auto report = run(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().fault, Fault::input);
+  EXPECT_EQ(report.error().input, "stats");
+  EXPECT_NE(report.error().message.find("need the thread cache"), std::string::npos)
+      << report.error().message;
+  EXPECT_FALSE(exists(marker));
+}
+
+TEST(RunCommand, StatsSumTheLinesEveryProcessWroteAndTheFileIsGoneAfter) {
+#ifdef THREADMAP_SANITIZED
+  GTEST_SKIP() << "sanitizer build: the preloaded cache library needs the sanitizer runtime first";
+#endif
+  // The program appends two lines itself, as two processes of the tree would, and says where
+  // the file was. A TM_CACHE_STATS the user set is replaced: the lines must come back to run.
+  std::string marker = marker_path("stats_path");
+  setenv("TM_CACHE_STATS", "1", 1);
+  RunOptions options;
+  options.thread_cache = true;
+  options.stats = true;
+  options.command = {
+      "/bin/sh", "-c",
+      "printf '%s\\n' 'tm-cache-stats/1 pid=424201 comm=a from-cache=30 from-system=2 "
+      "bypassed=1 retired.fork=2' >>\"$TM_CACHE_STATS\" && printf '%s\\n' 'tm-cache-stats/1 "
+      "pid=424202 comm=b from-cache=7 from-system=0 bypassed=0 retired.fork=1' "
+      ">>\"$TM_CACHE_STATS\" && printf '%s' \"$TM_CACHE_STATS\" >'" +
+          marker + "'"};
+  auto report = run(options);
+  unsetenv("TM_CACHE_STATS");
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  EXPECT_EQ(report->exit_status, 0);
+  ASSERT_TRUE(report->cache_stats.has_value());
+  ASSERT_TRUE(*report->cache_stats) << report->cache_stats->error().message;
+  const CacheStatsSummary& stats = **report->cache_stats;
+  // The shell itself may add its own line (a cache that writes the file): it creates no thread.
+  int ours = 0;
+  for (const auto& p : stats.processes) ours += p.pid == 424201 || p.pid == 424202;
+  EXPECT_EQ(ours, 2);
+  EXPECT_EQ(stats.from_cache, 37u);
+  EXPECT_EQ(stats.from_system, 2u);
+  EXPECT_EQ(stats.bypassed, 1u);
+  ASSERT_FALSE(stats.retired.empty());
+  EXPECT_EQ(stats.retired[0].cause, "fork");
+  EXPECT_EQ(stats.retired[0].threads, 3u);
+  // The file the program was given: absolute, and removed once read.
+  FILE* f = fopen(marker.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char path[4096] = {};
+  size_t n = fread(path, 1, sizeof path - 1, f);
+  fclose(f);
+  unlink(marker.c_str());
+  ASSERT_GT(n, 0u);
+  EXPECT_EQ(path[0], '/') << path;
+  EXPECT_FALSE(exists(path)) << path;
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+// Private temporary files: a file only this user can read or write, made for one command and
+// removed after it (the thread cache's statistics file of `run --stats`).
+#pragma once
+
+#include <string>
+
+#include "threadmap/result.hpp"
+
+namespace threadmap::os {
+
+/// Creates an empty file PREFIX.XXXXXX (mode 0600, a fresh name: O_EXCL) in $TMPDIR when that
+/// is an absolute path, else /tmp, and returns its absolute path. Fails naming the directory.
+Result<std::string> create_private_temp_file(const std::string& prefix);
+
+/// Removes a file (cleanup): a file already gone is no error, other errors are ignored.
+void remove_file(const std::string& path);
+
+}  // namespace threadmap::os

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `threadmap run --thread-cache --stats` end to end on a real process tree: CPython running
+# 20 rounds of one thread that starts `true` (subprocess.run) and 4 computing threads, so
+# exactly 100 thread creates in the Python process and 20 more processes that create none. The
+# summary on stderr must count 21 processes or more (the interpreter, its 20 children), exactly
+# 100 creates, say the share served from the cache, and name the processes that created threads
+# (only python here); stdout must hold the program's output alone.
+#   run_stats.sh THREADMAP LIB PYTHON SPAWN_PY
+set -u
+tm=$1 lib=$2 python=$3 spawn=$4
+if [ -n "${THREADMAP_SANITIZE:-}" ]; then echo "skipped: sanitizer build"; exit 77; fi
+command -v "$python" >/dev/null 2>&1 || { echo "skipped: $python is not installed"; exit 77; }
+if ! grep -qaF 'tm-cache-stats/1' "$lib"; then
+  echo "skipped: this cache library does not write TM_CACHE_STATS=FILE (tm-cache-stats/1)"
+  exit 77
+fi
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+want=$("$python" "$spawn" subprocess 20) || { echo "FAIL: the program fails without threadmap"; exit 1; }
+"$tm" run --thread-cache --stats -- "$python" "$spawn" subprocess 20 >"$dir/out" 2>"$dir/err"
+rc=$?
+cat "$dir/err"
+status=0
+[ $rc -eq 0 ] || { echo "FAIL: exit status $rc"; status=1; }
+[ "$(cat "$dir/out")" = "$want" ] || { echo "FAIL: stdout is not the program's alone:"; cat "$dir/out"; status=1; }
+summary=$(grep '^threadmap: thread cache: [0-9]* processes, ' "$dir/err")
+processes=$(sed -n 's/^threadmap: thread cache: \([0-9]*\) processes, .*/\1/p' <<<"$summary")
+creates=$(sed -n 's/.* processes, \([0-9]*\) thread creates: .*/\1/p' <<<"$summary")
+[ -n "$processes" ] && [ "$processes" -ge 21 ] ||
+  { echo "FAIL: want 21 processes or more, got '${processes}'"; status=1; }
+[ "$creates" = 100 ] || { echo "FAIL: want exactly 100 creates, got '${creates}'"; status=1; }
+grep -q 'served from the cache ([0-9.]*%)' <<<"$summary" ||
+  { echo "FAIL: no share served from the cache"; status=1; }
+grep -q '^threadmap: thread cache: threads retired: ' "$dir/err" ||
+  { echo "FAIL: no retirement line"; status=1; }
+grep -qE '^threadmap: thread cache:   pid [0-9]+ python[0-9.]*: 100 creates, ' "$dir/err" ||
+  { echo "FAIL: no line for the python process and its 100 creates"; status=1; }
+grep -qE '^threadmap: thread cache:   [0-9]+ processes created no thread' "$dir/err" ||
+  { echo "FAIL: the children that created no thread are not counted"; status=1; }
+[ $status -eq 0 ] && echo "ok"
+exit $status
