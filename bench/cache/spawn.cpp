@@ -50,6 +50,8 @@
 #include <thread>
 #include <vector>
 
+#include "src/core/verdict.hpp"
+
 namespace {
 
 std::uint64_t now_ns() {
@@ -658,11 +660,12 @@ int compare(const char* self, const Options& opt) {
       variant_name(opt.variant), opt.repeat, opt.seconds, opt.compare_lib.c_str());
   if (opt.batch > 0)
     std::printf("batches: each creator creates %d threads, then joins them all\n", opt.batch);
-  std::printf("%8s %14s %14s %8s %14s %8s %16s %22s %22s %9s\n", "creators", "default thr/s",
-              "cache thr/s", "ratio", "floor trips/s", "c/floor", "sys/cycle d/c",
+  std::printf("%8s %14s %14s %8s %-30s %14s %9s %16s %22s %22s %9s\n", "creators", "default thr/s",
+              "cache thr/s", "ratio", "verdict", "floor trips/s", "c/floor", "sys/cycle d/c",
               "start p50 ns def/cache", "join p50 ns def/cache", "others %");
   int failures = 0;
   double others_max = -1;
+  bool any_collapsed = false;
   auto median = [](std::vector<RunResult> v, auto key) {
     std::sort(v.begin(), v.end(),
               [&](const RunResult& a, const RunResult& b) { return key(a) < key(b); });
@@ -690,6 +693,25 @@ int compare(const char* self, const Options& opt) {
     auto start = [](const RunResult& r) { return static_cast<double>(r.create_to_start.p50); };
     auto join = [](const RunResult& r) { return static_cast<double>(r.join.p50); };
     double d = median(defs, tps), c = median(caches, tps);
+    // The verdict of the rounds (each repeat ran glibc then the cache, side by side): the
+    // paired rule beside the unpaired one; "too few runs to judge" under 4 repeats.
+    std::vector<double> def_rates, cache_rates;
+    for (std::size_t i = 0; i < defs.size(); ++i) {
+      def_rates.push_back(defs[i].threads_per_second);
+      cache_rates.push_back(caches[i].threads_per_second);
+    }
+    const threadmap::Verdict verdict =
+        threadmap::compare_rounds(cache_rates, def_rates, /*higher_is_better=*/true);
+    std::string verdict_text = verdict.short_text();
+    if (verdict.clear()) verdict_text += " (" + verdict.decider_name() + ")";
+    // A floor below glibc's own create+join rate is no floor: its pair did not get a CPU each.
+    const bool collapsed = floor_median > 0 && floor_median < d;
+    any_collapsed = any_collapsed || collapsed;
+    char floor_ratio[16] = "n/a";
+    if (collapsed)
+      std::snprintf(floor_ratio, sizeof floor_ratio, "collapsed");
+    else if (floor_median > 0)
+      std::snprintf(floor_ratio, sizeof floor_ratio, "%.0f%%", 100.0 * c / floor_median);
     auto sys = [](const RunResult& r) { return r.syscalls_per_cycle; };
     char sys_text[32] = "n/a";
     if (median(defs, sys) >= 0 && median(caches, sys) >= 0)
@@ -699,16 +721,22 @@ int compare(const char* self, const Options& opt) {
     for (const auto* side : {&defs, &caches})
       for (const auto& r : *side) others = std::max(others, r.others_busy_pct);
     others_max = std::max(others_max, others);
+    if (verdict.clear() && others >= 10) verdict_text += ", busy";
     char others_text[16] = "n/a";
     if (others >= 0) std::snprintf(others_text, sizeof others_text, "%.0f", others);
-    std::printf("%8d %14.0f %14.0f %7.2fx %14.0f %7.0f%% %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n",
-                t, d, c, c / d, floor_median, floor_median > 0 ? 100.0 * c / floor_median : 0.0,
-                sys_text, median(defs, start), median(caches, start), median(defs, join),
-                median(caches, join), others_text);
+    std::printf(
+        "%8d %14.0f %14.0f %7.2fx %-30s %14.0f %9s %16s %10.0f/%-11.0f %10.0f/%-11.0f %9s\n", t, d,
+        c, c / d, verdict_text.c_str(), floor_median, floor_ratio, sys_text, median(defs, start),
+        median(caches, start), median(defs, join), median(caches, join), others_text);
     std::fflush(stdout);
   }
   std::printf(
       "threads/s and p50s: medians over the %d runs of each side; ratio = cache / default\n"
+      "verdict: threadmap's rule on the rounds (each repeat runs both sides): clear when the "
+      "unpaired rule (Mann-Whitney, median intervals apart) or the paired one (signed-rank on "
+      "per-repeat ratios) holds with effect >= 5%%, each at p <= 0.025; too few runs to judge "
+      "under 5 repeats; \"busy\": clear, but others used the CPUs during the row (others %% >= "
+      "10), so the difference may be theirs\n"
       "floor: hand-off round trips/s in this process, run after each pair of sides (T=1: "
       "two spinning cache lines; T>1: T pairs through futex wake/wait); median\n"
       "sys/cycle: system calls per create+join (raw_syscalls:sys_enter over all threads, in a "
@@ -717,6 +745,11 @@ int compare(const char* self, const Options& opt) {
       "others %%: the most of the machine's CPU time other programs used during any run of the "
       "row (/proc/stat minus the run's own rusage)\n",
       opt.repeat);
+  if (any_collapsed)
+    std::printf(
+        "c/floor collapsed: the floor measured fewer round trips/s than glibc's own creates/s, "
+        "so it is no floor: its pair of threads did not get a CPU each (others used them, or "
+        "there are fewer CPUs than threads); no ratio is given against it\n");
   if (others_max >= 10)
     std::printf(
         "not quiet: other programs used up to %.0f%% of the CPUs during these runs; with few "

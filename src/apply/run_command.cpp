@@ -24,9 +24,12 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   std::string memory_note;
   // The plan is read once, by prepare_run: for pinning, and with a watch for checking.
   std::optional<PlanFile> plan;
-  auto launch = prepare_run(request, &memory_note, &plan);
+  std::string placement_note;
+  auto launch = prepare_run(request, &memory_note, &plan, &placement_note);
   if (!launch) return launch.error();
   if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(memory_note);
+  // Always said: the program's threads will not be placed as asked.
+  if (!placement_note.empty() && hooks.note) hooks.note(placement_note);
   PreparedRun prepared;
   prepared.launch = std::move(*launch);
   prepared.cache_stats = command.stats && request.thread_cache;

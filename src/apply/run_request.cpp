@@ -4,6 +4,7 @@
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
 #include "src/apply/plan_file.hpp"
+#include "src/apply/static_program.hpp"
 #include "src/core/given_cpus.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/plan/policy.hpp"
@@ -101,15 +102,33 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, st
   return {};
 }
 
+// Every CPU the rules name: what a whole process gets when its threads cannot be placed.
+CpuSet cpus_of_rules(const PinRules& rules) {
+  CpuSet all;
+  if (rules.main_cpus) all |= *rules.main_cpus;
+  for (const auto& slot : rules.slots)
+    if (slot) all |= *slot;
+  for (const CpuSet& c : rules.cycle) all |= c;
+  for (const PatternRule& p : rules.by_name) all |= p.cpus;
+  for (const PatternRule& p : rules.by_library) all |= p.cpus;
+  return all;
+}
+
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note,
-                                   std::optional<PlanFile>* plan_read) {
+                                   std::optional<PlanFile>* plan_read,
+                                   std::string* placement_note) {
+  // run_request refuses an empty command first; a caller that builds a RunRequest itself
+  // (tune) gets the same error here rather than a launch of nothing.
+  if (r.command.empty()) return Error::bad_input("command", "no command given");
   // --mem alone also needs the pin library: it is what sets the policy in every thread.
   const bool pinning =
       !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty() || !r.memory.empty();
   os::LaunchSpec spec;
   spec.argv = r.command;
+  WholeProcessRequest whole;
+  whole.thread_cache = r.thread_cache;
   if (pinning) {
     auto topo = Topology::load_this_machine();
     if (!topo) return topo.error();
@@ -120,6 +139,11 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
     if (memory_note) *memory_note = note;
     // What the rules cannot say to the pin library (CPUs this process may not use, a pattern
     // with a separator in it, more threads than it holds) comes from the values given.
+    whole.cpus = cpus_of_rules(*rules);
+    if (!r.memory.empty())
+      if (auto policy = memory_policy_for(r.memory, *topo); policy) whole.memory = *policy;
+    whole.per_thread_memory = rules->main_memory_node || !rules->name_memory_nodes.empty();
+    for (int node : rules->slot_memory_nodes) whole.per_thread_memory |= node >= 0;
     auto config = encode_pin_config(*rules, topo->allowed_cpus());
     if (!config) return config.error().as_bad_input("");
     auto lib = os::find_preload_library("pin");
@@ -132,6 +156,13 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
     if (!lib) return lib.error();
     spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
   }
+  // A program that never runs ld.so cannot take the preloads: it is placed as a whole process
+  // (taskset, numactl) and the caller says so; the variables stay for the programs it starts.
+  WholeProcessPlacement placed = whole_process_placement(preload_reach(r.command[0]), whole);
+  spec.cpus = placed.cpus;
+  spec.memory_mode = placed.memory_mode;
+  spec.memory_nodes = placed.memory_nodes;
+  if (placement_note) *placement_note = placed.warning;
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);
   return spec;

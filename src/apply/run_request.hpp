@@ -42,15 +42,18 @@ struct RunRequest {
 /// Reads and checks the values of `request` on this machine's topology and builds the launch:
 /// LD_PRELOAD of the pin library (when there is anything to pin) in front of the thread cache
 /// (when asked), with TM_PIN_CONFIG / TM_VERBOSE set. Fails, with Error::input naming the
-/// member, on a value that cannot work here (Fault::input: an unknown policy, CPUs the machine
-/// lacks or an empty set, a bad skip item or library rule, a memory policy or node it cannot
-/// have) or a plan that cannot be read or used here (Fault::work, `plan_path`: unreadable,
-/// malformed, outside the rank's share, a memory node this machine lacks); a preload library
-/// that cannot be found is the work's fault too. `memory_note`, when given, receives one line
-/// saying what memory policy the program gets (empty when none), for `run --verbose`.
+/// member, on a value that cannot work here (Fault::input: no command, an unknown policy, CPUs
+/// the machine lacks or an empty set, a bad skip item or library rule, a memory policy or node it
+/// cannot have) or a plan that cannot be read or used here (Fault::work, `plan_path`:
+/// unreadable, malformed, outside the rank's share, a memory node this machine lacks); a preload
+/// library that cannot be found is the work's fault too. `memory_note`, when given, receives one
+/// line saying what memory policy the program gets (empty when none), for `run --verbose`.
 /// `plan_read`, when given, receives the plan it read (so `run --plan --watch` reads the file
-/// once).
+/// once). A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
+/// whole process instead (the rules' CPUs as its affinity, the memory policy as its policy);
+/// `placement_note`, when given, receives the warning line that says so (empty otherwise).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, std::string* memory_note = nullptr,
-                                   std::optional<PlanFile>* plan_read = nullptr);
+                                   std::optional<PlanFile>* plan_read = nullptr,
+                                   std::string* placement_note = nullptr);
 
 }  // namespace threadmap::apply

@@ -2,6 +2,7 @@
 
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_options.hpp"
+#include "src/apply/static_program.hpp"
 #include "src/monitor/process_id.hpp"
 #include "src/os/process.hpp"
 
@@ -32,8 +33,8 @@ Result<WatchCommand> watch_request(const WatchOptions& o) {
 }
 
 Result<WatchReport> watch_command(
-    const WatchCommand& command,
-    const std::function<void(const monitor::WatchHistory&)>& on_sample) {
+    const WatchCommand& command, const std::function<void(const monitor::WatchHistory&)>& on_sample,
+    const std::function<void(const std::string&)>& note) {
   // A bad plan is reported before anything is watched or started.
   auto settings =
       watch_settings(command.interval_ms, command.duration_s, command.plan_path, command.by_name);
@@ -49,6 +50,10 @@ Result<WatchReport> watch_command(
   }
   os::LaunchSpec launch;
   launch.argv = command.command;
+  // Said before the start: a program no preload can load into is watched all the same, but a
+  // later `run` of it would be placed as a whole process.
+  if (std::string warning = watch_static_warning(launch.argv[0]); !warning.empty() && note)
+    note(warning);
   auto outcome = run_program(launch, *settings);
   if (!outcome) {
     Error not_started = outcome.error();

@@ -58,9 +58,10 @@ struct WatchReport {
 /// anything starts), then watches `command.pid` until it exits, the duration ends or Ctrl-C
 /// (which ends the watch, not threadmap), or starts `command.command` and watches it to its end
 /// (a program that cannot be started is Fault::start). `on_sample`, when set, is called after
-/// every sample (the live table).
+/// every sample (the live table). `note`, when set, receives a line to show before the program
+/// starts (a program no preload can load into: watch_static_warning).
 Result<WatchReport> watch_command(
-    const WatchCommand& command,
-    const std::function<void(const monitor::WatchHistory&)>& on_sample);
+    const WatchCommand& command, const std::function<void(const monitor::WatchHistory&)>& on_sample,
+    const std::function<void(const std::string&)>& note = {});
 
 }  // namespace threadmap::apply

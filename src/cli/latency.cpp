@@ -68,6 +68,7 @@ Status render_outputs(const LatencyCliOptions& opt, const latency::LatencyRun& r
     // A loaded matrix was measured some other time: this machine's state now says nothing
     // about it.
     doc["machine_state"] = machine ? render::machine_state_json(*machine) : nlohmann::json();
+    if (run.binding) doc["binding"] = render::binding_json(*run.binding);
     out.set(&opt.json, doc.dump(1) + "\n");
   }
   render::HeatmapLabels labels;
@@ -111,7 +112,10 @@ int run_latency(const LatencyCliOptions& opt) {
   const latency::Measurement* m = run->measurement ? &*run->measurement : nullptr;
   render::TextHeatmapOptions heat;
   heat.color = stdout_is_tty();
-  std::string text = run->machine ? "machine: " + run->machine->summary + "\n" : std::string();
+  std::string text = run->binding && !run->binding->finding.empty()
+                         ? "warning: " + run->binding->finding + "\n"
+                         : std::string();
+  if (run->machine) text += "machine: " + run->machine->summary + "\n";
   text += render::latency_provenance(run->matrix, m);
   text += fmt::format(
       "rows/columns in {} order\n\n",

@@ -126,7 +126,8 @@ void add_plan_command(CLI::App& app, Runner& selected) {
                   "(default: this host)");
   sub->add_option("-o,--output", opt->output,
                   "Also write the plan JSON to FILE (for threadmap run --plan)");
-  sub->add_option("--time-limit", opt->time_limit_s, "Seconds each solver may search (default 1.5)")
+  sub->add_option("--time-limit", opt->time_limit_s,
+                  "Seconds the whole search may take, every solver together (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)")
       ->check(whole_number());

@@ -52,6 +52,10 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
     std::fprintf(stderr, "threadmap report: %s\n", line.c_str());
     std::fflush(stderr);
   };
+  ro.warning = [](const std::string& line) {
+    std::fprintf(stderr, "threadmap report: warning: %s\n", line.c_str());
+    std::fflush(stderr);
+  };
   if (stderr_is_tty()) ro.latency_progress = show_latency_progress;
   auto report = report::collect_report(ro);
   if (!report) return fail(report.error(), kReportFlags);
@@ -71,7 +75,9 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   out.set(&png_path, images.heatmap_png);
   if (Status st = out.commit(); !st) return fail(st.error());
   std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
-  print((report->machine_state ? "machine: " + report->machine_state->summary + "\n" : "") +
+  const bool bound = report->binding && !report->binding->finding.empty();
+  print((bound ? "warning: " + report->binding->finding + "\n" : "") +
+        (report->machine_state ? "machine: " + report->machine_state->summary + "\n" : "") +
         "report: " + html_path + " (open it in a browser; self-contained)\n" +
         "data:   " + json_path + "\n");
   return 0;

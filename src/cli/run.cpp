@@ -86,7 +86,9 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "Memory policy of every thread: local, interleave[:NODES], bind:NODES or "
                   "preferred:NODE (OS node numbers, as numactl)")
       ->check(fixed_values(apply::memory_policy_forms()));
-  sub->add_flag("--inherit", r.inherit, "Programs CMD execs keep the pinning rules");
+  sub->add_flag("--inherit", r.inherit,
+                "Programs started by the program that runs the threads keep the pinning rules too "
+                "(wrappers such as env, sh -c and scripts pass them on without it)");
   sub->add_flag("--override-affinity", r.override_affinity,
                 "Also pin threads the program created with an affinity of their own "
                 "(pthread_attr_setaffinity_np); without it their own affinity wins");

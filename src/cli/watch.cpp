@@ -9,6 +9,7 @@
 #include "src/apply/watch_command.hpp"
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
+#include "src/os/files.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -47,7 +48,9 @@ int run_watch(const WatchCliOptions& given) {
     live = [](const monitor::WatchHistory& h) {
       print("\x1b[H\x1b[2J" + render::watch_live_table(h, 40));
     };
-  auto report = apply::watch_command(*command, live);
+  auto report = apply::watch_command(*command, live, [](const std::string& line) {
+    os::write_stderr("threadmap: watch: " + line + "\n");
+  });
   if (!report) return fail(report.error(), kWatchFlags);
   bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, false);
   if (!report->program_status) return ours_ok ? 0 : 1;

@@ -193,12 +193,17 @@ void merge_rank(const LoadedRecord& loaded, const JobRules& rules, JobHost& view
     findings.add("failed_rank", r.rank, 0,
                  fmt::format("rank {} exited with status {}", r.rank, r.exit_status));
   if (r.watch_json.empty()) {
+    view.cpus_unknown |= r.allowed;
     findings.add("watch_failed", r.rank, 0,
                  fmt::format("rank {} has no watch of its threads: {}", r.rank,
                              r.watch_error.empty() ? "no reason recorded" : r.watch_error));
     return;
   }
   view.threads[r.rank] = static_cast<int>(loaded.threads.size());
+  if (loaded.threads.empty()) {
+    view.unsampled.push_back(r.rank);
+    view.cpus_unknown |= r.allowed;
+  }
   view.timelines[r.rank] = loaded.threads;
   const RankTime t = rank_time(loaded, rules, view, placed);
   view.migrations[r.rank] = t.migrations;
@@ -281,12 +286,14 @@ void oversubscribed_core_finding(const CpuSet& core, const std::vector<const Pla
                           "too"));
 }
 
-// CPUs the ranks could use that no thread of the job was ever seen on.
+// CPUs the ranks could use that no thread of the job was ever seen on. Only ranks whose watch
+// saw a thread count: a rank without a watch, or one that ended before its first sample, may
+// have run on any CPU it was allowed, so those CPUs are not judged.
 void unused_cpu_findings(const JobHost& view, HostFindings& findings) {
   CpuSet used;
   for (const auto& [key, seconds] : view.seconds)
     if (seconds > 0) used.add(key.first);
-  CpuSet unused = view.cpus - used;
+  CpuSet unused = view.cpus - used - view.cpus_unknown;
   if (!unused.empty())
     findings.add("unused_cpus", -1, 0,
                  fmt::format("CPUs {} were allowed but no thread of the job was seen there",

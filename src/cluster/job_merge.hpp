@@ -48,6 +48,10 @@ struct JobHost {
   /// Ranks whose watch recorded no CPU time per span (older records): every placed thread
   /// counts as runnable for shared_core and oversubscribed_core.
   std::vector<int> activity_unknown;
+  /// Ranks whose watch saw none of their threads (a run shorter than one sample): where they
+  /// ran is unknown, so their CPUs are left out of unused_cpus.
+  std::vector<int> unsampled;
+  CpuSet cpus_unknown;  ///< CPUs allowed to ranks without a watch or unsampled: not judged
   /// (cpu, rank) -> thread-seconds the rank's threads were placed on that CPU (sampled: each
   /// sample holds a thread's CPU until the next).
   std::map<std::pair<int, int>, double> seconds;

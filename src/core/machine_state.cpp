@@ -31,6 +31,24 @@ os::CpuTicks ticks_between(const os::MachineSnapshot& from, const os::MachineSna
 
 }  // namespace
 
+const char* machine_verdict_name(MachineVerdict verdict) {
+  switch (verdict) {
+    case MachineVerdict::quiet:
+      return "quiet";
+    case MachineVerdict::busy:
+      return "busy";
+    case MachineVerdict::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+MachineVerdict machine_verdict_from_name(const std::string& name) {
+  if (name == "quiet") return MachineVerdict::quiet;
+  if (name == "busy") return MachineVerdict::busy;
+  return MachineVerdict::unknown;
+}
+
 MachineState judge_machine_state(const os::MachineSnapshot& window_start,
                                  const os::MachineSnapshot& start, const os::MachineSnapshot& end,
                                  const os::Virtualization& virtualization,
@@ -66,7 +84,7 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
   if (run_total > 0) s.steal_pct = 100.0 * static_cast<double>(run.steal) / run_total;
 
   if (start.cpus.empty() || end.cpus.empty()) {
-    s.verdict = "unknown";
+    s.verdict = MachineVerdict::unknown;
     s.summary = "machine state unknown: no CPU counters";
     return s;
   }
@@ -79,7 +97,7 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
   const std::string guest =
       s.guest ? (s.hypervisor.empty() ? "virtual machine" : s.hypervisor + " guest") : "";
   if (busy_because.empty()) {
-    s.verdict = "quiet";
+    s.verdict = MachineVerdict::quiet;
     s.summary = "quiet machine";
     std::vector<std::string> notes;
     if (s.others_busy_pct_before >= 0)
@@ -94,7 +112,7 @@ MachineState judge_machine_state(const os::MachineSnapshot& window_start,
     }
     return s;
   }
-  s.verdict = "busy";
+  s.verdict = MachineVerdict::busy;
   s.summary = "busy: ";
   for (std::size_t i = 0; i < busy_because.size(); ++i)
     s.summary += (i ? ", " : "") + busy_because[i];

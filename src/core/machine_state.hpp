@@ -12,10 +12,19 @@
 
 namespace threadmap {
 
+/// What the machine was doing: quiet, busy, or unknown (the counters could not be read).
+enum class MachineVerdict { unknown, quiet, busy };
+
+/// "unknown", "quiet", "busy": the words of the JSON's machine_state.verdict.
+const char* machine_verdict_name(MachineVerdict verdict);
+
+/// The verdict a JSON word names; unknown for any other word.
+MachineVerdict machine_verdict_from_name(const std::string& name);
+
 /// The judged state, written to JSON as "machine_state" (docs/json.md).
 struct MachineState {
-  /// "quiet", "busy" or "unknown" (the counters could not be read).
-  std::string verdict = "unknown";
+  MachineVerdict verdict = MachineVerdict::unknown;
+  bool busy() const { return verdict == MachineVerdict::busy; }
   /// One line for the top of a page or table: "quiet machine (KVM guest)", "busy: others used
   /// 63% of CPUs 0-1 just before, 3 runnable tasks on 2 CPUs, steal 7.1%".
   std::string summary;

@@ -1,6 +1,4 @@
-// The rank test, the median intervals and the three criteria of verdict.hpp. Rank tests
-// because run times on a shared machine are skewed (a neighbour or the host only ever adds
-// time) and a t-test's normality does not hold; medians for the same reason.
+// The two rules of verdict.hpp and how they combine; the tests themselves are verdict_stats.
 #include "src/core/verdict.hpp"
 
 #include <algorithm>
@@ -11,108 +9,178 @@
 namespace threadmap {
 namespace {
 
-double median_of_sorted(const std::vector<double>& sorted) {
-  const std::size_t n = sorted.size();
-  if (n == 0) return 0;
-  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
-
-// Number of arrangements of n1 + n2 ranks whose U statistic (pairs a < b) equals each u, by
-// the recurrence count(n1, n2, u) = count(n1 - 1, n2, u - n2) + count(n1, n2 - 1, u).
-std::vector<double> u_distribution(std::size_t n1, std::size_t n2) {
-  // table[i][j] = distribution for (i, j), built row by row.
-  std::vector<std::vector<std::vector<double>>> table(n1 + 1,
-                                                      std::vector<std::vector<double>>(n2 + 1));
-  for (std::size_t i = 0; i <= n1; ++i) {
-    for (std::size_t j = 0; j <= n2; ++j) {
-      std::vector<double>& d = table[i][j];
-      d.assign(i * j + 1, 0);
-      if (i == 0 || j == 0) {
-        d[0] = 1;
-        continue;
-      }
-      const std::vector<double>& without_a = table[i - 1][j];  // largest value is from b
-      const std::vector<double>& without_b = table[i][j - 1];  // largest value is from a
-      for (std::size_t u = 0; u < without_b.size(); ++u) d[u] += without_b[u];
-      // The largest value coming from a puts it above all j values of b: U grows by j.
-      for (std::size_t u = 0; u < without_a.size(); ++u) d[u + j] += without_a[u];
-    }
-  }
-  return table[n1][n2];
-}
-
 std::string percent(double fraction) { return format_text("%.0f%%", fraction * 100); }
 
+// How far a ratio (> 1 = better) is from 1, relative to the smaller side: 2x and 0.5x are both
+// 100%.
+double effect_of(double ratio) {
+  return ratio > 0 ? std::fabs(ratio - 1) / std::min(ratio, 1.0) : 0;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+// The unpaired rule's findings.
+struct Unpaired {
+  double ratio = 0;
+  double p_value = 1;
+  bool overlap = true;
+  double effect = 0;
+  bool clear = false;
+  std::vector<std::string> failed;
+  std::string basis;
+};
+
+// `level`: the significance level this rule tests at (alpha alone, alpha / 2 beside the paired
+// rule).
+Unpaired judge_unpaired(const std::vector<double>& candidate, const std::vector<double>& baseline,
+                        bool higher_is_better, const VerdictOptions& options, double level) {
+  Unpaired u;
+  const MedianInterval c = median_interval(candidate);
+  const MedianInterval b = median_interval(baseline);
+  if (c.median > 0 && b.median > 0)
+    u.ratio = higher_is_better ? c.median / b.median : b.median / c.median;
+  u.p_value = mann_whitney_p(candidate, baseline);
+  u.overlap = !(c.high < b.low || b.high < c.low);
+  u.effect = effect_of(u.ratio);
+  if (u.p_value > level) u.failed.push_back(format_text("rank test p=%.3g > %g", u.p_value, level));
+  if (u.overlap) u.failed.push_back("the 95% median intervals overlap");
+  if (u.effect < options.min_effect)
+    u.failed.push_back(format_text("effect %s < %s", percent(u.effect).c_str(),
+                                   percent(options.min_effect).c_str()));
+  // With ties the normal approximation can give a p below what the exact test ever could:
+  // the exact test's floor decides whether these sizes can be clear at all.
+  u.clear = u.failed.empty() && u.ratio > 0 &&
+            smallest_mann_whitney_p(candidate.size(), baseline.size()) <= level;
+  u.basis = format_text(
+      "Mann-Whitney U two-sided p=%.3g (%zu vs %zu runs), 95%% median "
+      "intervals %s, effect %s",
+      u.p_value, candidate.size(), baseline.size(), u.overlap ? "overlap" : "apart",
+      percent(u.effect).c_str());
+  return u;
+}
+
+// The paired rule on the rounds both sides have: per-round log ratios, > 0 = candidate better.
+PairedVerdict judge_paired(const std::vector<double>& candidate,
+                           const std::vector<double>& baseline, bool higher_is_better,
+                           const VerdictOptions& options, double level) {
+  PairedVerdict p;
+  p.rounds = std::min(candidate.size(), baseline.size());
+  std::vector<double> logs;
+  for (std::size_t i = 0; i < p.rounds; ++i) {
+    if (!(candidate[i] > 0) || !(baseline[i] > 0)) {
+      p.reason = "a value is not above 0: per-round ratios are undefined";
+      return p;
+    }
+    const double l = std::log(candidate[i] / baseline[i]);
+    logs.push_back(higher_is_better ? l : -l);
+  }
+  if (p.rounds < 2) {
+    p.reason = format_text("%zu round%s", p.rounds, p.rounds == 1 ? "" : "s");
+    return p;
+  }
+  p.computed = true;
+  for (double l : logs) (l > 0 ? p.candidate_won : l < 0 ? p.baseline_won : p.tied) += 1;
+  p.p_value = wilcoxon_signed_rank(logs).p_value;
+  p.sign_p_value = sign_test_p(p.candidate_won, p.baseline_won);
+  const ShiftInterval shift = hodges_lehmann_interval(logs, level);
+  p.ratio = std::exp(shift.estimate);
+  if (shift.bounded) {
+    p.ratio_low = std::exp(shift.low);
+    p.ratio_high = std::exp(shift.high);
+  }
+  std::vector<std::string> failed;
+  if (p.p_value > level) failed.push_back(format_text("signed-rank p=%.3g > %g", p.p_value, level));
+  if (!shift.bounded)
+    failed.push_back(format_text("%zu rounds give no %.0f%% interval for the ratio", p.rounds,
+                                 100 * (1 - level)));
+  else if (p.ratio_low <= 1 && p.ratio_high >= 1)
+    failed.push_back(
+        format_text("the ratio's interval %.3g-%.3g includes 1", p.ratio_low, p.ratio_high));
+  if (effect_of(p.ratio) < options.min_effect)
+    failed.push_back(format_text("per-round effect %s < %s", percent(effect_of(p.ratio)).c_str(),
+                                 percent(options.min_effect).c_str()));
+  p.clear = failed.empty() && smallest_signed_rank_p(p.rounds) <= level;
+  p.reason = joined(failed);
+  return p;
+}
+
+std::string paired_basis(const PairedVerdict& p, double alpha) {
+  if (!p.computed) return "paired: not computed (" + p.reason + ")";
+  std::string interval = p.ratio_low > 0 ? format_text("%.1f%% %.3g-%.3g", 100 * (1 - alpha),
+                                                       p.ratio_low, p.ratio_high)
+                                         : std::string("no interval with so few rounds");
+  return format_text(
+      "paired: the candidate better in %zu of %zu rounds (sign test p=%.3g), "
+      "per-round ratio %.3gx (%s), Wilcoxon signed-rank p=%.3g",
+      p.candidate_won, p.rounds, p.sign_p_value, p.ratio, interval.c_str(), p.p_value);
+}
+
+std::string thresholds(const VerdictOptions& options, bool paired) {
+  if (!paired)
+    return format_text("clear needs p <= %g, intervals apart and effect >= %s", options.alpha,
+                       percent(options.min_effect).c_str());
+  return format_text(
+      "clear needs, by either rule at half of %g, p <= %g with the median intervals apart "
+      "(unpaired) or a ratio interval without 1 (paired), and effect >= %s",
+      options.alpha, options.alpha / 2, percent(options.min_effect).c_str());
+}
+
+std::string too_few_text(std::size_t n_candidate, std::size_t n_baseline, bool paired) {
+  return format_text(
+      "too few runs to judge (%zu vs %zu): no test can be clear with so few "
+      "(the least: %s)",
+      n_candidate, n_baseline, paired ? "5 rounds" : "4 vs 4 runs");
+}
+
+// The verdict from the rules' findings; `paired` is null for compare_samples.
+Verdict combine(const std::vector<double>& candidate, const std::vector<double>& baseline,
+                const Unpaired& u, const PairedVerdict* paired, const VerdictOptions& options) {
+  Verdict v;
+  v.n_candidate = candidate.size();
+  v.n_baseline = baseline.size();
+  v.ratio = u.ratio;
+  v.p_value = u.p_value;
+  v.intervals_overlap = u.overlap;
+  v.unpaired_clear = u.clear;
+  if (paired) v.paired = *paired;
+  const bool paired_clear = paired && paired->clear;
+  const bool opposite = u.clear && paired_clear && (u.ratio > 1) != (paired->ratio > 1);
+  v.basis = paired ? paired_basis(*paired, options.alpha / 2) + "; unpaired: " + u.basis : u.basis;
+  if ((u.clear || paired_clear) && !opposite) {
+    v.decided_by = u.clear && paired_clear ? Verdict::Decider::both
+                   : u.clear               ? Verdict::Decider::unpaired
+                                           : Verdict::Decider::paired;
+    // The ratio of the rule that decided: the medians', or the rounds' when they alone did.
+    if (v.decided_by == Verdict::Decider::paired) v.ratio = paired->ratio;
+    v.kind = v.ratio > 1 ? Verdict::Kind::better : Verdict::Kind::worse;
+    if (paired)
+      v.basis += "; decided by the " + v.decider_name() + " test" +
+                 (v.decided_by == Verdict::Decider::both ? "s" : "");
+    v.basis += " (" + thresholds(options, paired != nullptr) + ")";
+    return v;
+  }
+  v.basis += " (" + thresholds(options, paired != nullptr) + ")";
+  if (!could_be_clear(v.n_candidate, v.n_baseline, paired != nullptr, options.alpha)) {
+    v.kind = Verdict::Kind::too_few_runs;
+    v.reason = too_few_text(v.n_candidate, v.n_baseline, paired != nullptr) +
+               (u.p_value < 1 ? format_text("; rank test p=%.3g", u.p_value) : std::string());
+    return v;
+  }
+  v.kind = Verdict::Kind::no_clear_difference;
+  if (opposite) {
+    v.reason = "the paired and unpaired tests point opposite ways";
+    return v;
+  }
+  v.reason =
+      paired ? "unpaired: " + joined(u.failed) + "; paired: " + paired->reason : joined(u.failed);
+  return v;
+}
+
 }  // namespace
-
-MedianInterval median_interval(std::vector<double> samples) {
-  MedianInterval m;
-  if (samples.empty()) return m;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  m.median = median_of_sorted(samples);
-  if (n < 6) {
-    m.low = samples.front();
-    m.high = samples.back();
-    return m;
-  }
-  // Ranks n/2 -+ 1.96 * sqrt(n) / 2 (normal approximation to the binomial), rounded outwards.
-  const double half_width = 1.96 * std::sqrt(static_cast<double>(n)) / 2.0;
-  auto low_rank = static_cast<long>(std::floor(static_cast<double>(n) / 2.0 - half_width));
-  auto high_rank = static_cast<long>(std::ceil(static_cast<double>(n) / 2.0 + half_width)) + 1;
-  low_rank = std::clamp(low_rank, 1L, static_cast<long>(n));
-  high_rank = std::clamp(high_rank, 1L, static_cast<long>(n));
-  m.low = samples[static_cast<std::size_t>(low_rank - 1)];
-  m.high = samples[static_cast<std::size_t>(high_rank - 1)];
-  return m;
-}
-
-double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
-  const std::size_t n1 = a.size(), n2 = b.size();
-  if (n1 == 0 || n2 == 0) return 1;
-  // U = pairs (x in a, y in b) with x > y, ties counting one half.
-  double u = 0;
-  bool ties = false;
-  for (double x : a) {
-    for (double y : b) {
-      if (x > y) {
-        u += 1;
-      } else if (x == y) {
-        u += 0.5;
-        ties = true;
-      }
-    }
-  }
-  const double n1d = static_cast<double>(n1), n2d = static_cast<double>(n2);
-  if (!ties && n1 <= 20 && n2 <= 20) {
-    const std::vector<double> dist = u_distribution(n1, n2);
-    double total = 0, at_or_below = 0, at_or_above = 0;
-    const auto u_int = static_cast<std::size_t>(u);
-    for (std::size_t k = 0; k < dist.size(); ++k) {
-      total += dist[k];
-      if (k <= u_int) at_or_below += dist[k];
-      if (k >= u_int) at_or_above += dist[k];
-    }
-    return std::min(1.0, 2 * std::min(at_or_below, at_or_above) / total);
-  }
-  // Normal approximation; the variance loses sum(t^3 - t) / 12 per group of t tied values.
-  std::vector<double> all = a;
-  all.insert(all.end(), b.begin(), b.end());
-  std::sort(all.begin(), all.end());
-  double tie_term = 0;
-  for (std::size_t i = 0; i < all.size();) {
-    std::size_t j = i;
-    while (j < all.size() && all[j] == all[i]) ++j;
-    const double t = static_cast<double>(j - i);
-    tie_term += t * t * t - t;
-    i = j;
-  }
-  const double n = n1d + n2d;
-  const double variance = n1d * n2d / 12.0 * ((n + 1) - tie_term / (n * (n - 1)));
-  if (variance <= 0) return 1;  // every value equal
-  const double z = (std::fabs(u - n1d * n2d / 2) - 0.5) / std::sqrt(variance);
-  return std::min(1.0, std::erfc(std::max(0.0, z) / std::sqrt(2.0)));
-}
 
 std::string Verdict::word() const {
   switch (kind) {
@@ -120,62 +188,63 @@ std::string Verdict::word() const {
       return "faster";
     case Kind::worse:
       return "slower";
+    case Kind::too_few_runs:
+      return "too few runs to judge";
     case Kind::no_clear_difference:
-    case Kind::not_enough_samples:
       break;
   }
   return "no clear difference";
 }
 
+std::string Verdict::decider_name() const {
+  switch (decided_by) {
+    case Decider::unpaired:
+      return "unpaired";
+    case Decider::paired:
+      return "paired";
+    case Decider::both:
+      return "both";
+    case Decider::none:
+      break;
+  }
+  return "none";
+}
+
+std::string Verdict::short_text() const {
+  if (kind == Kind::too_few_runs)
+    return format_text("too few runs to judge (%zu vs %zu)", n_candidate, n_baseline);
+  if (!clear()) return word();
+  const double factor = kind == Kind::better ? ratio : (ratio > 0 ? 1 / ratio : 0);
+  return format_text("%.2fx %s", factor, word().c_str());
+}
+
 bool Verdict::more_samples_could_help(const VerdictOptions& options) const {
-  if (clear() || ratio <= 0) return false;
-  const double effect = std::fabs(ratio - 1) / std::min(ratio, 1.0);
-  return effect >= options.min_effect;
+  if (clear()) return false;
+  if (effect_of(ratio) >= options.min_effect) return true;
+  return paired.computed && effect_of(paired.ratio) >= options.min_effect;
+}
+
+bool could_be_clear(std::size_t n_candidate, std::size_t n_baseline, bool paired, double alpha) {
+  if (n_candidate < 2 || n_baseline < 2) return false;
+  const double level = paired ? alpha / 2 : alpha;  // as compare_rounds tests
+  if (smallest_mann_whitney_p(n_candidate, n_baseline) <= level) return true;
+  return paired && smallest_signed_rank_p(std::min(n_candidate, n_baseline)) <= level;
 }
 
 Verdict compare_samples(const std::vector<double>& candidate, const std::vector<double>& baseline,
                         bool higher_is_better, const VerdictOptions& options) {
-  Verdict v;
-  v.n_candidate = candidate.size();
-  v.n_baseline = baseline.size();
-  const MedianInterval c = median_interval(candidate);
-  const MedianInterval b = median_interval(baseline);
-  v.basis = format_text(
-      "Mann-Whitney U two-sided p <= %g (%zu vs %zu runs), 95%% median intervals apart, effect "
-      ">= %s",
-      options.alpha, v.n_candidate, v.n_baseline, percent(options.min_effect).c_str());
-  if (candidate.size() < 2 || baseline.size() < 2) {
-    v.kind = Verdict::Kind::not_enough_samples;
-    v.reason = format_text("%zu vs %zu runs: a verdict needs at least 2 on each side",
-                           v.n_candidate, v.n_baseline);
-    if (c.median > 0 && b.median > 0)
-      v.ratio = higher_is_better ? c.median / b.median : b.median / c.median;
-    return v;
-  }
-  if (c.median > 0 && b.median > 0)
-    v.ratio = higher_is_better ? c.median / b.median : b.median / c.median;
-  v.p_value = mann_whitney_p(candidate, baseline);
-  v.intervals_overlap = !(c.high < b.low || b.high < c.low);
-  const double effect = v.ratio > 0 ? std::fabs(v.ratio - 1) / std::min(v.ratio, 1.0) : 0;
-  std::vector<std::string> failed;
-  if (v.p_value > options.alpha)
-    failed.push_back(format_text("rank test p=%.3g > %g", v.p_value, options.alpha));
-  if (v.intervals_overlap) failed.push_back("the 95% median intervals overlap");
-  if (effect < options.min_effect)
-    failed.push_back(format_text("effect %s < %s", percent(effect).c_str(),
-                                 percent(options.min_effect).c_str()));
-  v.basis = format_text(
-      "Mann-Whitney U two-sided p=%.3g (%zu vs %zu runs), 95%% median intervals %s, effect %s "
-      "(clear needs p <= %g, intervals apart, effect >= %s)",
-      v.p_value, v.n_candidate, v.n_baseline, v.intervals_overlap ? "overlap" : "apart",
-      percent(effect).c_str(), options.alpha, percent(options.min_effect).c_str());
-  if (!failed.empty()) {
-    v.kind = Verdict::Kind::no_clear_difference;
-    for (std::size_t i = 0; i < failed.size(); ++i) v.reason += (i ? "; " : "") + failed[i];
-    return v;
-  }
-  v.kind = v.ratio > 1 ? Verdict::Kind::better : Verdict::Kind::worse;
-  return v;
+  const Unpaired u = judge_unpaired(candidate, baseline, higher_is_better, options, options.alpha);
+  return combine(candidate, baseline, u, nullptr, options);
+}
+
+Verdict compare_rounds(const std::vector<double>& candidate, const std::vector<double>& baseline,
+                       bool higher_is_better, const VerdictOptions& options) {
+  // Two rules, each at half the level: together they call noise clear at most alpha of the
+  // time (Bonferroni), whichever decides.
+  const double level = options.alpha / 2;
+  const Unpaired u = judge_unpaired(candidate, baseline, higher_is_better, options, level);
+  const PairedVerdict p = judge_paired(candidate, baseline, higher_is_better, options, level);
+  return combine(candidate, baseline, u, &p, options);
 }
 
 }  // namespace threadmap

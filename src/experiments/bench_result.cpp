@@ -26,9 +26,12 @@ const Variant* baseline_of(const BenchResult& result, const Variant& v) {
 }  // namespace
 
 void compute_ratios(BenchResult& result, const VerdictOptions& options) {
+  const bool busy = result.machine_state && result.machine_state->verdict == MachineVerdict::busy;
   for (Variant& v : result.variants) {
     v.ratio_to_baseline = 0;
     v.verdict_clear = false;
+    v.measured_while_busy = false;
+    v.comparison = {};
     v.comparison_spread_pct = v.value.spread_pct;
     if (!v.available || v.value.samples.empty()) {
       v.verdict = "not run";
@@ -51,13 +54,24 @@ void compute_ratios(BenchResult& result, const VerdictOptions& options) {
     if (base->value.median > 0 && v.value.median > 0)
       v.ratio_to_baseline = result.higher_is_better ? v.value.median / base->value.median
                                                     : base->value.median / v.value.median;
-    const Verdict verdict =
-        compare_samples(v.value.samples, base->value.samples, result.higher_is_better, options);
-    v.verdict = verdict.word();
-    v.verdict_clear = verdict.clear();
-    v.verdict_basis = verdict.basis;
-    if (!verdict.clear()) v.verdict_basis += "; not clear: " + verdict.reason;
+    v.comparison =
+        compare_rounds(v.value.samples, base->value.samples, result.higher_is_better, options);
+    v.verdict = v.comparison.word();
+    v.verdict_clear = v.comparison.clear();
+    v.verdict_basis = v.comparison.basis;
+    if (!v.verdict_clear) v.verdict_basis += "; not clear: " + v.comparison.reason;
+    v.measured_while_busy = v.verdict_clear && busy;
+    if (v.measured_while_busy)
+      v.verdict_basis += "; measured while others used these CPUs (" +
+                         result.machine_state->summary +
+                         "): the difference may be theirs, no advice rests on it";
   }
+}
+
+int least_clear_rounds(const VerdictOptions& options) {
+  int rounds = 2;
+  while (rounds < 64 && !could_be_clear(rounds, rounds, true, options.alpha)) ++rounds;
+  return rounds;
 }
 
 bool verdicts_could_settle(const BenchResult& result, const VerdictOptions& options) {
@@ -66,7 +80,7 @@ bool verdicts_could_settle(const BenchResult& result, const VerdictOptions& opti
     const Variant* base = baseline_of(result, v);
     if (!base || !base->available || base->value.samples.empty() || v.value.samples.empty())
       continue;
-    if (compare_samples(v.value.samples, base->value.samples, result.higher_is_better, options)
+    if (compare_rounds(v.value.samples, base->value.samples, result.higher_is_better, options)
             .more_samples_could_help(options))
       return true;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 #include "src/core/verdict.hpp"
 #include "src/latency/stats.hpp"
 #include "threadmap/cpuset.hpp"
@@ -60,14 +61,24 @@ struct Variant {
   /// How much better than the baseline, >1 = better whatever the unit's direction:
   /// baseline/this for times, this/baseline for rates. 0 when there is nothing to compare.
   double ratio_to_baseline = 0;
-  /// What the comparison with the baseline concludes, by the stated test of
-  /// threadmap::compare_samples: "faster", "slower", "no clear difference"; "baseline" for a
-  /// baseline; "not run" when this variant (or its baseline) did not run. Only "faster" and
-  /// "slower" may be coloured or recommended from.
+  /// What the comparison with the baseline concludes, by the stated rule of
+  /// threadmap::compare_rounds (its runs are interleaved in rounds with the baseline's, so the
+  /// paired rule applies beside the unpaired one): "faster", "slower", "no clear difference",
+  /// "too few runs to judge"; "baseline" for a baseline; "not run" when this variant (or its
+  /// baseline) did not run. Only "faster" and "slower" may be coloured, and recommended from
+  /// only when not measured_while_busy.
   std::string verdict = "not run";
-  /// The test, N and thresholds behind `verdict`, plus why it is not clear when it is not.
+  /// The tests, N and thresholds behind `verdict`, which rule decided, plus why it is not
+  /// clear when it is not.
   std::string verdict_basis;
   bool verdict_clear = false;  ///< verdict is "faster" or "slower"
+  /// The whole comparison (both rules' findings); kind too_few_runs with no samples when there
+  /// was nothing to compare.
+  Verdict comparison;
+  /// A clear verdict measured while others used the measured CPUs (the bench's machine state
+  /// was busy): it may be the neighbours that made the difference, so the row says so and no
+  /// advice rests on it.
+  bool measured_while_busy = false;
   /// The larger spread of this variant's and its baseline's samples: the noise an unclear
   /// verdict is lost in ("no clear difference (spread 309%)").
   double comparison_spread_pct = 0;
@@ -107,12 +118,20 @@ struct BenchResult {
   std::vector<std::string> notes;  ///< caveats about this machine ("only one pair of CPUs")
   /// The machine's state around the rounds (load, steal, guest); absent when not watched.
   std::optional<MachineState> machine_state;
+  /// This process's binding against its cgroup (run_bench sets it on this machine; absent in
+  /// the report, which says it once for every part).
+  std::optional<ProcessBinding> binding;
 };
 
 /// Fills Variant::ratio_to_baseline for every available variant whose baseline is available,
-/// and every variant's verdict, verdict_basis and comparison_spread_pct (compare_samples of its
-/// samples against its baseline's, in the bench's direction).
+/// and every variant's verdict, verdict_basis, comparison and comparison_spread_pct
+/// (compare_rounds of its samples against its baseline's, round by round, in the bench's
+/// direction), and measured_while_busy from result.machine_state.
 void compute_ratios(BenchResult& result, const VerdictOptions& options = {});
+
+/// The fewest interleaved rounds whose verdict can be clear at all at `options.alpha` (4: the
+/// unpaired test's 4 vs 4); fewer give "too few runs to judge".
+int least_clear_rounds(const VerdictOptions& options = {});
 
 /// Whether adding rounds could still settle a verdict: some variant that ran against a baseline
 /// that ran is unclear, and its effect is large enough that more samples could make it clear.

@@ -94,6 +94,13 @@ struct SpawnOptions : BenchOptions {
 /// Returns an unavailable result, with the reason, when either program is missing.
 Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options);
 
+/// The spawn bench's note on the cache against the hand-off floor measured in the same rounds:
+/// "N: the cache runs at X% of the hand-off floor ..." when the verdict on the rounds is clear,
+/// both ranges when not, and "the hand-off floor collapsed (...)", with no comparison, when the
+/// floor measured fewer round trips/s than glibc's own creates/s (its pair of threads did not
+/// get a CPU each: a busy machine). `glibc`, `cache`, `floor` are one creator count's variants.
+std::string cache_against_floor(const Variant& glibc, const Variant& cache, const Variant& floor);
+
 /// Paths of bin/threadmap-spawn and libthreadmap-cache.so found the way `run` finds the preload
 /// libraries (src/os/install_layout.hpp); a path is empty when the file is not found.
 SpawnOptions locate_spawn_tools();

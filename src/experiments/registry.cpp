@@ -86,7 +86,10 @@ Result<BenchResult> run_bench(std::string_view name, const Topology& topo,
       expected += (expected.empty() ? "" : ", ") + std::string(e.name);
     return Error::invalid("unknown bench '" + std::string(name) + "' (expected " + expected + ")");
   }
-  return entry->run(topo, request);
+  Result<BenchResult> result = entry->run(topo, request);
+  // A bench bound to a corner of the machine by a launcher says so above its numbers.
+  if (result && topo.is_this_machine()) result->binding = this_process_binding(topo);
+  return result;
 }
 
 }  // namespace threadmap::experiments

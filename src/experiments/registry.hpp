@@ -52,7 +52,8 @@ const BenchEntry* find_bench(std::string_view name);
 std::vector<std::string> bench_names();
 
 /// Runs the bench called `name`. EINVAL "unknown bench 'NAME' (expected contention, ...)" when
-/// there is none; otherwise whatever the bench returns (an unavailable result is not a failure).
+/// there is none; otherwise whatever the bench returns (an unavailable result is not a failure),
+/// with this process's binding (a launcher's narrower binding is said above the numbers).
 Result<BenchResult> run_bench(std::string_view name, const Topology& topo,
                               const BenchRequest& request);
 

@@ -14,6 +14,17 @@ double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The state before the rounds was quiet but the look after them was busy: the bench's state is
+// busy, and says when.
+void later_busy_note(MachineState& state, const MachineState& later) {
+  state.verdict = MachineVerdict::busy;
+  state.others_busy_pct_before =
+      std::max(state.others_busy_pct_before, later.others_busy_pct_before);
+  state.summary =
+      "busy: " + (later.summary.starts_with("busy: ") ? later.summary.substr(6) : later.summary) +
+      " (seen right after the rounds; quiet just before them)";
+}
+
 void summarize(BenchResult& result, const std::vector<std::vector<double>>& samples) {
   for (std::size_t v = 0; v < result.variants.size(); ++v)
     result.variants[v].value = summarize_runs(samples[v]);
@@ -34,8 +45,9 @@ void plan_rounds(RoundsTaken& rounds, const BenchOptions& options) {
   if (rounds.share_s > 0)
     rounds.budget += fmt::format(
         "; within the bench's share of the report's budget, {:.1f} s: planned rounds stop when "
-        "the next would not fit (after at least {}), added rounds get what is left",
-        rounds.share_s, std::min(3, options.runs));
+        "the next would not fit (after at least {}, the fewest that can give a clear verdict), "
+        "added rounds get what is left",
+        rounds.share_s, least_clear_rounds());
 }
 
 // Runs rounds: every available variant once per round, in order, so drift is shared by all.
@@ -64,7 +76,8 @@ struct RoundRunner {
 
 // The planned rounds, after the warm-up that began at `bench_start`. With a share of a budget,
 // a round that would not fit it (judged by the mean round so far, the warm-up counted as one)
-// is not started, once at least 3 ran. Returns the planned rounds run.
+// is not started, once at least the fewest that can be clear ran (fewer can only ever say "too
+// few runs to judge"). Returns the planned rounds run.
 Result<int> run_planned_rounds(RoundRunner& runner, const std::function<double()>& now,
                                double bench_start) {
   const BenchOptions& options = runner.options;
@@ -75,8 +88,9 @@ Result<int> run_planned_rounds(RoundRunner& runner, const std::function<double()
     return spent + spent / (rounds_done + 1) <= rounds.share_s;
   };
   int planned_done = 0;
+  const int least = least_clear_rounds();
   for (int round = 1; round <= options.runs; ++round) {
-    if (round > std::min(3, options.runs) && !next_round_fits(round - 1)) {
+    if (round > least && !next_round_fits(round - 1)) {
       rounds.share_reached = true;
       break;
     }
@@ -107,6 +121,7 @@ Result<int> add_rounds(RoundRunner& runner, const std::function<double()>& now, 
         rounds.share_s, planned_done, options.runs);
     return round;
   }
+
   for (;;) {
     if (!verdicts_could_settle(result)) {
       rounds.stop_reason = rounds.added == 0 && round == planned_done
@@ -166,7 +181,21 @@ Status run_interleaved(BenchResult& result, const BenchOptions& options, const R
   if (!rounds_run) return rounds_run.error();
   result.rounds.added_s = now() - planned_end;
   result.runs = *rounds_run;
-  if (options.watch_machine) result.machine_state = watch.finish();
+  if (options.watch_machine) {
+    result.machine_state = watch.finish();
+    // A second look at the neighbours after the rounds: load that began during them (a build
+    // next door) shows here when the window before the rounds was quiet.
+    MachineWatch after;
+    auto cpus = CpuSet::parse_list(result.allowed_cpus);
+    after.start(cpus ? *cpus : CpuSet{}, options.idle_window_ms);
+    const MachineState later = after.finish();
+    if (later.busy() && !result.machine_state->busy()) {
+      later_busy_note(*result.machine_state, later);
+    }
+    // The verdicts again, now that the machine's state is known: a clear one measured while
+    // others used these CPUs is marked.
+    compute_ratios(result);
+  }
   return {};
 }
 

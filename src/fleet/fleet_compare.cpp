@@ -130,12 +130,13 @@ std::vector<const HostRecord*> fair_hosts(const std::vector<const HostRecord*>& 
                                           std::vector<SetAside>& aside) {
   std::vector<const HostRecord*> fair;
   for (const HostRecord* h : members) {
-    if (h->stability == "unknown" && h->machine_verdict == "unknown") ++group.conditions_unknown;
+    if (h->stability == "unknown" && h->machine_verdict == MachineVerdict::unknown)
+      ++group.conditions_unknown;
     if (h->stability == "unstable") {
       aside.push_back({h->host, h->file, key, "unstable",
                        fmt::format("measurement unstable on {}{}", h->host,
                                    h->stability_reason.empty() ? "" : ": " + h->stability_reason)});
-    } else if (h->machine_verdict == "busy") {
+    } else if (h->machine_verdict == MachineVerdict::busy) {
       aside.push_back({h->host, h->file, key, "busy",
                        fmt::format("busy while measured on {}{}", h->host,
                                    h->machine_summary.empty() ? "" : ": " + h->machine_summary)});

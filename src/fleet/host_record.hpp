@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/machine_state.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::fleet {
@@ -36,7 +37,7 @@ struct HostRecord {
   /// report's own one-line reasons.
   std::string stability = "unknown";
   std::string stability_reason;
-  std::string machine_verdict = "unknown";
+  MachineVerdict machine_verdict = MachineVerdict::unknown;
   std::string machine_summary;
 };
 

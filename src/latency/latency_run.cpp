@@ -59,11 +59,20 @@ Result<LatencyRun> run_latency(const LatencyRequest& request) {
     }
     // What the machine did around the measurement goes with it: the neighbours' use of the
     // measured CPUs just before, steal and runnable tasks over the run.
+    // A launcher that bound us to a corner of the machine is said above the matrix (and in
+    // the error when that corner is too small to measure); CPUs the user chose are theirs.
+    const ProcessBinding binding = this_process_binding(*here);
+    if (request.cpus.empty()) run.binding = binding;
     MachineWatch watch;
     watch.start(mo.cpus.empty() ? here->allowed_cpus() : mo.cpus);
     auto measured = measure(mo, *here);
     run.machine = watch.finish();
-    if (!measured) return measured.error();
+    if (!measured) {
+      if (binding.finding.empty() || !request.cpus.empty()) return measured.error();
+      Error bound = measured.error();  // its member and fault kept
+      bound.message += " (" + binding.finding + ")";
+      return bound;
+    }
     run.measurement = std::move(*measured);
     run.matrix = run.measurement->matrix;
     if (!run.topology) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 #include "src/latency/analysis.hpp"
 #include "src/latency/matrix.hpp"
 #include "src/latency/measurement.hpp"
@@ -63,6 +64,9 @@ struct LatencyRun {
   /// The machine around the measurement (neighbours just before, steal, hypervisor); empty when
   /// a saved matrix was loaded.
   std::optional<MachineState> machine;
+  /// This process's binding against its cgroup, when measuring every CPU it may use (no CPUs
+  /// chosen): a launcher's narrower binding is said above the matrix.
+  std::optional<ProcessBinding> binding;
 };
 
 /// Runs the request. Fails on an unreadable or malformed saved matrix or topology (the work's

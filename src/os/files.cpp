@@ -136,6 +136,16 @@ Status check_writable(const std::string& path) {
     return Error::from_errno(ENOENT,
                              "cannot write '" + path + "': directory '" + dir + "' does not exist");
   if (access(dir.c_str(), W_OK) != 0) return write_error(path, errno);
+  // A device is written in place: one that refuses every write (/dev/full) says so now, to a
+  // write of nothing, before the command spends its time.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return write_error(path, errno);
+    const int rc = ::write(fd, "", 0) < 0 ? errno : 0;
+    ::close(fd);
+    if (rc != 0) return write_error(path, rc);
+  }
   return {};
 }
 

@@ -21,6 +21,14 @@ struct LaunchSpec {
   std::vector<std::pair<std::string, std::string>> set_env;  ///< variables set in the child
   std::vector<std::string> preload;  ///< libraries put in front of LD_PRELOAD, in this order
   bool search_path = true;  ///< PATH lookup for argv[0] (as execvp); false: argv[0] is a path
+  /// The CPUs the whole program starts on, as taskset does: every thread it ever makes inherits
+  /// them. Empty: ours. (For a program no preload library can load into: apply/run_request.)
+  std::vector<int> cpus;
+  /// The memory policy the whole program starts with, as numactl does (kept across exec and
+  /// inherited by every thread): a set_mempolicy mode number (the kernel ABI: 1 preferred,
+  /// 2 bind, 3 interleave, 4 local) and its OS node numbers. -1: ours.
+  int memory_mode = -1;
+  std::vector<int> memory_nodes;
 };
 
 /// The LD_PRELOAD value for a child: `preload` first, then what `existing` held — except
@@ -38,7 +46,10 @@ std::vector<std::pair<std::string, std::string>> environment_variables();
 
 /// Starts the program. posix_spawn reports exec failures (glibc waits for the exec), so "cannot
 /// start" is an error here (ENOENT, EACCES... "cannot run 'CMD': why") rather than a child that
-/// exits 127; nothing is left running on failure.
+/// exits 127; nothing is left running on failure. With spec.cpus or spec.memory_mode, the
+/// calling thread takes them for the moment of the spawn (the child inherits its thread's
+/// affinity and policy) and gets its own back; when they cannot be set nothing starts ("cannot
+/// place 'CMD' on CPUs 0-1: why").
 Result<pid_t> spawn(const LaunchSpec& spec);
 
 /// The exit status a shell would report when a program could not be started: 127 when it was

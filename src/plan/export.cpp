@@ -79,9 +79,27 @@ std::string node_list(const std::vector<int>& nodes) {
 const char* kNodesUnknown =
     "# memory: NUMA nodes unknown (no topology given and no memory-node in the spec)\n";
 
-std::string numactl_export(const Plan& plan, const Topology* topology) {
+std::string numactl_export(const Plan& plan, const Topology* topology,
+                           const ExportOptions& options) {
   MemoryNodes m = memory_nodes(plan, topology);
   std::string cpus = all_cpus(plan).to_list();
+  switch (options.memory) {
+    case ExportOptions::Memory::none:
+      return fmt::format("# whole process on these CPUs:\nnumactl --physcpubind={} COMMAND\n",
+                         cpus);
+    case ExportOptions::Memory::local:
+      return fmt::format(
+          "# whole process on these CPUs, memory on the node of the CPU that first touches it:\n"
+          "numactl --physcpubind={} --localalloc COMMAND\n",
+          cpus);
+    case ExportOptions::Memory::interleave:
+      return fmt::format(
+          "# whole process on these CPUs, pages spread over every node:\n"
+          "numactl --physcpubind={} --interleave=all COMMAND\n",
+          cpus);
+    case ExportOptions::Memory::from_plan:
+      break;
+  }
   if (!m.all_known || m.all.empty())
     return std::string(kNodesUnknown) +
            fmt::format("# whole process on the plan's CPUs:\nnumactl --physcpubind={} COMMAND\n",
@@ -96,10 +114,14 @@ std::string numactl_export(const Plan& plan, const Topology* topology) {
       m.source, cpus, node_list(m.all), cpus, node_list(m.all));
 }
 
-std::string slurm_export(const Plan& plan, const Topology* topology) {
+std::string slurm_export(const Plan& plan, const Topology* topology, const ExportOptions& options) {
   MemoryNodes m = memory_nodes(plan, topology);
   std::string cpu_bind = "--cpu-bind=map_cpu:" + joined(plan, ",");
-  if (m.any_stated && m.all_known) {
+  if (options.memory == ExportOptions::Memory::interleave) return "";
+  if (options.memory == ExportOptions::Memory::none)
+    return fmt::format("# Slurm binds tasks, not threads: task i -> i-th CPU\nsrun {} COMMAND\n",
+                       cpu_bind);
+  if (options.memory == ExportOptions::Memory::from_plan && m.any_stated && m.all_known) {
     std::string map;
     for (std::size_t i = 0; i < m.per_thread.size(); ++i)
       map += (i ? "," : "") + std::to_string(m.per_thread[i]);
@@ -147,12 +169,21 @@ Result<ExportFormat> parse_export_format(std::string_view text) {
                         "': must be taskset, numactl, omp, gomp, kmp, likwid, slurm or systemd");
 }
 
-std::string export_plan(const Plan& plan, ExportFormat format, const Topology* topology) {
+namespace {
+
+// "export OMP_NUM_THREADS=N\n" when the plan's threads are the program's, else "".
+std::string thread_count(std::size_t n, const ExportOptions& options) {
+  return options.thread_lines ? fmt::format("export OMP_NUM_THREADS={}\n", n) : "";
+}
+
+std::string export_lines(const Plan& plan, ExportFormat format, const Topology* topology,
+                         const ExportOptions& options) {
   const std::size_t n = plan.assignments.size();
   switch (format) {
     case ExportFormat::taskset: {
       std::string out = fmt::format("# whole process on the plan's CPUs:\ntaskset -c {} COMMAND\n",
                                     all_cpus(plan).to_list());
+      if (!options.thread_lines) return out;
       out += "# each thread, once it exists (its TID from `threadmap ps PID`):\n";
       for (const auto& a : plan.assignments) {
         out += fmt::format("taskset -p -c {} TID_OF_{}\n", cpu_numbers(a.cpus), a.thread);
@@ -160,20 +191,16 @@ std::string export_plan(const Plan& plan, ExportFormat format, const Topology* t
       return out;
     }
     case ExportFormat::omp:
-      return fmt::format(
-          "# OpenMP thread i -> place i\nexport OMP_NUM_THREADS={}\nexport OMP_PLACES=\"{}\"\n"
-          "export OMP_PROC_BIND=close\n",
-          n, joined(plan, ",", "{", "}"));
+      return "# OpenMP thread i -> place i\n" + thread_count(n, options) +
+             fmt::format("export OMP_PLACES=\"{}\"\nexport OMP_PROC_BIND=close\n",
+                         joined(plan, ",", "{", "}"));
     case ExportFormat::gomp:
-      return fmt::format(
-          "# GNU OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\nexport "
-          "GOMP_CPU_AFFINITY=\"{}\"\n",
-          n, joined(plan, " "));
+      return "# GNU OpenMP thread i -> i-th CPU\n" + thread_count(n, options) +
+             fmt::format("export GOMP_CPU_AFFINITY=\"{}\"\n", joined(plan, " "));
     case ExportFormat::kmp:
-      return fmt::format(
-          "# Intel/LLVM OpenMP thread i -> i-th CPU\nexport OMP_NUM_THREADS={}\n"
-          "export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
-          n, joined(plan, ","));
+      return "# Intel/LLVM OpenMP thread i -> i-th CPU\n" + thread_count(n, options) +
+             fmt::format("export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
+                         joined(plan, ","));
     case ExportFormat::likwid: {
       // likwid-pin(1): "with pthreads the parent thread is always pinned" (to the first CPU of
       // -c), and a program whose main thread only creates workers needs num_threads+1 CPUs.
@@ -192,13 +219,30 @@ std::string export_plan(const Plan& plan, ExportFormat format, const Topology* t
       return out;
     }
     case ExportFormat::slurm:
-      return slurm_export(plan, topology);
+      return slurm_export(plan, topology, options);
     case ExportFormat::systemd:
       return systemd_export(plan, topology);
     case ExportFormat::numactl:
-      return numactl_export(plan, topology);
+      return numactl_export(plan, topology, options);
   }
   return {};
+}
+
+// The placeholder replaced by the command, where the lines name it.
+std::string with_command(std::string text, const std::string& command) {
+  const std::string placeholder = "COMMAND";
+  if (command == placeholder) return text;
+  for (std::size_t pos = text.find(placeholder); pos != std::string::npos;
+       pos = text.find(placeholder, pos + command.size()))
+    text.replace(pos, placeholder.size(), command);
+  return text;
+}
+
+}  // namespace
+
+std::string export_plan(const Plan& plan, ExportFormat format, const Topology* topology,
+                        const ExportOptions& options) {
+  return with_command(export_lines(plan, format, topology, options), options.command);
 }
 
 }  // namespace threadmap::plan

@@ -150,72 +150,96 @@ void describe_from_matrix(const latency::Matrix& matrix, MachineModel& m) {
   }
 }
 
-Status fill_latencies(const MachineInputs& in, MachineModel& m) {
+// The topology's answer per pair without a table: chains of ancestors and, per object on them,
+// its distance and relation label (TopologySteps decides both, as for every other caller).
+void fill_tree(const Topology& topo, const TopologyDistances& distances, MachineModel& m) {
+  TopologySteps steps(topo, distances);
+  MachineModel::Tree& t = m.tree;
   const std::size_t n = m.cpus.size();
-  m.latency_ns.assign(n * n, 0.0);
-  m.relation_index.assign(n * n, 0);
-  std::map<std::string, unsigned char> labels;
+  for (const PlanCpu& c : m.cpus)
+    t.depth = std::max(t.depth, static_cast<int>(steps.chain(c.cpu).size()));
+  t.chains.assign(n * static_cast<std::size_t>(t.depth), -1);
+  t.numa.assign(n, -1);
+  t.object_ns.assign(topo.objects().size(), distances.other_numa_ns);
+  t.object_relation.assign(topo.objects().size(), 0);
+  std::vector<char> done(topo.objects().size(), 0);
+  std::map<std::string, int> labels;
   auto label = [&](const std::string& text) {
-    auto [it, inserted] =
-        labels.emplace(text, static_cast<unsigned char>(m.relation_of_level.size()));
-    if (inserted) m.relation_of_level.push_back(text);
+    auto [it, inserted] = labels.emplace(text, static_cast<int>(m.relation_labels.size()));
+    if (inserted) m.relation_labels.push_back(text);
     return it->second;
   };
+  t.other_numa_ns = distances.other_numa_ns;
+  t.other_numa_relation = label("other NUMA node");
+  t.no_common_relation = label("other package");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<int>& chain = steps.chain(m.cpus[i].cpu);
+    std::copy(chain.begin(), chain.end(),
+              t.chains.begin() + static_cast<std::ptrdiff_t>(i * t.depth));
+    if (const PuPlace* p = topo.pu(m.cpus[i].cpu)) t.numa[i] = p->numa;
+    for (int object : chain) {
+      if (done[object]) continue;
+      done[object] = 1;
+      t.object_ns[object] = steps.shared_distance_ns(object, m.cpus[i].cpu);
+      t.object_relation[object] = label(steps.shared_relation(object));
+    }
+  }
+  t.present = true;
+}
+
+Status fill_matrix_latencies(const MachineInputs& in, MachineModel& m) {
+  const std::size_t n = m.cpus.size();
+  m.latency_ns.assign(n * n, 0.0);
   std::vector<int> rows(n, -1);
   double worst = 0;
-  std::optional<TopologySteps> steps;
-  if (in.topology) steps.emplace(*in.topology, in.distances);
-  if (in.matrix) {
-    for (std::size_t i = 0; i < n; ++i) {
-      rows[i] = in.matrix->index_of(m.cpus[i].cpu);
-      if (rows[i] < 0)
-        return Error::invalid("latency matrix " + in.matrix->source + " has no row for CPU " +
-                              std::to_string(m.cpus[i].cpu) + " (it covers " +
-                              in.matrix->cpu_set().to_list() + ")");
-    }
-    for (double v : in.matrix->one_way_ns)
-      if (std::isfinite(v)) worst = std::max(worst, v);
+  for (std::size_t i = 0; i < n; ++i) {
+    rows[i] = in.matrix->index_of(m.cpus[i].cpu);
+    if (rows[i] < 0)
+      return Error::invalid("latency matrix " + in.matrix->source + " has no row for CPU " +
+                            std::to_string(m.cpus[i].cpu) + " (it covers " +
+                            in.matrix->cpu_set().to_list() + ")");
   }
+  for (double v : in.matrix->one_way_ns)
+    if (std::isfinite(v)) worst = std::max(worst, v);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
-      double value = 0;
-      std::string text;
-      if (in.topology) {
-        value = steps->distance_ns(m.cpus[i].cpu, m.cpus[j].cpu);
-        text = steps->relation(m.cpus[i].cpu, m.cpus[j].cpu);
-      } else {
-        text = i == j                                 ? "same CPU"
-               : m.cpus[i].core == m.cpus[j].core     ? "SMT siblings"
-               : m.cpus[i].domain == m.cpus[j].domain ? "same latency domain"
-                                                      : "other latency domain";
-      }
-      if (in.matrix && i != j) {
-        value = in.matrix->at(rows[i], rows[j]);
-        // Unmeasured cells count as the slowest measured pair: never a reason to go there.
-        if (!std::isfinite(value)) value = worst;
-      }
-      m.latency_ns[i * n + j] = value;
-      m.relation_index[i * n + j] = label(text);
+      if (i == j) continue;
+      double value = in.matrix->at(rows[i], rows[j]);
+      // Unmeasured cells count as the slowest measured pair: never a reason to go there.
+      m.latency_ns[i * n + j] = std::isfinite(value) ? value : worst;
     }
   }
-  if (in.matrix) {
-    // Two threads time-sharing one CPU hand data over through its caches, but only at context
-    // switches; charge them like the CPU's nearest partner, never zero.
-    for (std::size_t i = 0; i < n; ++i) {
-      double nearest = std::numeric_limits<double>::infinity();
-      for (std::size_t j = 0; j < n; ++j)
-        if (j != i) nearest = std::min(nearest, m.latency_ns[i * n + j]);
-      m.latency_ns[i * n + i] = std::isfinite(nearest) ? nearest : 0.0;
-    }
+  // Two threads time-sharing one CPU hand data over through its caches, but only at context
+  // switches; charge them like the CPU's nearest partner, never zero.
+  for (std::size_t i = 0; i < n; ++i) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != i) nearest = std::min(nearest, m.latency_ns[i * n + j]);
+    m.latency_ns[i * n + i] = std::isfinite(nearest) ? nearest : 0.0;
   }
   return {};
 }
 
+// The median one-way latency between two different candidates. The topology model has a
+// handful of distinct values, counted pair by pair without storing the pairs.
 double median_latency(const MachineModel& m) {
   const std::size_t n = m.cpus.size();
-  if (n < 2) return m.latency_ns.empty() ? 1.0 : std::max(1.0, m.latency_ns[0]);
+  if (n < 2) return std::max(1.0, m.latency(0, 0));
+  const std::size_t pairs = n * (n - 1) / 2;
+  if (m.latency_ns.empty()) {
+    std::map<double, std::size_t> count;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        ++count[m.latency(static_cast<int>(i), static_cast<int>(j))];
+    std::size_t seen = 0;
+    for (const auto& [value, k] : count) {
+      seen += k;
+      if (seen > pairs / 2) return std::max(1.0, value);
+    }
+    return 1.0;
+  }
   std::vector<double> values;
-  values.reserve(n * (n - 1) / 2);
+  values.reserve(pairs);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) values.push_back(m.latency_ns[i * n + j]);
   auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
@@ -232,7 +256,15 @@ int MachineModel::index_of(int os_cpu) const {
 }
 
 std::string MachineModel::relation(int i, int j) const {
-  return relation_of_level[relation_index[static_cast<std::size_t>(i) * cpus.size() + j]];
+  if (tree.present) {
+    if (!tree.same_numa(i, j)) return relation_labels[tree.other_numa_relation];
+    const int common = tree.shared(i, j);
+    return relation_labels[common < 0 ? tree.no_common_relation : tree.object_relation[common]];
+  }
+  return i == j                             ? "same CPU"
+         : cpus[i].core == cpus[j].core     ? "SMT siblings"
+         : cpus[i].domain == cpus[j].domain ? "same latency domain"
+                                            : "other latency domain";
 }
 
 double topology_distance_ns(const Topology& topo, int cpu_a, int cpu_b,
@@ -298,7 +330,9 @@ Result<MachineModel> build_machine(const MachineInputs& given) {
   bool any_e = false, any_p = false;
   for (const PlanCpu& c : m.cpus) (c.efficiency ? any_e : any_p) = true;
   m.has_efficiency = any_e && any_p;
-  if (auto st = fill_latencies(in, m); !st) return st.error();
+  if (in.topology) fill_tree(*in.topology, in.distances, m);
+  if (in.matrix)
+    if (auto st = fill_matrix_latencies(in, m); !st) return st.error();
   m.measured = in.matrix != nullptr;
   if (in.matrix)
     m.model = "measured latency (" + in.matrix->source + ")" +

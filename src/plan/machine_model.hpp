@@ -1,7 +1,9 @@
 // The machine as the planner sees it: the candidate CPUs (allowed minus reserved), what each one
-// shares with the others (core, cache domain, NUMA node, CPU kind) and a dense table of the
-// communication latency between every two of them, either measured (a latency matrix) or
-// estimated from the topology (documented distances, see docs/plan.md).
+// shares with the others (core, cache domain, NUMA node, CPU kind) and the communication latency
+// between every two of them, either measured (a latency matrix: a dense table, as the matrix is)
+// or estimated from the topology (documented distances, see docs/plan.md) by walking the tree:
+// a CPU x CPU table there would cost 36 MB and most of a second at 2,048 CPUs for what each
+// pair's closest shared object already says.
 #pragma once
 
 #include <optional>
@@ -47,8 +49,10 @@ struct PlanCpu {
 
 /// What the planner plans on. Build with build_machine().
 struct MachineModel {
-  std::vector<PlanCpu> cpus;       ///< candidate CPUs, ascending OS number
-  std::vector<double> latency_ns;  ///< cpus.size()^2, one-way ns; [i][i] = same-CPU cost
+  std::vector<PlanCpu> cpus;  ///< candidate CPUs, ascending OS number
+  /// With a matrix: cpus.size()^2, one-way ns; [i][i] = same-CPU cost. Empty for the topology
+  /// model, where latency() walks the tree (`tree` below).
+  std::vector<double> latency_ns;
   /// Hierarchy for the spreading baseline, coarsest level first (package, die, L3, L2, core or
   /// the matrix's levels): group id of each candidate CPU at each level.
   std::vector<std::vector<int>> levels;
@@ -66,17 +70,43 @@ struct MachineModel {
   bool numa_known = false;  ///< a topology told where the NUMA nodes are (else: unknown)
   CpuSet candidate_set;     ///< the candidates as a set
 
+  /// The topology's answer for a pair, filled by build_machine when there is a topology: each
+  /// candidate's ancestors (object indexes, root first, -1 past its PU), and per object the
+  /// distance and relation when it is the closest shared one. Size O(CPUs x tree depth).
+  struct Tree {
+    int depth = 0;                     ///< longest chain
+    std::vector<int> chains;           ///< cpus.size() * depth
+    std::vector<int> numa;             ///< per candidate: NUMA node logical index, -1 unknown
+    std::vector<double> object_ns;     ///< per topology object
+    std::vector<int> object_relation;  ///< per topology object: index into relation_labels
+    double other_numa_ns = 0;          ///< two NUMA nodes (or no shared object)
+    int other_numa_relation = 0;       ///< "other NUMA node"
+    int no_common_relation = 0;        ///< "other package"
+    bool present = false;
+    /// The closest object two candidates share, or -1.
+    int shared(int i, int j) const {
+      const int* a = &chains[static_cast<std::size_t>(i) * depth];
+      const int* b = &chains[static_cast<std::size_t>(j) * depth];
+      int common = -1;
+      for (int k = 0; k < depth && a[k] == b[k] && a[k] >= 0; ++k) common = a[k];
+      return common;
+    }
+    bool same_numa(int i, int j) const { return numa[i] < 0 || numa[j] < 0 || numa[i] == numa[j]; }
+  };
+  Tree tree;
+  std::vector<std::string> relation_labels;  ///< what Tree::*relation index into
+
   std::size_t size() const { return cpus.size(); }
   double latency(int i, int j) const {
-    return latency_ns[static_cast<std::size_t>(i) * cpus.size() + j];
+    if (!latency_ns.empty()) return latency_ns[static_cast<std::size_t>(i) * cpus.size() + j];
+    if (!tree.same_numa(i, j)) return tree.other_numa_ns;
+    const int common = tree.shared(i, j);
+    return common < 0 ? tree.other_numa_ns : tree.object_ns[common];
   }
   /// Index of an OS CPU among the candidates, or -1.
   int index_of(int os_cpu) const;
   /// How two candidates relate, for the "why" column: "SMT siblings", "same L3", ...
   std::string relation(int i, int j) const;
-  /// Internal: relation label per pair kind, filled by build_machine.
-  std::vector<std::string> relation_of_level;
-  std::vector<unsigned char> relation_index;  ///< cpus.size()^2 indexes into relation_of_level
 };
 
 /// Inputs of build_machine: at least one of topology or matrix.

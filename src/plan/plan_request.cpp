@@ -128,6 +128,7 @@ Result<PlannedRequest> plan_from_request(const PlanRequest& request) {
   inputs.placement_policy = placement;
   inputs.solve.local_time_limit_s = request.time_limit_s;
   inputs.solve.exact_time_limit_s = request.time_limit_s;
+  inputs.solve.whole_time_limit_s = request.time_limit_s;
   inputs.solve.seed = request.seed;
   auto plan = make_plan(*spec, inputs);
   if (!plan) return plan.error();

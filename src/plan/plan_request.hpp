@@ -51,7 +51,7 @@ struct PlanRequest {
   std::string allowed;        ///< overrides the spec's constraints.allowed when not empty
   std::string reserved;       ///< overrides the spec's constraints.reserved when not empty
   bool oversubscribe = false;  ///< sets the spec's oversubscribe (never clears it)
-  double time_limit_s = 1.5;   ///< each solver's search time
+  double time_limit_s = 1.5;   ///< the whole search's time (every solver together)
   std::uint64_t seed = 1;      ///< local search seed
   std::string isolated_file;   ///< tests: read the isolated CPUs here instead of the kernel's file
   std::optional<ExportFormat> format;  ///< print the plan for this tool; nullopt: do not

@@ -78,6 +78,13 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
 
   Plan plan;
   const auto start = std::chrono::steady_clock::now();
+  // One deadline for the whole search: greedy, iterated local search, branch and bound and the
+  // search again from a baseline all stop by it (`plan --time-limit` bounds them together).
+  PlanInputs timed = inputs;
+  if (inputs.solve.whole_time_limit_s > 0)
+    timed.solve.deadline =
+        start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(inputs.solve.whole_time_limit_s));
   Solution solution;
   const std::optional<QuickPolicy> policy = inputs.placement_policy;
   const std::optional<Policy> cpu_order = policy ? cpu_policy(*policy) : std::nullopt;
@@ -89,10 +96,10 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
     solution.solver = std::string("CPU policy ") + policy_name(*cpu_order) +
                       " (the order threadmap run pins in; not optimised)";
   } else {
-    auto solved = solve(*problem, inputs.solve);
+    auto solved = solve(*problem, timed.solve);
     if (!solved) return solved.error().with_context("spec " + spec.source);
     solution = std::move(*solved);
-    seed_with_baselines(*problem, *machine, inputs, solution, plan.notes);
+    seed_with_baselines(*problem, *machine, timed, solution, plan.notes);
   }
   plan.solve_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

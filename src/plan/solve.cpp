@@ -51,7 +51,19 @@ std::vector<int> kick(const Problem& p, const std::vector<int>& cpu_of, std::mt1
 
 }  // namespace
 
-Solution iterate_local(const Problem& p, Solution start, const SolveOptions& options) {
+SolveOptions within_deadline(const SolveOptions& options) {
+  SolveOptions out = options;
+  if (options.deadline == std::chrono::steady_clock::time_point::max()) return out;
+  const double left = std::max(
+      0.0,
+      std::chrono::duration<double>(options.deadline - std::chrono::steady_clock::now()).count());
+  out.local_time_limit_s = std::min(out.local_time_limit_s, left);
+  out.exact_time_limit_s = std::min(out.exact_time_limit_s, left);
+  return out;
+}
+
+Solution iterate_local(const Problem& p, Solution start, const SolveOptions& given) {
+  const SolveOptions options = within_deadline(given);
   const auto begin = std::chrono::steady_clock::now();
   auto spent = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -92,8 +104,8 @@ Result<Solution> solve(const Problem& p, const SolveOptions& options) {
   auto greedy = solve_greedy(p);
   if (!greedy) return greedy.error();
   Solution best = iterate_local(p, std::move(*greedy), options);
-  if (p.size() <= options.exact_max_threads) {
-    Solution exact = solve_exact(p, best, options);
+  if (p.size() <= options.exact_max_threads && !best.stopped_by_time) {
+    Solution exact = solve_exact(p, best, within_deadline(options));
     if (exact.cost <= best.cost + 1e-9 * (1 + std::abs(best.cost))) return exact;
   }
   return best;

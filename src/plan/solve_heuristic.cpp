@@ -307,8 +307,9 @@ class LocalSearch {
 
 }  // namespace
 
-Solution improve_local(const Problem& p, Solution start, const SolveOptions& options) {
+Solution improve_local(const Problem& p, Solution start, const SolveOptions& given) {
   const auto clock_start = Clock::now();
+  const SolveOptions options = within_deadline(given);
   LocalSearch search(p, start, options);
   Solution out = std::move(start);
   out.solver += " + local search";

@@ -2,6 +2,7 @@
 // greedy construction plus local search for the rest. All minimise evaluate() of problem.hpp.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,7 +19,18 @@ struct SolveOptions {
   int local_max_passes = 60;        ///< passes over all units without the clock running out
   std::uint64_t seed = 1;           ///< local search visiting order (deterministic)
   int kick_rounds = 0;  ///< iterated local search rounds; 0 = by size (400 small .. 12 large)
+  /// The whole search (iterated local search, branch and bound, the search again from a
+  /// baseline) ends `whole_time_limit_s` after make_plan starts solving: `plan --time-limit`.
+  /// 0: no bound beyond each solver's own limit.
+  double whole_time_limit_s = 0;
+  /// When the whole search must end (make_plan sets it from whole_time_limit_s); every solver
+  /// stops by it whatever its own limit says.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
+
+/// `options` with each solver's limit cut to the time left before options.deadline (never
+/// below 0: a solver handed 0 seconds stops at its first clock check).
+SolveOptions within_deadline(const SolveOptions& options);
 
 /// A solver's answer.
 struct Solution {

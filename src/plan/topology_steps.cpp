@@ -110,10 +110,20 @@ double TopologySteps::distance_ns(int cpu_a, int cpu_b) const {
   return object_distance(common, cpu_a);
 }
 
+const std::vector<int>& TopologySteps::chain(int cpu) const {
+  static const std::vector<int> none;
+  if (cpu < 0 || static_cast<std::size_t>(cpu) >= chain_.size()) return none;
+  return chain_[cpu];
+}
+
 std::string TopologySteps::relation(int cpu_a, int cpu_b) const {
   if (!topo_.same_numa(cpu_a, cpu_b)) return "other NUMA node";
   int common = lca(cpu_a, cpu_b);
   if (common < 0) return "other package";
+  return shared_relation(common);
+}
+
+std::string TopologySteps::shared_relation(int common) const {
   const TopoObject& o = topo_.objects()[common];
   if (o.type != "Group") return fixed_relation(o.type);
   for (std::size_t k = 0; k < group_depths_.size(); ++k)

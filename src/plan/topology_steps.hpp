@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "src/plan/machine_model.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap::plan {
-
-struct TopologyDistances;
 
 class TopologySteps {
  public:
@@ -28,13 +27,23 @@ class TopologySteps {
   const std::vector<std::string>& group_names() const { return group_names_; }
   /// Group id of `cpu` at group depth `k` (outermost first), -1 when it has none there.
   int group_of(int cpu, std::size_t k) const;
+  /// The objects from the root down to `cpu`'s PU (indexes into topo.objects()); empty when
+  /// the CPU is not in the tree. Two CPUs' closest shared object is where their chains part.
+  const std::vector<int>& chain(int cpu) const;
+  /// Modelled ns between two CPUs of one NUMA node whose closest shared object is `object`
+  /// (`via_cpu`: one CPU below it); distance_ns() is this with the NUMA check first.
+  double shared_distance_ns(int object, int via_cpu) const {
+    return object_distance(object, via_cpu);
+  }
+  /// relation() of two CPUs of one NUMA node whose closest shared object is `object`.
+  std::string shared_relation(int object) const;
 
  private:
   int lca(int cpu_a, int cpu_b) const;  // index into topo.objects()
   double object_distance(int object, int via_cpu) const;
 
   const Topology& topo_;
-  const TopologyDistances& d_;
+  TopologyDistances d_;                  // a copy: callers pass temporaries ({} for the defaults)
   std::vector<std::vector<int>> chain_;  // per OS CPU: object indexes root .. PU (empty: none)
   std::vector<int> group_depths_;        // tree depths holding Group objects, outermost first
   std::vector<std::string> group_names_;

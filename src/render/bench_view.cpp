@@ -37,11 +37,16 @@ std::string bench_ratio_text(const BenchResult& r, const Variant& v) {
   if (v.verdict == "not run") return "- (baseline not run)";
   // Only a clear verdict gets a ratio: an unclear one is lost in the spread, so saying
   // "1.40x faster" there would contradict the samples.
+  if (v.comparison.kind == Verdict::Kind::too_few_runs) return v.comparison.short_text();
   if (!v.verdict_clear)
     return fmt::format("no clear difference (spread {:.0f}%)", v.comparison_spread_pct);
   if (v.ratio_to_baseline <= 0) return "-";
-  if (v.ratio_to_baseline >= 1) return fmt::format("{:.2f}x faster", v.ratio_to_baseline);
-  return fmt::format("{:.2f}x slower", 1 / v.ratio_to_baseline);
+  // Which rule decided, and a clear difference measured while others used these CPUs.
+  const std::string how = v.comparison.decided_by == Verdict::Decider::paired ? ", paired" : "";
+  const std::string busy = v.measured_while_busy ? ", measured while busy" : "";
+  if (v.ratio_to_baseline >= 1)
+    return fmt::format("{:.2f}x faster{}{}", v.ratio_to_baseline, how, busy);
+  return fmt::format("{:.2f}x slower{}{}", 1 / v.ratio_to_baseline, how, busy);
 }
 
 namespace {
@@ -100,7 +105,7 @@ CounterColumns counter_columns(const BenchResult& r) {
 std::string bench_machine_line(const experiments::BenchResult& r) {
   if (!r.machine_state) return "";
   const std::string& summary = r.machine_state->summary;
-  if (r.machine_state->verdict == "busy")
+  if (r.machine_state->busy())
     return "measured on a busy machine: " +
            (summary.starts_with("busy: ") ? summary.substr(6) : summary);
   return "machine: " + summary;
@@ -115,7 +120,9 @@ std::string bench_rounds_text(const experiments::BenchResult& r) {
 }
 
 std::string bench_text(const BenchResult& r) {
-  std::string out = fmt::format("{}: {}\n", r.name, r.title);
+  std::string out;
+  if (r.binding && !r.binding->finding.empty()) out += "warning: " + r.binding->finding + "\n";
+  out += fmt::format("{}: {}\n", r.name, r.title);
   if (!r.available) return out + "  not available here: " + r.unavailable_reason + "\n";
   out += fmt::format("usable CPUs {}; each value is the median of {} run{}{}; {}\n", r.allowed_cpus,
                      r.runs, r.runs == 1 ? "" : "s",
@@ -138,10 +145,18 @@ std::string bench_text(const BenchResult& r) {
   }
   out += table.str();
   out += fmt::format(
-      "spread = (max - min) / median; ratios compare medians with the row "
-      "marked baseline{}, and are shown only when the difference is clear: Mann-Whitney rank "
-      "test p <= 0.05, 95% median intervals apart, effect >= 5%\n",
+      "spread = (max - min) / median; ratios compare medians with the row marked baseline{}, "
+      "and are shown\nonly when the difference is clear: Mann-Whitney rank test p <= 0.025 with "
+      "95% median intervals apart, or\n(\"paired\") a signed-rank test p <= 0.025 on the "
+      "per-round ratios with their 97.5% interval without 1; effect >= 5%\n",
       r.higher_is_better ? " (higher is better)" : " (lower is better)");
+  for (const Variant& v : r.variants)
+    if (v.measured_while_busy) {
+      out +=
+          "measured while busy: others used these CPUs during the rounds, so a clear "
+          "difference may be theirs; no advice rests on it\n";
+      break;
+    }
 
   const CounterColumns columns = counter_columns(r);
   if (!columns.shown.empty()) {
@@ -179,6 +194,7 @@ nlohmann::json bench_json(const BenchResult& r) {
            {"title", r.title},
            {"available", r.available},
            {"unavailable_reason", r.available ? json(nullptr) : json(r.unavailable_reason)}};
+  if (r.binding) doc["binding"] = binding_json(*r.binding);
   if (!r.available) return doc;
   doc["unit"] = r.unit;
   doc["higher_is_better"] = r.higher_is_better;
@@ -215,7 +231,9 @@ nlohmann::json bench_json(const BenchResult& r) {
             {"threads", threads},
             {"baseline", v.baseline.empty() ? json(nullptr) : json(v.baseline)},
             {"verdict", v.verdict},
-            {"verdict_basis", v.verdict_basis}};
+            {"verdict_basis", v.verdict_basis},
+            {"verdict_decided_by", v.comparison.decider_name()},
+            {"measured_while_busy", v.measured_while_busy}};
     if (v.available) {
       jv["median"] = v.value.median;
       jv["min"] = v.value.min;

@@ -57,6 +57,11 @@ std::string startup_text(const JobHost& h) {
                                  w.outside_cpus.to_list(), w.outside_s)
                            : std::string("\n");
   }
+  if (!h.unsampled.empty())
+    out += fmt::format(
+        "(rank(s) {} ended before their watch's first sample: where their threads ran is "
+        "unknown, and their CPUs are not judged)\n",
+        fmt::join(h.unsampled, ","));
   if (!h.activity_unknown.empty())
     out += fmt::format(
         "(rank(s) {} recorded no CPU time per span: all their threads count as runnable)\n",
@@ -141,6 +146,7 @@ nlohmann::json job_json(const JobReport& job) {
                          {"outside_cpus", w.outside_cpus.to_list()}});
     host["startup"] = startup;
     host["activity_unknown_ranks"] = h.activity_unknown;
+    host["unsampled_ranks"] = h.unsampled;
     hosts.push_back(host);
   }
   doc["hosts"] = hosts;

@@ -14,7 +14,7 @@ nlohmann::json known(int value) {
 
 nlohmann::json machine_state_json(const MachineState& s) {
   nlohmann::json j;
-  j["verdict"] = s.verdict;
+  j["verdict"] = machine_verdict_name(s.verdict);
   j["summary"] = s.summary;
   j["evidence"] = s.evidence;
   j["guest"] = s.guest;
@@ -32,6 +32,18 @@ nlohmann::json machine_state_json(const MachineState& s) {
   j["load1_after"] = known(s.load1_after);
   j["steal_pct"] = known(s.steal_pct);
   j["duration_s"] = s.duration_s;
+  return j;
+}
+
+nlohmann::json binding_json(const ProcessBinding& b) {
+  nlohmann::json j;
+  j["affinity"] = b.affinity.to_list();
+  j["cgroup"] = b.cgroup.to_list();
+  j["machine"] = b.machine.to_list();
+  j["launcher"] = b.launcher.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.launcher);
+  j["narrower"] = b.narrower;
+  j["confined"] = b.confined;
+  j["finding"] = b.finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.finding);
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 
 namespace threadmap::render {
 
@@ -13,5 +14,10 @@ namespace threadmap::render {
 ///  "runnable_after","load1_before","load1_after","steal_pct","duration_s"}; unknown numbers
 /// (-1) are null.
 nlohmann::json machine_state_json(const MachineState& state);
+
+/// {"affinity","cgroup","machine" (kernel lists),"launcher" (null when none seen),"narrower",
+///  "confined","finding" (null when neither)}: whether the measuring process was bound narrower
+/// than its cgroup allows (docs/json.md, "binding").
+nlohmann::json binding_json(const ProcessBinding& binding);
 
 }  // namespace threadmap::render

@@ -54,7 +54,7 @@ MatrixStats matrix_stats(const latency::Matrix& m) {
 std::string machine_line(const MachineReport& r) {
   if (!r.machine_state) return "Machine state: unknown (not watched: no topology).";
   const MachineState& m = *r.machine_state;
-  std::string line = m.verdict == "busy"
+  std::string line = m.busy()
                          ? "Measured on a busy machine: " +
                                (m.summary.starts_with("busy: ") ? m.summary.substr(6) : m.summary)
                          : "Machine state: " + m.summary;
@@ -146,10 +146,14 @@ std::string glance_section(const MachineReport& r) {
     smt[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(smt[0])));
     items.push_back(smt);
   }
-  std::string out =
-      "<section id=\"glance\"><h2>At a glance</h2>\n<p class=\"" +
-      std::string(r.machine_state && r.machine_state->verdict == "busy" ? "warn" : "note") + "\">" +
-      html::escape(machine_line(r)) + "</p>\n";
+  std::string out = "<section id=\"glance\"><h2>At a glance</h2>\n";
+  // Bound to a corner of the machine: every number below is about that corner.
+  if (r.binding && !r.binding->finding.empty())
+    out += "<p class=\"warn\" id=\"binding\">" +
+           html::escape("This report's process: " + r.binding->finding + ".") + "</p>\n";
+  out += "<p class=\"" +
+         std::string(r.machine_state && r.machine_state->busy() ? "warn" : "note") +
+         "\">" + html::escape(machine_line(r)) + "</p>\n";
   out += glance_list(items);
   // A matrix this report did not measure is a separate story, told under its own label.
   if (loaded)

@@ -2,6 +2,8 @@
 // them, SMT guidance, the thread cache, the key benchmarks, and how everything was measured.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "src/render/bench_view.hpp"
 #include "src/render/duration_text.hpp"
 #include "src/render/report_html.hpp"
@@ -24,7 +26,7 @@ std::string bench_block(const BenchResult& b, const report::PartStatus& status,
          html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
                                   b.quick ? " (quick mode)" : "")) +
          "</p>\n";
-  if (b.machine_state && b.machine_state->verdict == "busy")
+  if (b.machine_state && b.machine_state->busy())
     out += "<p class=\"warn\">" + html::escape(bench_machine_line(b)) + "</p>\n";
   if (const std::string rounds = bench_rounds_text(b); !rounds.empty())
     out += "<p class=\"note\">Runs: " + html::escape(rounds) + ".</p>\n";
@@ -136,16 +138,25 @@ std::string advice_and_bench_sections(const MachineReport& r) {
       "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
       "<p>The published placement experiments, rerun here side by side. Bars: median; "
       "whiskers: min to max; grey = baseline, green = clearly faster, red = clearly slower, "
-      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.05, 95% "
-      "median intervals apart, and at least 5% apart; unclear comparisons get more "
-      "interleaved runs within a time budget before the verdict is given.</p>\n";
+      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.025 with 95% "
+      "median intervals apart, or (paired) a signed-rank test p &lt;= 0.025 on the per-round "
+      "ratios with their 97.5% interval without 1; and at least 5% apart. A clear difference "
+      "measured "
+      "while others used these CPUs is marked so and no advice rests on it; unclear "
+      "comparisons get more interleaved runs within a time budget before the verdict is "
+      "given.</p>\n";
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name != "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);
   out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
   // Each part's share of the budget beside the time it took (report_budget.hpp).
   auto row = [](const std::string& part, const std::string& how, const report::PartStatus& s) {
-    return std::vector<std::string>{part, duration_text(s.share_s), duration_text(s.seconds), how};
+    // The share, and what the part was given with the time the parts before it left.
+    const std::string share =
+        s.given_s > 0 && std::abs(s.given_s - s.share_s) >= 0.05
+            ? duration_text(s.share_s) + " (given " + duration_text(s.given_s) + ")"
+            : duration_text(s.share_s);
+    return std::vector<std::string>{part, share, duration_text(s.seconds), how};
   };
   std::vector<std::vector<std::string>> rows{
       row("topology", r.topology_status.available ? "ok" : r.topology_status.reason,

@@ -76,7 +76,10 @@ json advice_json(const report::AdvicePart& a) {
 json budget_json(const report::MachineReport& r) {
   json parts = json::array();
   auto add = [&](const std::string& part, const report::PartStatus& s) {
-    parts.push_back({{"part", part}, {"share_s", s.share_s}, {"used_s", s.seconds}});
+    parts.push_back({{"part", part},
+                     {"share_s", s.share_s},
+                     {"given_s", s.given_s > 0 ? s.given_s : s.share_s},
+                     {"used_s", s.seconds}});
   };
   add("topology", r.topology_status);
   add("latency", r.latency.status);
@@ -96,6 +99,7 @@ json report_json(const report::MachineReport& r, const std::string& heatmap_file
   if (r.topology) topo["topology"] = topology_json(*r.topology);
   j["topology"] = topo;
   j["machine_state"] = r.machine_state ? machine_state_json(*r.machine_state) : json(nullptr);
+  j["binding"] = r.binding ? binding_json(*r.binding) : json(nullptr);
   j["latency"] = latency_part_json(r.latency, heatmap_file);
   j["advice"] = advice_json(r.advice);
   json benches = json::array();
@@ -213,7 +217,7 @@ void read_conditions(const json& doc, fleet::HostRecord& r) {
     }
   for (const json* ms : {at(doc, {"machine_state"}), at(doc, {"latency", "machine_state"})})
     if (ms && ms->is_object() && !str(*ms, {"verdict"}).empty()) {
-      r.machine_verdict = str(*ms, {"verdict"});
+      r.machine_verdict = machine_verdict_from_name(str(*ms, {"verdict"}));
       r.machine_summary = str(*ms, {"summary"});
       break;
     }

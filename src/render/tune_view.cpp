@@ -11,36 +11,76 @@
 namespace threadmap::render {
 namespace {
 
-std::string number(double v, const std::string& unit) {
-  return fmt::format("{:.4g}", v) + (unit.empty() ? "" : " " + unit);
+// Four significant digits, without an exponent for the rates programs print (145100, not
+// 1.451e+05).
+std::string plain(double v) {
+  const double a = std::fabs(v);
+  if (a < 1e4 || a >= 1e10) return fmt::format("{:.4g}", v);
+  const double step = std::pow(10, std::floor(std::log10(a)) - 3);
+  return fmt::format("{:.0f}", std::round(v / step) * step);
 }
 
-// "4.90x faster, p=0.008" / "no clear difference (p=0.31 > 0.05)" / "-" for itself.
+std::string number(double v, const std::string& unit) {
+  return plain(v) + (unit.empty() ? "" : " " + unit);
+}
+
+// "4.90x faster (u+p)" / "no clear difference" / "too few runs (3 vs 3)" / "-" for itself. The
+// decider is a short mark explained under the table; the reasons are in the conclusion and the
+// JSON (the table stays within 120 columns).
 std::string verdict_cell(const Verdict& v, bool self) {
   if (self) return "-";
-  if (v.kind == Verdict::Kind::not_enough_samples) return "not enough runs";
-  if (v.clear()) {
-    double factor = v.kind == Verdict::Kind::better ? v.ratio : (v.ratio > 0 ? 1 / v.ratio : 0);
-    return fmt::format("{:.2f}x {}, p={:.3g}", factor, v.word(), v.p_value);
-  }
-  // The p-value alone would read as a contradiction when it is small: say which other
-  // criterion failed.
-  std::string why = fmt::format("p={:.2g}", v.p_value);
-  if (v.intervals_overlap) why += ", intervals overlap";
-  if (v.ratio > 0 && std::abs(v.ratio - 1) < 0.05) why += ", effect < 5%";
-  return "no clear difference (" + why + ")";
+  if (v.kind == Verdict::Kind::too_few_runs)
+    return fmt::format("too few runs ({} vs {})", v.n_candidate, v.n_baseline);
+  if (!v.clear()) return v.short_text();
+  const char* mark = v.decided_by == Verdict::Decider::both       ? "u+p"
+                     : v.decided_by == Verdict::Decider::paired   ? "p"
+                     : v.decided_by == Verdict::Decider::unpaired ? "u"
+                                                                  : "?";
+  return v.short_text() + " (" + mark + ")";
 }
 
-// What the run line adds to the command: "--cpus 0 --policy compact", "--ranks auto --policy
-// scatter", "(nothing)" / "(launcher alone)" for os.
-std::string how_cell(const tune::CandidateResult& c) {
-  if (c.candidate.name == "os")
-    return c.candidate.launcher.empty() ? "(nothing)" : "(launcher alone)";
+// "0.5237 s (0.1804-0.8374)": the median and its 95% interval.
+std::string median_cell(const tune::CandidateResult& c, const std::string& unit) {
+  return number(c.interval.median, unit) + " (" + plain(c.interval.low) + "-" +
+         plain(c.interval.high) + ")";
+}
+
+// "quiet", "busy 5/5" (runs kept while others used these CPUs), ", 1 rerun" (dropped and run
+// again).
+std::string machine_cell(const tune::CandidateResult& c) {
+  std::string out = machine_verdict_name(c.machine_state.verdict);
+  if (c.disturbed_kept > 0) out += fmt::format(" {}/{}", c.disturbed_kept, c.samples.size());
+  if (c.repeated > 0) out += fmt::format(", {} rerun", c.repeated);
+  return out;
+}
+
+// What the run line adds to the command: "--cpus 0-1 --policy compact", "--ranks auto --policy
+// scatter", "nothing" / "the launcher alone" for os.
+std::string how_text(const tune::CandidateResult& c) {
+  if (c.candidate.is_os()) return c.candidate.launcher.empty() ? "nothing" : "the launcher alone";
   std::vector<std::string> args = tune::run_arguments(c.candidate);
   std::string out;
   for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i)
     out += (out.empty() ? "" : " ") + args[i];
-  return out.empty() ? "(nothing)" : out;
+  return out.empty() ? "nothing" : out;
+}
+
+nlohmann::json paired_json(const PairedVerdict& p) {
+  if (!p.computed) return {{"computed", false}, {"reason", p.reason}};
+  return {{"computed", true},
+          {"rounds", p.rounds},
+          {"candidate_better_rounds", p.candidate_won},
+          {"baseline_better_rounds", p.baseline_won},
+          {"tied_rounds", p.tied},
+          {"test", "Wilcoxon signed-rank on per-round log ratios, two-sided"},
+          {"p_value", p.p_value},
+          {"sign_test_p_value", p.sign_p_value},
+          {"ratio", p.ratio},
+          {"ratio_interval",
+           p.ratio_low > 0 ? nlohmann::json{p.ratio_low, p.ratio_high} : nlohmann::json(nullptr)},
+          {"ratio_interval_level", 0.975},
+          {"clear", p.clear},
+          {"reason", p.reason}};
 }
 
 }  // namespace
@@ -48,8 +88,11 @@ std::string how_cell(const tune::CandidateResult& c) {
 nlohmann::json verdict_json(const Verdict& v) {
   return {{"word", v.word()},
           {"ratio", v.ratio},
+          {"decided_by", v.decider_name()},
           {"p_value", v.p_value},
           {"intervals_overlap", v.intervals_overlap},
+          {"unpaired_clear", v.unpaired_clear},
+          {"paired", paired_json(v.paired)},
           {"basis", v.basis},
           {"reason", v.reason},
           {"n_candidate", v.n_candidate},
@@ -60,39 +103,53 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
   const std::string unit = r.metric.unit();
   std::string out = "metric: " + r.metric.describe() + "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
-  TextTable table(
-      {"candidate", "how", "runs>", "median>", "95% interval>", "vs os", "vs best", "machine"});
-  std::string failures;
-  for (const auto& c : r.candidates) {
-    std::string machine = c.machine_state.verdict;
-    if (c.repeated > 0) machine += fmt::format(", {} repeated", c.repeated);
-    if (c.disturbed_kept > 0) machine += fmt::format(", {} disturbed (kept)", c.disturbed_kept);
+  // "vs best" repeats "vs os" when os is best: the column is left out then.
+  const bool best_column = !r.best_is_os();
+  std::vector<std::string> headers = {"candidate", "runs>", "median (95% interval)>", "vs os"};
+  if (best_column) headers.push_back("vs best");
+  headers.push_back("machine");
+  TextTable table(headers);
+  std::string failures, how;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const tune::CandidateResult& c = r.candidates[i];
+    how += fmt::format("  {}: {}\n", c.candidate.name, how_text(c));
+    std::vector<std::string> row;
     if (c.failed) {
-      table.add_row({c.candidate.name, how_cell(c), std::to_string(c.samples.size()), "failed", "",
-                     "not ranked", "not ranked", machine});
+      row = {c.candidate.name, std::to_string(c.samples.size()), "failed", "not ranked"};
       failures += "failed: " + c.candidate.name + ": " + terminal_safe(c.failure) + "\n";
-      continue;
+    } else if (c.samples.empty()) {
+      row = {c.candidate.name + (i == r.best ? " *" : ""), "0", "", ""};
+    } else {
+      row = {c.candidate.name + (i == r.best ? " *" : ""), std::to_string(c.samples.size()),
+             median_cell(c, unit), verdict_cell(c.vs_os, c.candidate.is_os())};
     }
-    std::string name = c.candidate.name + (c.candidate.name == r.best ? " *" : "");
-    if (c.samples.empty()) {
-      table.add_row({name, how_cell(c), "0", "", "", "", "", machine});
-      continue;
-    }
-    table.add_row({name, how_cell(c), std::to_string(c.samples.size()),
-                   number(c.interval.median, unit),
-                   number(c.interval.low, "") + " - " + number(c.interval.high, unit),
-                   verdict_cell(c.vs_os, c.candidate.name == "os"),
-                   verdict_cell(c.vs_best, c.candidate.name == r.best), machine});
+    if (best_column)
+      row.push_back(c.failed            ? "not ranked"
+                    : c.samples.empty() ? ""
+                                        : verdict_cell(c.vs_best, i == r.best));
+    row.push_back(machine_cell(c));
+    table.add_row(row);
   }
-  out += "\n" + table.str() + failures + "\n";
-  out += "best: " + r.best + "\n" + r.conclusion + "\n";
+  out += "\n" + table.str() + failures;
   out +=
-      "test: two-sided Mann-Whitney U at 5%, 95% median intervals apart, effect >= 5%; "
-      "runs interleaved, first run unrecorded (warm-up)\n";
-  out += fmt::format("rounds: {} in {:.1f} s (budget {:.0f} s); stopped: {}\n", r.rounds,
-                     r.elapsed_s, r.budget_s, r.stopped);
+      "verdicts: u = the unpaired rule decided (Mann-Whitney p <= 0.025, 95% median intervals "
+      "apart), p = the paired\nrule (Wilcoxon signed-rank on per-round ratios p <= 0.025, their "
+      "97.5% interval without 1); both need effect\n>= 5%; too few runs = no rule can be clear "
+      "with so few. machine: busy N/M = N of M kept runs had neighbours\non these CPUs; rerun = "
+      "dropped and run again\n";
+  out += "how each candidate ran (what threadmap run adds to the command):\n" + how;
+  out += "\nmachine: " +
+         (r.machine_state.summary.empty() ? std::string("not watched")
+                                          : terminal_safe(r.machine_state.summary)) +
+         fmt::format(" ({} of {} kept runs disturbed)\n", r.runs_disturbed, r.runs_kept);
+  if (!r.disturbed_note.empty()) out += r.disturbed_note + "\n";
+  out += "best: " + r.name_of(r.best) + "\n" + r.conclusion + "\n";
+  out += fmt::format(
+      "rounds: {} in {:.1f} s (budget {:.0f} s), interleaved, first run unrecorded (warm-up)\n"
+      "stopped: {}\n",
+      r.rounds, r.elapsed_s, r.budget_s, r.stopped);
   if (r.interrupted) out += "interrupted: these verdicts are on the runs finished so far\n";
-  if (!reproduce.empty()) out += "\nreproduce " + r.best + ":\n" + reproduce;
+  if (!reproduce.empty()) out += "\nreproduce " + r.name_of(r.best) + ":\n" + reproduce;
   return out;
 }
 
@@ -127,34 +184,41 @@ nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce
     }
     candidates.push_back(std::move(j));
   }
-  return {
-      {"schema", "threadmap.tune/1"},
-      {"command", command},
-      {"launcher", launcher},
-      {"metric",
-       {{"kind", r.metric.kind == tune::Metric::Kind::wall  ? "wall"
-                 : r.metric.kind == tune::Metric::Kind::cpu ? "cpu"
-                                                            : "regex"},
-        {"pattern", r.metric.pattern},
-        {"higher_is_better", r.metric.higher_is_better},
-        {"unit", r.metric.unit()},
-        {"evidence", r.metric.describe()}}},
-      {"best", r.best},
-      {"leader", r.leader},
-      {"conclusion", r.conclusion},
-      {"test", "two-sided Mann-Whitney U at alpha 0.05, 95% median intervals apart, effect >= 5%"},
-      {"rounds", r.rounds},
-      {"elapsed_s", r.elapsed_s},
-      {"budget_s", r.budget_s},
-      {"interrupted", r.interrupted},
-      {"stopped", r.stopped},
-      {"notes", r.notes},
-      {"candidates", candidates},
-      {"reproduce", reproduce},
-      {"output",
-       {{"text", valid_utf8(r.record_output)},
-        {"truncated", r.record_truncated},
-        {"from", "the first (warm-up) run, no placement"}}}};
+  return {{"schema", "threadmap.tune/1"},
+          {"command", command},
+          {"launcher", launcher},
+          {"metric",
+           {{"kind", r.metric.kind == tune::Metric::Kind::wall  ? "wall"
+                     : r.metric.kind == tune::Metric::Kind::cpu ? "cpu"
+                                                                : "regex"},
+            {"pattern", r.metric.pattern},
+            {"higher_is_better", r.metric.higher_is_better},
+            {"unit", r.metric.unit()},
+            {"evidence", r.metric.describe()}}},
+          {"best", r.name_of(r.best)},
+          {"leader", r.name_of(r.leader)},
+          {"conclusion", r.conclusion},
+          {"test",
+           "runs interleaved in rounds; clear when, each at 0.025, the unpaired rule (two-sided "
+           "Mann-Whitney U, 95% median intervals apart) or the paired rule (two-sided Wilcoxon "
+           "signed-rank on per-round log ratios, the ratio's 97.5% interval without 1) holds, "
+           "with an effect >= 5%; each verdict's decided_by says which"},
+          {"machine_state", machine_state_json(r.machine_state)},
+          {"runs_kept", r.runs_kept},
+          {"runs_disturbed", r.runs_disturbed},
+          {"disturbed_note", r.disturbed_note},
+          {"rounds", r.rounds},
+          {"elapsed_s", r.elapsed_s},
+          {"budget_s", r.budget_s},
+          {"interrupted", r.interrupted},
+          {"stopped", r.stopped},
+          {"notes", r.notes},
+          {"candidates", candidates},
+          {"reproduce", reproduce},
+          {"output",
+           {{"text", valid_utf8(r.record_output)},
+            {"truncated", r.record_truncated},
+            {"from", "the first (warm-up) run, no placement"}}}};
 }
 
 }  // namespace threadmap::render

@@ -17,7 +17,8 @@ std::string tune_text(const tune::TuneResult& result, const std::string& reprodu
 ///  "how","median","samples","verdict_vs_os","verdict_vs_best","machine_state",...}],"output"}.
 nlohmann::json tune_json(const tune::TuneResult& result, const std::string& reproduce);
 
-/// One verdict as JSON: {"word","ratio","p_value","intervals_overlap","basis","reason","n"}.
+/// One verdict as JSON: {"word","ratio","decided_by","p_value","intervals_overlap",
+/// "unpaired_clear","paired":{...},"basis","reason","n_candidate","n_baseline"}.
 nlohmann::json verdict_json(const Verdict& verdict);
 
 }  // namespace threadmap::render

@@ -24,6 +24,9 @@ const Variant* find_variant(const BenchResult& b, const std::string& name) {
   return nullptr;
 }
 
+// A verdict advice may rest on: clear, and not measured while others used these CPUs.
+bool advice_grade(const Variant& v) { return v.verdict_clear && !v.measured_while_busy; }
+
 const BenchResult* find_bench(const MachineReport& rep, const std::string& name) {
   for (const BenchResult& b : rep.benches)
     if (b.name == name && b.available) return &b;
@@ -50,7 +53,7 @@ constexpr const char* kPlacementBenches[] = {"contention", "pingpong", "migrate"
 
 // What the placement benches clearly showed; "nothing to gain" when none differed clearly.
 void judge_placement(const MachineReport& rep, AdvicePart& advice) {
-  int compared = 0, faster = 0;
+  int compared = 0, faster = 0, busy_clear = 0;
   double widest_spread = 0;
   std::vector<std::string> benches_run;
   for (const char* name : kPlacementBenches) {
@@ -62,6 +65,10 @@ void judge_placement(const MachineReport& rep, AdvicePart& advice) {
       ++compared;
       widest_spread = std::max(widest_spread, v.comparison_spread_pct);
       if (!v.verdict_clear) continue;
+      if (v.measured_while_busy) {
+        ++busy_clear;
+        continue;
+      }
       const Variant* base = find_baseline(*b, v);
       faster += v.ratio_to_baseline > 1;
       advice.placement_findings.push_back(
@@ -73,7 +80,13 @@ void judge_placement(const MachineReport& rep, AdvicePart& advice) {
   std::string which;
   for (std::size_t i = 0; i < benches_run.size(); ++i)
     which += (i ? (i + 1 == benches_run.size() ? " and " : ", ") : "") + benches_run[i];
-  if (advice.placement_findings.empty()) {
+  if (advice.placement_findings.empty() && busy_clear > 0) {
+    advice.placement_summary = fmt::format(
+        "No placement advice from these runs: {} of the {} placements tried by {} differed "
+        "clearly, but while others used these CPUs, so the difference may be theirs; rerun on a "
+        "quiet machine",
+        busy_clear, compared, which);
+  } else if (advice.placement_findings.empty()) {
     advice.nothing_to_gain = true;
     advice.placement_summary = fmt::format(
         "Nothing to gain from placement here: none of the {} placements tried by {} differed "
@@ -127,6 +140,13 @@ void add_smt_guidance(const MachineReport& rep, AdvicePart& advice) {
     const Variant* siblings = find_variant(*smt, std::string(workload) + "-smt-siblings");
     if (!siblings) continue;
     const std::string what = siblings->label.substr(0, siblings->label.find(','));
+    if (siblings->measured_while_busy) {
+      advice.smt_guidance.push_back(fmt::format(
+          "Measured: {} on two SMT siblings differed clearly from running alone, but while "
+          "others used these CPUs: the difference may be theirs, so no SMT advice rests on it.",
+          what));
+      continue;
+    }
     // Advice only from a clear verdict: an unclear one says nothing either way.
     if (!siblings->verdict_clear) {
       advice.smt_guidance.push_back(fmt::format(
@@ -148,7 +168,8 @@ void add_smt_guidance(const MachineReport& rep, AdvicePart& advice) {
 
 }  // namespace
 
-std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache) {
+std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache,
+                                         int threads) {
   const std::string list = comma_list(cpus);
   std::string places;
   for (int c : cpus) places += (places.empty() ? "{" : ",{") + std::to_string(c) + "}";
@@ -156,8 +177,9 @@ std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thre
       {"threadmap run", fmt::format("threadmap run --cpus {} --policy compact{} -- ./app", list,
                                     thread_cache ? " --thread-cache" : "")},
       {"taskset", fmt::format("taskset -c {} ./app", list)},
-      {"OMP_PLACES", fmt::format("OMP_PLACES='{}' OMP_PROC_BIND=close OMP_NUM_THREADS={} ./app",
-                                 places, cpus.size())},
+      {"OMP_PLACES",
+       fmt::format("OMP_PLACES='{}' OMP_PROC_BIND=close OMP_NUM_THREADS={} ./app", places,
+                   threads > 0 ? static_cast<std::size_t>(threads) : cpus.size())},
   };
 }
 
@@ -184,6 +206,29 @@ Result<Recommendation> pair_recommendation(const MachineReport& rep, const CpuSe
         fmt::format("; the numbering's choice {},{} measures {:.0f} ns", first, next, numbered);
   r.commands = apply_commands({best.cpu_a, best.cpu_b}, false);
   return r;
+}
+
+// When the contention bench measured a communicating pair sharing one core clearly faster than
+// the OS placement, the pair advice follows the measurement (on a machine without SMT, one CPU
+// for both threads) instead of the model's two CPUs: the page never advises against what it
+// measured.
+void follow_measured_pair(const MachineReport& rep, Recommendation& r) {
+  const BenchResult* contention = find_bench(rep, "contention");
+  if (!contention) return;
+  const Variant* one_core = find_variant(*contention, "one-core");
+  if (!one_core || !advice_grade(*one_core) || one_core->ratio_to_baseline <= 1) return;
+  if (one_core->threads.size() < 2 || one_core->threads[0].cpus.empty()) return;
+  const CpuSet pair = one_core->threads[0].cpus | one_core->threads[1].cpus;
+  auto planned = CpuSet::parse_list(r.cpus);
+  if (planned && *planned == pair) return;
+  const std::string model_choice = r.cpus;
+  r.cpus = pair.count() == 1 ? pair.to_list() : comma_list(pair.to_vector());
+  r.why = fmt::format(
+      "measured: a pair {} was {:.2f}x faster than the OS placement here (contention bench, a "
+      "clear verdict); the model's closest pair {} did not run against it",
+      pair.count() == 1 ? "sharing CPU " + pair.to_list() : "on one core's siblings " + r.cpus,
+      one_core->ratio_to_baseline, model_choice);
+  r.commands = apply_commands(pair.to_vector(), false, 2);
 }
 
 // One compute-bound thread per usable core; fails with the planner's message.
@@ -213,7 +258,7 @@ std::optional<Recommendation> thread_cache_recommendation(const MachineReport& r
   double best_ratio = 0;
   // Only a clear "faster" counts: an unclear one may be the noise of the day.
   for (const Variant& v : spawn->variants)
-    if (!v.baseline.empty() && v.available && v.verdict_clear)
+    if (!v.baseline.empty() && v.available && advice_grade(v))
       best_ratio = std::max(best_ratio, v.ratio_to_baseline);
   if (best_ratio <= 1.2) return std::nullopt;
   Recommendation r;
@@ -231,6 +276,18 @@ std::optional<Recommendation> thread_cache_recommendation(const MachineReport& r
   // placeholder path that cannot work.
   if (lib) r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
   return r;
+}
+
+// A recommendation with the same CPUs as one already made gives the same commands: it joins
+// that one (one title, both reasons) instead of repeating them.
+void add_or_merge(std::vector<Recommendation>& list, Recommendation r) {
+  for (Recommendation& earlier : list)
+    if (earlier.cpus == r.cpus) {
+      earlier.title += "; also " + r.title;
+      earlier.why += "; for compute threads: " + r.why;
+      return;
+    }
+  list.push_back(std::move(r));
 }
 
 }  // namespace
@@ -257,12 +314,13 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
       return advice;
     }
     advice.model = inputs.model;
+    follow_measured_pair(rep, *pair);
     advice.recommendations.push_back(std::move(*pair));
   }
   Result<Recommendation> compute = compute_recommendation(topo, usable, inputs);
   if (compute) {
     advice.model = inputs.model;
-    advice.recommendations.push_back(std::move(*compute));
+    add_or_merge(advice.recommendations, std::move(*compute));
   } else {
     advice.smt_guidance.push_back("no compute placement: " + compute.error().message);
   }

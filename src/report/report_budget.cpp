@@ -1,5 +1,6 @@
 #include "src/report/report_budget.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace threadmap::report {
@@ -21,6 +22,19 @@ std::vector<PartShare> split_budget(double budget_s, const std::vector<std::stri
                       [](double sum, const PartShare& p) { return sum + p.share_s; });
   shares.push_back({"recommendations", budget_s - given});
   return shares;
+}
+
+double share_with_carry(const std::vector<PartShare>& planned, const std::string& part,
+                        double spent_s, double budget_s) {
+  std::size_t at = planned.size();
+  for (std::size_t i = 0; i < planned.size(); ++i)
+    if (planned[i].part == part) at = i;
+  if (at == planned.size()) return 0;
+  double from_here = 0;
+  for (std::size_t i = at; i < planned.size(); ++i) from_here += planned[i].share_s;
+  if (from_here <= 0) return 0;
+  const double left = budget_s - spent_s;
+  return std::max(0.01 * budget_s, planned[at].share_s * left / from_here);
 }
 
 }  // namespace threadmap::report

@@ -25,4 +25,12 @@ struct PartShare {
 /// a program per round and variant). The shares add up to `budget_s` exactly.
 std::vector<PartShare> split_budget(double budget_s, const std::vector<std::string>& bench_names);
 
+/// The share of `part` when the parts before it spent `spent_s` of `budget_s`: what is left,
+/// split over this part and the ones after it in the proportions of `planned` (split_budget).
+/// Time a part did not use goes to the parts after it (the spawn bench, last, gets what the
+/// quick parts left), and a part that overran takes it from them. At least 1% of the budget,
+/// so a share is always a limit. 0 when `part` is not in `planned`.
+double share_with_carry(const std::vector<PartShare>& planned, const std::string& part,
+                        double spent_s, double budget_s);
+
 }  // namespace threadmap::report

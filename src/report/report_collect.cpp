@@ -59,6 +59,9 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
   } else if (usable.count() < 2) {
     part.status = {false, "needs two usable CPUs; this process may use only " + usable.to_list(),
                    0};
+    // Why it may use only one is the first thing a reader needs (srun/mpirun bound it).
+    if (rep.binding && rep.binding->narrower)
+      part.status.reason += " (" + rep.binding->finding + ")";
     return {};
   } else {
     latency::MeasureOptions mo;
@@ -145,10 +148,17 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       o.progress("[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + what);
   };
 
-  say("reading the topology (hwloc)");
+  // The topology first, quietly: a launcher's binding is the first line the user reads, before
+  // any progress, since every number that follows is about the CPUs it left us.
   Clock::time_point t = Clock::now();
   CpuSet usable;
-  if (auto topo = Topology::load_this_machine(); topo) {
+  auto topo = Topology::load_this_machine();
+  if (topo) {
+    rep.binding = this_process_binding(*topo);
+    if (!rep.binding->finding.empty() && o.warning) o.warning(rep.binding->finding);
+  }
+  say("reading the topology (hwloc)");
+  if (topo) {
     rep.topology = *topo;
     if (auto u = experiments::usable_cpus(*topo); u)
       usable = *u;
@@ -181,7 +191,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
     say("bench " + name);
     t = Clock::now();
     PartStatus status;
-    base.share_s = share_of("bench " + name);
+    // What the parts before left unused goes to this one and the ones after it.
+    base.share_s = share_with_carry(shares, "bench " + name, seconds_since(start), rep.budget_s);
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
       rep.benches.push_back(experiments::unavailable_bench(name, "", status.reason));
@@ -189,7 +200,8 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
-    status.share_s = base.share_s;
+    status.share_s = share_of("bench " + name);
+    status.given_s = base.share_s;
     rep.bench_status.push_back(status);
   }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/core/machine_state.hpp"
+#include "src/core/process_binding.hpp"
 #include "src/experiments/bench_result.hpp"
 #include "src/experiments/experiments.hpp"
 #include "src/latency/compare.hpp"
@@ -36,6 +37,9 @@ struct PartStatus {
   /// stops measuring by its own rule within it (latency: time per pair; a bench: its rounds).
   /// `seconds` may exceed it where a part cannot be cut shorter (one round of each variant).
   double share_s = 0;
+  /// The share it was given when it started: its share, plus what the parts before it left
+  /// unused (or less what they overran; report_budget's share_with_carry). 0 = share_s.
+  double given_s = 0;
 };
 
 /// One command that applies a recommendation with a given tool.
@@ -104,6 +108,10 @@ struct MachineReport {
   std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
   PartStatus topology_status;
   std::string usable_cpus;
+  /// This process's binding against its cgroup; a launcher's narrower binding (srun's task
+  /// binding, mpirun's --bind-to core) is the first line of the terminal output and the page.
+  /// Absent when the topology could not be read.
+  std::optional<ProcessBinding> binding;
   LatencyPart latency;
   AdvicePart advice;
   std::vector<BenchResult> benches;      ///< in experiments::benches() order
@@ -123,6 +131,8 @@ struct ReportOptions {
   SpawnOptions spawn_tools;  ///< where bin/threadmap-spawn and the cache library are
   /// Progress lines ("[3/8] measuring core-to-core latency"); may be empty.
   std::function<void(const std::string&)> progress;
+  /// A line to show before anything is measured (the binding finding); may be empty.
+  std::function<void(const std::string&)> warning;
   /// Latency measurement progress (pairs done), for a live display; may be empty.
   std::function<void(const latency::Progress&)> latency_progress;
   /// The time budget in seconds that the parts share (report_budget.hpp: topology, latency,
@@ -137,6 +147,8 @@ Result<MachineReport> collect_report(const ReportOptions& options);
 
 /// The commands applying a CPU list: `threadmap run`, taskset and OMP_PLACES (one place per
 /// CPU, in thread order, with OMP_PROC_BIND=close). `thread_cache` adds --thread-cache.
-std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache);
+/// `threads`: OMP_NUM_THREADS, 0 = one thread per CPU (two threads sharing one CPU: 2).
+std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thread_cache,
+                                         int threads = 0);
 
 }  // namespace threadmap::report

@@ -53,6 +53,27 @@ bool same_effect(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+bool Candidate::pins() const {
+  if (is_os()) return false;
+  if (!launcher.empty()) return true;  // every rank places its threads inside its share
+  return !order.empty() || !request.plan_path.empty();
+}
+
+int Candidate::parts() const {
+  return (pins() ? 1 : 0) + (request.memory.empty() ? 0 : 1) + (request.thread_cache ? 1 : 0);
+}
+
+bool Candidate::simpler_than(const Candidate& other) const {
+  if (parts() >= other.parts()) return false;
+  if (pins() &&
+      !(other.pins() && order == other.order && request.plan_path == other.request.plan_path &&
+        request.policy == other.request.policy))
+    return false;
+  if (!request.memory.empty() && request.memory != other.request.memory) return false;
+  if (request.thread_cache && !other.request.thread_cache) return false;
+  return true;
+}
+
 std::vector<std::string> split_names(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -90,13 +111,12 @@ std::vector<std::string> candidate_names(const std::string& list, bool multi_nod
     names = {"os", "compact", "scatter", "core-per-thread", "one-core", "one-l3", "one-node"};
     if (multi_node) names.insert(names.end(), {"mem-local", "mem-interleave"});
   }
-  if (std::find(names.begin(), names.end(), "os") == names.end()) {
-    names.insert(names.begin(), "os");
+  auto os_at = std::find(names.begin(), names.end(), kOsCandidate);
+  if (os_at == names.end())
     notes.push_back("os added: every candidate is judged against no placement");
-  } else {
-    names.erase(std::find(names.begin(), names.end(), "os"));
-    names.insert(names.begin(), "os");
-  }
+  else
+    names.erase(os_at);
+  names.insert(names.begin(), kOsCandidate);
   return names;
 }
 
@@ -132,7 +152,8 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
 Result<Candidate> build_candidate(const std::string& name, const Topology& topology,
                                   const CpuSet& all) {
   Candidate c;
-  if (name == "os") {
+  if (name == kOsCandidate) {
+    c.kind = Candidate::Kind::os;
     c.name = name;
     c.meaning = "no placement: the OS scheduler decides";
   } else if (name == "compact") {
@@ -171,6 +192,7 @@ void add_cache_copies(std::vector<Candidate>& built) {
   for (std::size_t i = 0; i < n; ++i) {
     if (built[i].request.thread_cache) continue;
     Candidate c = built[i];
+    c.kind = Candidate::Kind::placement;  // os+cache applies the cache: it is not the baseline
     c.name += "+cache";
     c.meaning += ", with the thread cache";
     c.request.thread_cache = true;
@@ -270,7 +292,7 @@ std::vector<std::string> run_arguments(const Candidate& c) {
 
 std::string run_line(const Candidate& c) {
   std::vector<std::string> args = c.launcher;
-  if (c.name == "os") {
+  if (c.is_os()) {
     args.insert(args.end(), c.request.command.begin(), c.request.command.end());
   } else {
     args.push_back("threadmap");

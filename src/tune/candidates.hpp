@@ -14,8 +14,15 @@
 
 namespace threadmap::tune {
 
+/// The name of the candidate every verdict is against.
+inline constexpr const char* kOsCandidate = "os";
+
 /// One placement to try.
 struct Candidate {
+  /// The OS placement (the program, or the launcher, alone: nothing applied, every verdict is
+  /// against it), or a placement that applies something.
+  enum class Kind { os, placement };
+  Kind kind = Kind::placement;
   std::string name;                  ///< "os", "compact", "one-core", "plan:F", "cpus:E", "+cache"
   std::string meaning;               ///< one line: what it does on this machine
   apply::RunRequest request;         ///< what `threadmap run` would be asked (command included)
@@ -24,6 +31,16 @@ struct Candidate {
   /// Not empty: a job. The launcher ("mpirun -np 4") starts every rank, each under
   /// `threadmap run --ranks auto` with this candidate's options ("os": the launcher alone).
   std::vector<std::string> launcher;
+
+  bool is_os() const { return kind == Kind::os; }
+  /// Whether it places threads on CPUs: a CPU order, a plan, or (a job's candidate) a policy
+  /// inside each rank's share.
+  bool pins() const;
+  /// How many things it applies: pinning, a memory policy, the thread cache (0 for os).
+  int parts() const;
+  /// Whether it applies a strict subset of what `other` applies, each part the same as there
+  /// (os+cache is simpler than one-core+cache; compact is not simpler than one-core).
+  bool simpler_than(const Candidate& other) const;
 };
 
 /// The candidates and what was decided about the list.

@@ -74,12 +74,12 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
     if (nodes) names.insert(names.end(), {"mem-local", "mem-interleave"});
   }
   CandidateSet set;
-  auto os_at = std::find(names.begin(), names.end(), "os");
+  auto os_at = std::find(names.begin(), names.end(), kOsCandidate);
   if (os_at == names.end())
     set.notes.push_back("os added: every candidate is judged against the launcher alone");
   else
     names.erase(os_at);
-  names.insert(names.begin(), "os");
+  names.insert(names.begin(), kOsCandidate);
   set.notes.push_back(
       "each candidate runs the whole job; every rank takes its share of its node and places its "
       "threads inside it (threadmap run --ranks auto); os is the launcher alone");
@@ -90,7 +90,8 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       continue;
     Candidate c;
     c.name = name;
-    if (name == "os") {
+    if (name == kOsCandidate) {
+      c.kind = Candidate::Kind::os;
       c.meaning = "the launcher alone: its own binding (if any), the OS inside it";
     } else if (name == "compact" || name == "scatter" || name == "round-robin") {
       c.request.policy = name;
@@ -114,7 +115,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       const auto& whole = builtin_candidate_names();
       if (std::find(whole.begin(), whole.end(), name) != whole.end() || name.rfind("cpus:", 0) == 0)
         return Error::invalid("candidate '" + name +
-                              "' names CPUs of the whole machine; with --ranks auto a rank's "
+                              "' names CPUs of the whole machine; in a job a rank's "
                               "CPUs are its share (candidates for a job: " +
                               joined(job_candidate_names()) + ")");
       return Error::invalid("unknown candidate '" + name +
@@ -127,7 +128,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
     for (std::size_t i = 0; i < n; ++i) {
       // The launcher alone loads no cache; with the cache, a rank runs under threadmap run,
       // which places its threads (that twin is "cache").
-      if (built[i].request.thread_cache || built[i].name == "os") continue;
+      if (built[i].request.thread_cache || built[i].is_os()) continue;
       Candidate c = built[i];
       c.name += "+cache";
       c.meaning += ", with the thread cache";

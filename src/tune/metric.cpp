@@ -25,11 +25,17 @@ const std::vector<std::string>& named_metrics() {
   return names;
 }
 
-Result<Metric> parse_metric(const std::string& text, bool higher, bool lower) {
+Result<Metric> parse_metric(const std::string& text, bool higher, bool lower,
+                            bool* about_direction) {
   Metric m;
-  if (higher && lower) return Error::invalid("--higher and --lower contradict each other");
+  auto direction = [&](const std::string& message) {
+    if (about_direction) *about_direction = true;
+    return Error::invalid(message);
+  };
+  if (about_direction) *about_direction = false;
+  if (higher && lower) return direction("a number cannot be better both higher and lower");
   if (text == "wall" || text == "cpu") {
-    if (higher) return Error::invalid("--higher: " + text + " time is always lower-is-better");
+    if (higher) return direction("higher is better: " + text + " time is always lower-is-better");
     m.kind = text == "wall" ? Metric::Kind::wall : Metric::Kind::cpu;
     return m;
   }
@@ -47,8 +53,7 @@ Result<Metric> parse_metric(const std::string& text, bool higher, bool lower) {
                           std::to_string(m.compiled.mark_count()) +
                           "), around the number, e.g. 'ops/s=([0-9.]+)'");
   if (!higher && !lower)
-    return Error::invalid("'" + text +
-                          "': say whether a higher number is better (--higher) or worse (--lower)");
+    return direction("'" + text + "': say whether a higher or a lower number is better");
   return m;
 }
 

@@ -36,25 +36,28 @@ std::string failure_text(int status, int run, const std::string& output) {
 
 // A busy verdict outranks quiet, quiet outranks unknown: the candidate keeps the worst it saw.
 int rank_of(const MachineState& s) {
-  return s.verdict == "busy" ? 2 : s.verdict == "quiet" ? 1 : 0;
+  switch (s.verdict) {
+    case MachineVerdict::busy:
+      return 2;
+    case MachineVerdict::quiet:
+      return 1;
+    case MachineVerdict::unknown:
+      break;
+  }
+  return 0;
 }
 
-CandidateResult* find(TuneResult& r, const std::string& name) {
-  for (auto& c : r.candidates)
-    if (c.candidate.name == name) return &c;
-  return nullptr;
-}
-
-// Whether another round could change the answer: the leader against "os" (or, when "os" leads,
-// "os" against the runner-up) and the leader against the runner-up are both either clear or
+// Whether another round could change the answer: the leader against os (or, when os leads,
+// os against the runner-up) and the leader against the runner-up are both either clear or
 // beyond what more runs can settle.
 bool more_rounds_could_help(TuneResult& r, const VerdictOptions& options) {
   judge(r, options);
-  const CandidateResult* leader = find(r, r.leader);
+  const CandidateResult* leader = r.at(r.leader);
   if (!leader) return false;
   const CandidateResult* runner_up = nullptr;
-  for (const auto& c : r.candidates) {
-    if (c.failed || c.samples.empty() || c.candidate.name == r.leader) continue;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const CandidateResult& c = r.candidates[i];
+    if (c.failed || c.samples.empty() || i == r.leader) continue;
     bool higher = r.metric.higher_is_better;
     if (!runner_up || (higher ? c.interval.median > runner_up->interval.median
                               : c.interval.median < runner_up->interval.median))
@@ -71,68 +74,6 @@ bool more_rounds_could_help(TuneResult& r, const VerdictOptions& options) {
 }  // namespace
 
 namespace {
-void judge_leader(TuneResult& r, const VerdictOptions& options);
-}
-
-void judge(TuneResult& r, const VerdictOptions& options) {
-  judge_leader(r, options);
-  const CandidateResult* best = find(r, r.best);
-  const std::vector<double> none;
-  for (auto& c : r.candidates)
-    c.vs_best = compare_samples(c.samples, best && !best->failed ? best->samples : none,
-                                r.metric.higher_is_better, options);
-}
-
-namespace {
-void judge_leader(TuneResult& r, const VerdictOptions& options) {
-  const bool higher = r.metric.higher_is_better;
-  r.leader.clear();
-  const CandidateResult* leader = nullptr;
-  for (auto& c : r.candidates) {
-    c.interval = median_interval(c.samples);
-    if (c.failed || c.samples.empty()) continue;
-    if (!leader || (higher ? c.interval.median > leader->interval.median
-                           : c.interval.median < leader->interval.median))
-      leader = &c;
-  }
-  if (leader) r.leader = leader->candidate.name;
-  const CandidateResult* os = find(r, "os");
-  const std::vector<double> none;
-  const std::vector<double>& os_samples = os && !os->failed ? os->samples : none;
-  const std::vector<double>& leader_samples = leader ? leader->samples : none;
-  for (auto& c : r.candidates) {
-    c.vs_os = compare_samples(c.samples, os_samples, higher, options);
-    c.vs_leader = compare_samples(c.samples, leader_samples, higher, options);
-  }
-  r.best = "os";
-  if (!leader) {
-    r.conclusion = "no candidate ran successfully";
-    return;
-  }
-  const CandidateResult& l = *leader;
-  if (os_samples.empty() && l.candidate.name != "os") {
-    r.best = l.candidate.name;
-    r.conclusion = l.candidate.name +
-                   " has the best median; the program failed without a "
-                   "placement, so nothing is judged against the OS";
-    return;
-  }
-  if (l.candidate.name != "os" && l.vs_os.kind == Verdict::Kind::better) {
-    r.best = l.candidate.name;
-    r.conclusion = l.candidate.name + " is " + fixed(l.vs_os.ratio, 2) + "x " + l.vs_os.word() +
-                   " than os (" + l.vs_os.basis + ")";
-    return;
-  }
-  if (l.candidate.name == "os") {
-    r.conclusion = "no placement beats the OS here: os has the best median";
-  } else {
-    r.conclusion = "no placement beats the OS here: the best median (" + l.candidate.name +
-                   ") is not clearly better than os (" + l.vs_os.basis + ")";
-  }
-}
-}  // namespace
-
-namespace {
 
 // The launch of every candidate, prepared (and so checked) before anything runs, and a result
 // row for each.
@@ -144,7 +85,7 @@ Result<std::vector<os::LaunchSpec>> prepare_candidates(const CandidateSet& set, 
       // A job: the launcher starts the ranks, each under our own `run --ranks auto`, which
       // prepares its launch inside the rank (its share is known only there).
       launch.argv = c.launcher;
-      if (c.name == "os") {
+      if (c.is_os()) {
         launch.argv.insert(launch.argv.end(), c.request.command.begin(), c.request.command.end());
       } else {
         const std::string self = os::self_executable();
@@ -154,11 +95,13 @@ Result<std::vector<os::LaunchSpec>> prepare_candidates(const CandidateSet& set, 
         std::vector<std::string> run = run_arguments(c);
         launch.argv.insert(launch.argv.end(), run.begin(), run.end());
       }
-    } else if (c.name == "os") {
+    } else if (c.is_os()) {
       launch.argv = c.request.command;
     } else {
-      auto prepared = apply::prepare_run(c.request);
+      std::string whole_process;  // a static program: placed as a whole process, said once
+      auto prepared = apply::prepare_run(c.request, nullptr, nullptr, &whole_process);
       if (!prepared) return prepared.error().with_context("candidate " + c.name);
+      if (!whole_process.empty()) r.notes.push_back("candidate " + c.name + ": " + whole_process);
       launch = *prepared;
     }
     launches.push_back(std::move(launch));
@@ -241,6 +184,7 @@ void report_progress(const TuneLoop& loop, const CandidateResult& c, double valu
   if (!settings.progress) return;
   Progress p;
   p.candidate = c.candidate.name;
+  p.unit = loop.metric.unit();
   p.round = loop.round;
   p.min_rounds = settings.min_rounds;
   p.value = value;
@@ -287,7 +231,7 @@ Result<RunOutcome> run_candidate_once(TuneLoop& loop, std::size_t i, int attempt
     return RunOutcome::done;
   }
   loop.metric_checked = true;
-  const bool busy = state.verdict == "busy";
+  const bool busy = state.busy();
   // Repeating helps against a burst; under lasting load (the run before was busy too)
   // the repeat would be as disturbed, so the run is kept and marked instead.
   const bool lasting = loop.previous_busy;
@@ -298,6 +242,7 @@ Result<RunOutcome> run_candidate_once(TuneLoop& loop, std::size_t i, int attempt
   }
   if (busy) ++c.disturbed_kept;
   if (rank_of(state) >= rank_of(c.machine_state)) c.machine_state = state;
+  if (rank_of(state) >= rank_of(r.machine_state)) r.machine_state = state;
   c.samples.push_back(*value);
   c.wall_s.push_back(run->wall_s);
   report_progress(loop, c, *value, busy, round_s);

@@ -2,8 +2,10 @@
 // placement, interleaved (A B C, C B A, A B C ... so slow drift is spread over all of them), add
 // rounds while the verdict between the leaders is unclear and more runs could settle it and the
 // budget allows, and judge each candidate against no placement ("os") and against the leader
-// with core/verdict's stated test. A failing candidate is reported and never ranked; a run the
-// machine disturbed (busy neighbours, steal) is repeated once, then kept and marked.
+// with core/verdict's stated rule for rounds (the paired rule on per-round ratios beside the
+// unpaired one: sample i of every candidate ran in round i). A failing candidate is reported and
+// never ranked; a run the machine disturbed (busy neighbours, steal) is repeated once, then kept
+// and marked.
 #pragma once
 
 #include <functional>
@@ -33,10 +35,13 @@ struct CandidateResult {
   std::string first_output;     ///< its first recorded (or failing) run's output
   bool first_output_truncated = false;
   MedianInterval interval;  ///< median and its 95% interval
-  Verdict vs_os;            ///< this candidate against "os"
+  Verdict vs_os;            ///< this candidate against the os candidate
   Verdict vs_leader;        ///< this candidate against the leader (the loop's rule)
   Verdict vs_best;          ///< this candidate against `best` (= vs_os when best is os)
 };
+
+/// An index into TuneResult::candidates that names none.
+inline constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
 
 /// Progress of the loop, for the CLI to print on stderr.
 struct Progress {
@@ -47,11 +52,12 @@ struct Progress {
   bool disturbed = false;  ///< the machine was busy around it
   double elapsed_s = 0;
   double estimate_s = 0;  ///< time still expected: to the minimum rounds, or to the budget
+  std::string unit;       ///< the metric's unit ("s", "" for a printed number)
 };
 
 struct TuneSettings {
   double budget_s = 60;  ///< wall time for all runs; binds after the first full round
-  int min_rounds = 5;    ///< 4 vs 4 is the least that can be clear at alpha 0.05
+  int min_rounds = 5;    ///< 5 rounds is the least that can be clear (verdict.hpp)
   int max_rounds = 40;
   int repeat_disturbed = 1;  ///< times a busy run is dropped and run again (not under lasting
                              ///< load: when the run before was busy too, it is kept and marked)
@@ -62,12 +68,23 @@ struct TuneSettings {
 
 struct TuneResult {
   Metric metric;
-  std::vector<CandidateResult> candidates;  ///< in the set's order, "os" first
+  std::vector<CandidateResult> candidates;  ///< in the set's order, the os candidate first
   std::vector<std::string> notes;           ///< from the candidate set, and the loop's own
-  std::string leader;                       ///< best median among the candidates that did not fail
-  std::string best;           ///< the leader when it is clearly better than "os", else "os"
-  std::string conclusion;     ///< one line: "one-core is 4.9x faster than os (...)" / "no
-                              ///< placement beats the OS here (...)"
+  /// Index of the best median among the candidates that did not fail; kNoCandidate when none.
+  std::size_t leader = kNoCandidate;
+  /// Index of what tune recommends: the simplest candidate that is clearly better than os and
+  /// not clearly worse than the leader (a candidate that only adds pinning to an equal one is
+  /// not recommended); the os candidate when nothing is clearly better than it.
+  std::size_t best = kNoCandidate;
+  std::string conclusion;  ///< "one-core is 4.9x faster than os (...)" / "no placement beats
+                           ///< the OS here (...)", and why best is not the leader when it is not
+  /// The state the verdicts were reached in: the busiest machine state seen around any run.
+  MachineState machine_state;
+  int runs_kept = 0;       ///< recorded runs of every candidate
+  int runs_disturbed = 0;  ///< of those, the ones the machine disturbed (kept and marked)
+  /// "most runs were disturbed (9 of 12): rerun on a quiet machine for a verdict" when more than
+  /// half of the kept runs were; "" otherwise.
+  std::string disturbed_note;
   std::string record_output;  ///< the first run's output (under "os"), kept once for the record
   bool record_truncated = false;
   int rounds = 0;
@@ -75,6 +92,13 @@ struct TuneResult {
   double budget_s = 0;
   bool interrupted = false;  ///< Ctrl-C / SIGTERM: the verdicts are on what was found so far
   std::string stopped;       ///< why the loop ended
+
+  /// The candidate at `index`, or null for kNoCandidate.
+  const CandidateResult* at(std::size_t index) const;
+  /// The name of the candidate at `index`; "" for kNoCandidate.
+  std::string name_of(std::size_t index) const;
+  /// Whether best is the os candidate (nothing beats the OS here).
+  bool best_is_os() const;
 };
 
 /// Runs the loop. Fails with ENODATA when the metric's pattern does not match the first
@@ -84,8 +108,9 @@ struct TuneResult {
 Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
                             const TuneSettings& settings, const Topology& topology);
 
-/// Which candidate is the leader and whether it beats "os", from the samples in `result`
-/// (fills every vs_os / vs_leader, leader, best, conclusion). Pure: tests feed it samples.
+/// Which candidate is the leader and whether it beats os, from the samples in `result` (fills
+/// every vs_os / vs_leader / vs_best, leader, best, conclusion, runs_kept, runs_disturbed and
+/// disturbed_note). Pure: tests feed it samples, in round order.
 void judge(TuneResult& result, const VerdictOptions& options);
 
 }  // namespace threadmap::tune

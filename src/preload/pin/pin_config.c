@@ -14,7 +14,7 @@ typedef struct scan_state {
   char* text_copy;        /* arena copy of the whole text (fill pass) */
   const char* text;       /* original text */
   size_t sets, patterns, cycle_sets;
-  int mem_seen;
+  int mem_seen, from_seen, original_seen;
   long max_cpu, max_slot, max_skip;
   char* error;
   size_t error_size;
@@ -236,6 +236,21 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     return 0;
   }
   if (key_is(e, eq, "mem")) return parse_mem(st, v, vlen, e, len);
+  if (key_is(e, eq, "from")) {
+    long pid = 0;
+    if (parse_index(v, vlen, 999999999L, &pid) != 0 || pid == 0)
+      return fail(st, "expected from=PID", e, len);
+    if (st->from_seen++) return fail(st, "from given twice", e, len);
+    if (cfg) cfg->from_pid = pid;
+    return 0;
+  }
+  if (key_is(e, eq, "original")) {
+    if (st->original_seen++) return fail(st, "original given twice", e, len);
+    int32_t set = add_set(st, v, vlen);
+    if (set < 0) return fail(st, "bad CPU list", e, len);
+    if (cfg) cfg->original_set = set;
+    return 0;
+  }
   if (key_is(e, eq, "mainmem")) {
     long node = 0;
     if (parse_index(v, vlen, TM_PIN_MAX_NODE, &node) != 0)
@@ -347,6 +362,8 @@ int tm__pin_config_parse(const char* text, void* arena, size_t arena_size, size_
   config->skip_index = (unsigned char*)(base + off_skip);
   config->skip_count = skip_count;
   config->main_set = -1;
+  config->from_pid = -1;
+  config->original_set = -1;
   for (size_t i = 0; i < slot_count; ++i) config->slot_sets[i] = config->slot_mem_nodes[i] = -1;
   char* text_copy = base + off_text;
   memcpy(text_copy, text, text_len + 1);

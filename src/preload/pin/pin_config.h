@@ -23,6 +23,12 @@
  *                        get mem= or, without it, the default policy back
  *     namemem=GLOB:NODE  a thread that names itself so prefers NODE (set by the thread itself
  *                        when it names itself, or at its start when already named)
+ *   Written by the library itself when it passes the rules on to a program the process execs
+ *   or starts (never by `threadmap run`; see docs/run-and-watch.md, "Across exec"):
+ *     from=PID           the process that passed the rules on (rewritten by every program
+ *                        that takes them, in its constructor)
+ *     original=CPUS      the affinity the first program that took the rules started with; a
+ *                        skipped or unclaimed thread gets it back (not the wrapper's pin)
  *   CPUS = N or A-B items joined by ','; GLOB = fnmatch-style '*', '?', '[...]' (no ';').
  *   NODES = OS NUMA node numbers (as numactl and /sys), N or A-B items joined by ','.
  *
@@ -96,6 +102,8 @@ typedef struct tm__pin_config {
   int32_t main_mem_node;                      /**< mainmem=, or -1 */
   int32_t* slot_mem_nodes;                    /**< slot_count entries: slotmem= node or -1 */
   int has_mem_rules;                          /**< any mem=, mainmem= or slotmem= entry */
+  long from_pid;                              /**< from=, or -1 */
+  int32_t original_set;                       /**< original=: set index, or -1 */
 } tm__pin_config;
 
 /** Parses `text`. With arena == NULL only validates and stores the arena size it needs in

@@ -6,7 +6,9 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -90,6 +92,99 @@ static void forget_environment(void) {
   unsetenv("TM_PIN_CONFIG");
 }
 
+/* Appends `mask` (words of unsigned long) to `out` in the tm-pin/1 CPU list syntax ("0-3,8");
+ * `out` has room for the worst case (every other CPU: 6 characters a CPU below 65536). */
+static size_t append_cpu_list(char* out, const unsigned long* mask, size_t words) {
+  const size_t word_bits = sizeof(unsigned long) * 8;
+  const size_t bits = words * word_bits;
+#define TM__HAS(i) ((mask[(i) / word_bits] >> ((i) % word_bits)) & 1UL)
+  size_t length = 0;
+  for (size_t cpu = 0; cpu < bits; ++cpu) {
+    if (!TM__HAS(cpu)) continue;
+    size_t last = cpu;
+    while (last + 1 < bits && TM__HAS(last + 1)) ++last;
+    length += (size_t)sprintf(out + length, length ? ",%zu" : "%zu", cpu);
+    if (last > cpu) length += (size_t)sprintf(out + length, "-%zu", last);
+    cpu = last;
+  }
+#undef TM__HAS
+  out[length] = '\0';
+  return length;
+}
+
+/* The rules go on to what this program execs or starts, marked as coming from this process and
+ * carrying the affinity the first program that took them started with (a wrapper's main thread
+ * is pinned by the main rule, and the program it execs would otherwise take that pin for "the
+ * affinity it would have had without threadmap"). Runs in the constructor, before main(): a shell
+ * copies its environment at start and builds its children's from that copy. Leaves the variable
+ * as it was when memory runs short (the next program then reads the old from=, which only costs
+ * the check in `handed_by_threaded_program`). */
+static void pass_on_environment(const char* text) {
+  size_t header_len = strlen(TM_PIN_CONFIG_HEADER);
+  size_t text_len = strlen(text);
+  size_t original_room = tm__rt.config.original_set >= 0 ? 0 : TM__ORIGINAL_WORDS * 64 * 6 + 16;
+  char* out = malloc(text_len + original_room + 64);
+  if (!out) return;
+  size_t length =
+      (size_t)sprintf(out, "%s;from=%ld", TM_PIN_CONFIG_HEADER, (long)tm__prim_getpid());
+  if (tm__rt.config.original_set < 0 && tm__rt.original_bytes > 0) {
+    memcpy(out + length, ";original=", 10);
+    length += 10;
+    length += append_cpu_list(out + length, tm__rt.original,
+                              tm__rt.original_bytes / sizeof(unsigned long));
+  }
+  const char* p = text + header_len;
+  while (*p == ';') {
+    const char* entry = p + 1;
+    const char* end = strchr(entry, ';');
+    size_t n = end ? (size_t)(end - entry) : strlen(entry);
+    if (!(n >= 5 && memcmp(entry, "from=", 5) == 0)) {
+      out[length++] = ';';
+      memcpy(out + length, entry, n);
+      length += n;
+    }
+    p = entry + n;
+  }
+  out[length] = '\0';
+  setenv("TM_PIN_CONFIG", out, 1);
+  free(out);
+}
+
+/* Whether the process that passed the rules on (from=) runs threads now. Such a process keeps
+ * the rules to itself (it removed them from its environment before its first thread), so rules
+ * that reach us from it come from a copy of the environment it took before that (Python's
+ * os.environ, a JVM's ProcessBuilder): we are its child, not the program it was a wrapper for.
+ * An exec in the same process, a process gone, or a /proc we cannot read count as a wrapper. */
+static int handed_by_threaded_program(long from) {
+  if (from < 0 || from == (long)tm__prim_getpid()) return 0;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/status", from);
+  char text[4096];
+  if (tm__prim_read_file(path, text, sizeof text) <= 0) return 0;
+  const char* at = strstr(text, "\nThreads:");
+  if (!at) return 0;
+  long threads = 0;
+  for (at += 9; *at == ' ' || *at == '\t'; ++at) {
+  }
+  for (; *at >= '0' && *at <= '9'; ++at) threads = threads * 10 + (*at - '0');
+  return threads > 1;
+}
+
+/* The first thread this program creates makes it the program that runs the threads: from now
+ * on the programs it execs or starts get no rules (unless inherit). Removed from the environment
+ * before the thread exists, so no thread of ours reads it while it changes. */
+static atomic_int tm__rules_kept;
+
+void tm__keep_rules_here(void) {
+  if (tm__rt.config.inherit || atomic_exchange(&tm__rules_kept, 1) != 0) return;
+  forget_environment();
+  if (tm__rt.verbose)
+    report(
+        "pin: this program creates threads: the rules stay with it; programs it starts from "
+        "now on get none (--inherit: they do)",
+        NULL);
+}
+
 /* Parses TM_PIN_CONFIG into an mmap'd arena. Returns 1 when rules are active. */
 static int read_config(const char* text) {
   char error[256];
@@ -131,6 +226,12 @@ static void note_name_match(const char* name) {
 /* At exit of the process we started in (not a fork of it): the name rules no thread took. */
 __attribute__((destructor)) static void report_unmatched_names(void) {
   if (!tm__rt.active || !tm__rt.config.has_name_rules || tm__prim_getpid() != tm__init_pid) return;
+  /* A wrapper (a shell, env) that created no thread and named none passed the rules on: the
+   * names are the program's to take, not its. */
+  int any_matched = 0;
+  for (size_t i = 0; i < TM__NAME_TRACKED; ++i)
+    any_matched |= atomic_load_explicit(&tm__name_matched[i], memory_order_relaxed);
+  if (!any_matched && atomic_load_explicit(&tm__rt.created, memory_order_relaxed) == 0) return;
   tm__line line;
   tm__line_start(&line);
   tm__line_str(&line,
@@ -157,12 +258,17 @@ static void print_config(void) {
   tm__line_long(&line, (long)tm__rt.config.pattern_count);
   tm__line_str(&line, " name/lib rules, main ");
   tm__line_str(&line, tm__rt.config.main_set >= 0 ? "pinned" : "not pinned");
-  /* What really happens without --inherit (issue 27): the rules are dropped at exec, but the
-   * kernel hands the exec'd program the CPU mask of the thread that forked it. */
+  /* What happens across exec without --inherit: a wrapper (env, sh -c, a script) passes the
+   * rules on; the program that creates threads keeps them, and what it starts afterwards gets
+   * none but starts on the CPUs of the thread that forked it (the kernel carries that mask). */
   tm__line_str(&line, tm__rt.config.inherit
                           ? ", exec'd programs keep these rules"
-                          : ", exec'd programs get no rules but start on the CPUs of the "
-                            "thread that forked them (--inherit: the rules too)");
+                          : ", passed on to what this program execs until it creates a thread "
+                            "(then its children get none; --inherit: they do)");
+  if (tm__rt.config.from_pid > 0) {
+    tm__line_str(&line, "; passed on by pid ");
+    tm__line_long(&line, tm__rt.config.from_pid);
+  }
   tm__line_emit(&line);
 }
 
@@ -186,11 +292,27 @@ static void init_once(void) {
   const char* text = getenv("TM_PIN_CONFIG");
   int active = text ? read_config(text) : 0;
   if (!text && tm__rt.verbose) report("pin: TM_PIN_CONFIG is not set; running unpinned", NULL);
+  if (active && !tm__rt.config.inherit && handed_by_threaded_program(tm__rt.config.from_pid)) {
+    /* The child of the program that runs the threads, started with an old copy of its
+     * environment: runs unpinned, as without that copy. */
+    if (tm__rt.verbose) {
+      tm__line line;
+      tm__line_start(&line);
+      tm__line_str(&line, "pin: the rules came from pid ");
+      tm__line_long(&line, tm__rt.config.from_pid);
+      tm__line_str(&line, ", which runs threads (they are its): this program runs unpinned");
+      tm__line_emit(&line);
+    }
+    active = 0;
+  }
   if (active && tm__rt.verbose) print_config();
-  if (!(active && tm__rt.config.inherit)) forget_environment();
-  if (!active) return;
+  if (!active) {
+    forget_environment();
+    return;
+  }
   tm__init_pid = tm__prim_getpid();
   tm__rt.active = 1;
+  pass_on_environment(text);
   if (tm__rt.config.main_set >= 0) {
     tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
     tm__apply_to_self(&main_decision, "main thread", -1, NULL);
@@ -212,6 +334,10 @@ static const unsigned long* decision_mask(const tm__decision* d, size_t* bytes) 
   if (d->action == TM__ACTION_SET && d->set >= 0) {
     *bytes = tm__rt.config.mask_words * sizeof(unsigned long);
     return tm__rt.config.sets + (size_t)d->set * tm__rt.config.mask_words;
+  }
+  if (d->action == TM__ACTION_RESTORE && tm__rt.config.original_set >= 0) {
+    *bytes = tm__rt.config.mask_words * sizeof(unsigned long);
+    return tm__rt.config.sets + (size_t)tm__rt.config.original_set * tm__rt.config.mask_words;
   }
   if (d->action == TM__ACTION_RESTORE && tm__rt.original_bytes > 0) {
     *bytes = tm__rt.original_bytes;

@@ -33,10 +33,16 @@ typedef struct tm__runtime {
 /** The one instance. */
 extern tm__runtime tm__rt;
 
-/** Reads the configuration, looks up the real functions, pins the main thread and (unless
- * inherit) removes our variables and ourselves from the environment exec'd children get.
- * Runs once (pthread_once); safe to call from any wrapper before the constructor has run. */
+/** Reads the configuration, looks up the real functions, pins the main thread and rewrites the
+ * configuration in the environment for the programs this one execs (from= this process,
+ * original= the family's first affinity). Runs once (pthread_once); safe to call from any
+ * wrapper before the constructor has run. */
 void tm__runtime_init(void);
+
+/** Called before the first thread this process creates: unless inherit, removes our variables
+ * and ourselves from the environment, so the programs it starts from now on run without the
+ * rules (a process that creates threads is the program the rules were for). */
+void tm__keep_rules_here(void);
 
 /** Applies `decision` to the calling thread (`label` and `index` only feed TM_VERBOSE and the
  * failure line). Marks the thread as pinned by us when it sets a mask. */

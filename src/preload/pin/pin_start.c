@@ -109,6 +109,7 @@ int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*sta
   tm__runtime_init();
   if (!tm__rt.real_create) return EAGAIN;
   if (!tm__rt.active) return tm__rt.real_create(thread, attr, start, arg);
+  tm__keep_rules_here();
 
   tm__start_info info;
   info.start = start;

@@ -2,7 +2,8 @@
 # Starts a private single-node Slurm cluster (munged + slurmctld + slurmd on this host, every file
 # in a temporary directory, free ports), runs the command given after it with SLURM_CONF set,
 # and stops the daemons on every exit path. If Slurm cannot start it says why (the daemons' log
-# tails) and exits 1: a test that needs Slurm fails, it does not skip.
+# tails) and exits 1: a test that needs Slurm fails, it does not skip. TM_SLURM_TASK_PLUGIN
+# picks the task plugin (default task/none; task/affinity binds each task as sites do).
 #   private_slurm.sh CMD ARGS...
 set -uo pipefail
 for tool in munged slurmctld slurmd srun sinfo; do
@@ -73,7 +74,7 @@ SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=${TM_SLURM_TASK_PLUGIN:-task/none}
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 MpiDefault=none

@@ -25,7 +25,7 @@ mkdir -p "$work/job-ok" "$work/job-missing" "$work/fleet-alike" "$work/fleet-out
 # A clean job: two ranks, one CPU each, each busy on its own CPU for a moment.
 for rank in 0 1; do
   "$tm" run --ranks $rank/2 --record "$work/job-ok" -- \
-    sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done' >/dev/null 2>&1 ||
+    sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' >/dev/null 2>&1 ||
     problem "run --ranks $rank/2 --record failed: no job fixture"
 done
 "$tm" run --ranks 0/2 --record "$work/job-missing" -- true >/dev/null 2>&1 ||

@@ -178,3 +178,44 @@ TEST(CliPlan, ExportsCarryOsMemoryNodes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Peak RSS (KiB) of a command run under /usr/bin/time, or -1.
+long peak_rss_kib(const std::string& command, std::string* out) {
+  const std::string rss_file = "/tmp/tm_plan_rss_" + std::to_string(getpid()) + ".txt";
+  CommandResult r = run("/usr/bin/time -f %M -o " + rss_file + " " + command);
+  if (out) *out = r.out;
+  std::ifstream in(rss_file);
+  long kib = -1;
+  in >> kib;
+  std::filesystem::remove(rss_file);
+  return r.status == 0 ? kib : -1;
+}
+
+// At 2,048 CPUs a plan that solves nothing must not build a CPU x CPU table (36 MB, most of a
+// second): the topology's tree answers each pair. hwloc's own synthetic machine (lstopo).
+TEST(CliPlan, TwoThousandCpusWithoutACpuByCpuTable) {
+  if (std::system("command -v lstopo-no-graphics >/dev/null && test -x /usr/bin/time") != 0)
+    GTEST_SKIP() << "needs lstopo-no-graphics (hwloc) and /usr/bin/time";
+  const std::string xml = "/tmp/tm_plan_2048_" + std::to_string(getpid()) + ".xml";
+  ASSERT_EQ(
+      run("lstopo-no-graphics --input 'pack:8 numa:2 l3:4 core:16 pu:2' --of xml " + xml).status,
+      0);
+  std::string out;
+  const long kib =
+      peak_rss_kib(plan("--threads 64 --policy compact --topology " + xml + " --json"), &out);
+  const long topo_kib =
+      peak_rss_kib(std::string(THREADMAP_BIN) + " topo --topology " + xml, nullptr);
+  std::filesystem::remove(xml);
+  ASSERT_GT(kib, 0);
+  EXPECT_LT(kib, 50 * 1024) << "peak RSS of plan at 2,048 CPUs";
+  EXPECT_LT(topo_kib, 50 * 1024) << "peak RSS of topo at 2,048 CPUs";
+  auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["assignments"].size(), 64u);
+  // compact: SMT siblings first, so threads 0 and 1 share a core of the first package.
+  EXPECT_EQ(j["assignments"][0]["cpus"][0], 0);
+  EXPECT_EQ(j["assignments"][1]["cpus"][0], 1);
+}
+
+}  // namespace

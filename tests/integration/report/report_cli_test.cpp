@@ -2,9 +2,11 @@
 // self-contained page: images as data: URIs, no external URL or file reference) and
 // report.json (schema threadmap.report/1) with every part present or marked unavailable.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -362,6 +364,69 @@ TEST(HtmlCheck, RejectsBrokenPagesAndAcceptsAGoodOne) {
   EXPECT_FALSE(check_html("<html><body><p>a < b</p></body></html>").errors.empty());
   EXPECT_FALSE(check_html("<html><body><p></div></p></body></html>").errors.empty());
   EXPECT_FALSE(check_html("<html><body><p title=\"x></p></body></html>").errors.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// A process bound narrower than its cgroup (taskset here, srun/mpirun on a cluster) measures a
+// corner of the machine: report, bench and latency say so first, in words and in the JSON.
+bool have_two_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(0, &set) && CPU_ISSET(1, &set);
+}
+
+TEST(ReportCli, ABindingNarrowerThanTheCgroupIsTheFirstLine) {
+  if (!have_two_cpus()) GTEST_SKIP() << "needs CPUs 0 and 1";
+  const fs::path dir = fs::temp_directory_path() / ("threadmap-bound-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  Ran r;
+  {  // run() starts the binary itself: here taskset starts it, bound to CPU 0.
+    FILE* p = popen(("taskset -c 0 " + std::string(THREADMAP_BIN) +
+                     " report --quick --budget 2 --out " + dir.string() + " 2>&1")
+                        .c_str(),
+                    "r");
+    ASSERT_NE(p, nullptr);
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    r.status = WEXITSTATUS(pclose(p));
+  }
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("threadmap report: warning: bound to CPU 0 of the ", 0), 0u) << r.out;
+  auto j = nlohmann::json::parse(slurp(dir / "report.json"));
+  EXPECT_TRUE(j["binding"]["narrower"].get<bool>()) << j["binding"].dump();
+  EXPECT_EQ(j["binding"]["affinity"], "0");
+  // Latency cannot run on one CPU: the reason names the binding.
+  EXPECT_NE(j["latency"]["unavailable_reason"].get<std::string>().find("bound to CPU 0"),
+            std::string::npos)
+      << j["latency"].dump();
+  EXPECT_NE(slurp(dir / "report.html").find("id=\"binding\""), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(ReportCli, BenchAndLatencySayTheBindingToo) {
+  if (!have_two_cpus()) GTEST_SKIP() << "needs CPUs 0 and 1";
+  FILE* p = popen(("taskset -c 1 " + std::string(THREADMAP_BIN) +
+                   " bench contention --quick --runs 1 2>/dev/null")
+                      .c_str(),
+                  "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  EXPECT_EQ(out.rfind("warning: bound to CPU 1 of the ", 0), 0u) << out;
+  p = popen(("taskset -c 0 " + std::string(THREADMAP_BIN) + " latency --quick 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  out.clear();
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  EXPECT_NE(WEXITSTATUS(pclose(p)), 0);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("bound to CPU 0 of the "), std::string::npos) << out;
 }
 
 }  // namespace

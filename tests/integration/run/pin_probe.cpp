@@ -8,12 +8,19 @@
 //   async N            N std::async(std::launch::async) tasks
 //   many N             N threads created and joined one after another; prints RSS growth
 //   exec               prints whether TM_PIN_CONFIG is set, then execs itself "pthreads 1"
+//                      with PROBE_TAG=exec
+//   exec threads       the same after running one thread of its own first ("thread-0")
+//   copyenv            copies its environment, runs a thread that stays alive, and meanwhile
+//                      forks a child that execs itself "pthreads 1" with that copy (as Python's
+//                      subprocess does with env=os.environ) and PROBE_TAG=child
+//   PROBE_TAG=T in the environment prefixes every label with "T/" (a probe run by a probe)
 //   exit CODE          exits with CODE after reporting the main thread
 //   sleep MS           one thread that reports, then sleeps MS ms (something to watch)
 //   ownaffinity CPU    thread "own-0" created with pthread_attr_setaffinity_np(CPU), then a
 //                      plain "thread-1", one after the other
 #include <pthread.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -38,7 +45,9 @@ std::string affinity_list() {
   return out;
 }
 
-void report(const std::string& label) {
+void report(const std::string& bare_label) {
+  const char* tag = std::getenv("PROBE_TAG");
+  std::string label = tag && *tag ? std::string(tag) + "/" + bare_label : bare_label;
   int cpu = sched_getcpu();
   std::string line = label + " cpu=" + std::to_string(cpu) + " affinity=" + affinity_list() + "\n";
   // One write per line so lines from several threads do not interleave.
@@ -109,6 +118,40 @@ int create_all(int n, void* (*fn)(void*)) {
   return 0;
 }
 
+// A thread that reports, then waits until main lets it go (alive while the child starts).
+pthread_mutex_t g_hold = PTHREAD_MUTEX_INITIALIZER;
+void* held_thread(void*) {
+  report("thread-0");
+  pthread_mutex_lock(&g_hold);
+  pthread_mutex_unlock(&g_hold);
+  return nullptr;
+}
+
+int copy_environment_then_spawn(const char* self) {
+  std::vector<std::string> copy;
+  for (char** e = environ; *e; ++e) copy.push_back(*e);
+  copy.push_back("PROBE_TAG=child");
+  pthread_mutex_lock(&g_hold);
+  pthread_t t;
+  if (pthread_create(&t, nullptr, held_thread, nullptr) != 0) return 3;
+  std::vector<char*> envp;
+  for (auto& e : copy) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    char* args[] = {const_cast<char*>(self), const_cast<char*>("pthreads"), const_cast<char*>("1"),
+                    nullptr};
+    execve("/proc/self/exe", args, envp.data());
+    _exit(4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  pthread_mutex_unlock(&g_hold);
+  pthread_join(t, nullptr);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,13 +195,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "exec") {
+    if (argc > 2 && std::string(argv[2]) == "threads" && create_all(1, plain_thread) != 0) return 3;
     std::printf(
         "config_in_env=%d preload_has_pin=%d\n", std::getenv("TM_PIN_CONFIG") != nullptr,
         std::getenv("LD_PRELOAD") && std::strstr(std::getenv("LD_PRELOAD"), "threadmap-pin"));
     std::fflush(stdout);
+    setenv("PROBE_TAG", "exec", 1);
     execl("/proc/self/exe", argv[0], "pthreads", "1", static_cast<char*>(nullptr));
     return 4;
   }
+  if (mode == "copyenv") return copy_environment_then_spawn(argv[0]);
   if (mode == "exit") return n;
   if (mode == "sleep") {
     pthread_t t;

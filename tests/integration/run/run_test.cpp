@@ -2,6 +2,7 @@
 // std::async and OpenMP; thousands of threads without memory growth; --inherit; invalid
 // configurations leave the program running unpinned; exit statuses pass through.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -151,19 +152,110 @@ TEST_F(Run, TenThousandThreadsWithoutMemoryGrowth) {
   EXPECT_LT(growth(pinned), growth(plain) + 512) << "plain " << growth(plain);
 }
 
-TEST_F(Run, ChildrenInheritTheRulesOnlyWithInherit) {
-  std::string plan = plan_file("inherit.json");
-  auto off = run(kTm + " run --plan " + plan + " -- " + kProbe + " exec");
-  ASSERT_EQ(off.status, 0) << off.err;
-  EXPECT_NE(off.out.find("config_in_env=0 preload_has_pin=0"), std::string::npos) << off.out;
-  // The exec'd program is not pinned by the plan: its first thread keeps the CPU the kernel
-  // carried over from the exec'ing thread (0), not the plan's slot 0 (CPU 1).
-  EXPECT_EQ(placements(off.out)["thread-0"].affinity, "0");
+// A wrapper in front of the program (env, sh -c, a script) leaves the placement to the program
+// that runs the threads: each of them must place the probe's threads exactly as a direct run.
+void expect_round_robin_of_three(const tm_test::Output& o, const std::string& how) {
+  ASSERT_EQ(o.status, 0) << how << ": " << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["main"].affinity, "0") << how << "\n" << o.out;
+  EXPECT_EQ(p["thread-0"].affinity, "1") << how << "\n" << o.out;
+  EXPECT_EQ(p["thread-1"].affinity, "0") << how << "\n" << o.out;
+  EXPECT_EQ(p["thread-2"].affinity, "1") << how << "\n" << o.out;
+  EXPECT_EQ(p["thread-2"].cpu, 1) << how;
+}
 
-  auto on = run(kTm + " run --inherit --plan " + plan + " -- " + kProbe + " exec");
+TEST_F(Run, AWrapperThatExecsTheProgramLeavesThePlacementToIt) {
+  const std::string rr = kTm + " run --cpus 0-1 --policy round-robin -- ";
+  expect_round_robin_of_three(run(rr + kProbe + " pthreads 3"), "direct");
+  expect_round_robin_of_three(run(rr + "env X=1 " + kProbe + " pthreads 3"), "env");
+  expect_round_robin_of_three(run(rr + "sh -c '" + kProbe + " pthreads 3'"), "sh -c");
+  // `; true` keeps the shell alive: the probe is a forked child of sh, not sh exec'd.
+  expect_round_robin_of_three(run(rr + "sh -c '" + kProbe + " pthreads 3; true'"),
+                              "sh -c with a fork");
+  std::string script = tm_test::write_temp(
+      "wrapper.sh", "#!/bin/sh\necho starting\n" + kProbe + " pthreads 3\necho done\n");
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  expect_round_robin_of_three(run(rr + script), "a script");
+  expect_round_robin_of_three(run(rr + "env sh " + script), "env sh script");
+}
+
+TEST_F(Run, AThreadSkippedAfterAWrapperGetsTheAffinityTheRunStartedWith) {
+  // The wrapper's main thread was pinned to CPU 0 by the main rule; the program it execs starts
+  // there, but a skipped thread gets what the run started with (0,1), not the wrapper's pin.
+  auto o =
+      run(kTm + " run --cpus 0-1 --policy round-robin --skip 1 -- env " + kProbe + " pthreads 3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["thread-0"].affinity, "1") << o.out;
+  EXPECT_EQ(p["thread-1"].affinity, "0,1") << o.out;
+  EXPECT_EQ(p["thread-2"].affinity, "0") << o.out;
+}
+
+TEST_F(Run, TheProgramThatRunsThreadsKeepsTheRulesUnlessInherit) {
+  std::string plan = plan_file("inherit.json");
+  // No thread before the exec: a wrapper, the exec'd program takes the plan from slot 0.
+  auto wrapper = run(kTm + " run --plan " + plan + " -- " + kProbe + " exec");
+  ASSERT_EQ(wrapper.status, 0) << wrapper.err;
+  EXPECT_NE(wrapper.out.find("config_in_env=1 preload_has_pin=1"), std::string::npos)
+      << wrapper.out;
+  EXPECT_EQ(placements(wrapper.out)["exec/thread-0"].affinity, "1") << wrapper.out;
+
+  // A thread first: the rules are this program's, what it execs gets none and keeps the CPU
+  // the kernel carried over from the exec'ing thread (0), not the plan's slot 0 (CPU 1).
+  auto off = run(kTm + " run --plan " + plan + " -- " + kProbe + " exec threads");
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_EQ(placements(off.out)["thread-0"].affinity, "1") << off.out;
+  EXPECT_NE(off.out.find("config_in_env=0 preload_has_pin=0"), std::string::npos) << off.out;
+  EXPECT_EQ(placements(off.out)["exec/thread-0"].affinity, "0") << off.out;
+
+  auto on = run(kTm + " run --inherit --plan " + plan + " -- " + kProbe + " exec threads");
   ASSERT_EQ(on.status, 0) << on.err;
   EXPECT_NE(on.out.find("config_in_env=1 preload_has_pin=1"), std::string::npos) << on.out;
-  EXPECT_EQ(placements(on.out)["thread-0"].affinity, "1");
+  EXPECT_EQ(placements(on.out)["exec/thread-0"].affinity, "1") << on.out;
+}
+
+TEST_F(Run, AChildStartedWithAnOldCopyOfTheEnvironmentRunsUnpinned) {
+  // The probe copies its environment before its first thread (as Python's os.environ) and
+  // starts a child with that copy while the thread runs: the rules are the parent's.
+  std::string plan = plan_file("copy.json");
+  auto o = run(kTm + " run --verbose --plan " + plan + " -- " + kProbe + " copyenv");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["thread-0"].affinity, "1") << o.out;
+  // Unpinned: it starts on the forking main thread's CPU (0) and its thread inherits that, where
+  // the plan's slot 0 would be CPU 1.
+  EXPECT_EQ(p["child/thread-0"].affinity, "0") << o.out;
+  EXPECT_NE(o.err.find("which runs threads"), std::string::npos) << o.err;
+}
+
+TEST_F(Run, AStaticProgramIsPlacedAsAWholeProcessAndSaysSo) {
+#ifndef STATIC_PROBE
+  GTEST_SKIP() << "no static probe in this build (the toolchain cannot link -static)";
+#else
+  // No PT_INTERP: the pin library cannot load, so every thread gets the rules' CPUs (taskset)
+  // and --mem (numactl), from the thread that starts the program.
+  auto o = run(kTm + " run --cpus 1 --mem local -- " + STATIC_PROBE + " 2");
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  for (const char* label : {"main", "thread-0", "thread-1"}) {
+    // affinity 1, and set_mempolicy mode 4 (MPOL_LOCAL)
+    EXPECT_EQ(p[label].affinity, "1 mempolicy=4") << label << "\n" << o.out;
+  }
+  EXPECT_EQ(tm_test::count_lines(o.err), 1) << o.err;
+  EXPECT_NE(
+      o.err.find("threadmap: warning: '" + std::string(STATIC_PROBE) + "' is statically linked"),
+      std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("(as taskset -c 1)"), std::string::npos) << o.err;
+  // Without placement the program runs as it would: on every CPU it may use.
+  auto w = run(kTm + " watch --no-live -- " + STATIC_PROBE + " 1");
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_NE(w.err.find("threadmap: watch: warning: '" + std::string(STATIC_PROBE) +
+                       "' is statically linked"),
+            std::string::npos)
+      << w.err;
+  EXPECT_EQ(placements(w.out)["thread-0"].affinity, "0,1 mempolicy=0") << w.out;
+#endif
 }
 
 TEST_F(Run, InvalidConfigurationRunsTheProgramUnpinned) {

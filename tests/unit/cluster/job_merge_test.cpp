@@ -95,8 +95,22 @@ TEST(JobMerge, MigrationsFailedRanksAndMissingWatch) {
   records[1].record.watch_error = "perf and procfs both refused";
   records[1].threads.clear();
   JobReport job = merge_job(records);
-  EXPECT_EQ(ids(job),
-            (std::vector<std::string>{"failed_rank", "migrations", "unused_cpus", "watch_failed"}));
+  // Rank 1's CPUs are not called unused: without a watch nothing says where it ran.
+  EXPECT_EQ(ids(job), (std::vector<std::string>{"failed_rank", "migrations", "watch_failed"}));
+}
+
+TEST(JobMerge, RankEndedBeforeItsFirstSampleIsUnknownNotUnused) {
+  std::vector<LoadedRecord> records = clean_job();
+  records[1].threads.clear();  // watched, but it ended before the first sample
+  JobReport job = merge_job(records);
+  EXPECT_TRUE(job.findings.empty()) << job.findings.front().text;
+  ASSERT_EQ(job.hosts.size(), 1u);
+  EXPECT_EQ(job.hosts[0].unsampled, (std::vector<int>{1}));
+  // Only the CPUs the unsampled rank could reach are unknown: with rank 1 confined to 2-3, a
+  // CPU of rank 0's that none of its threads used is still a finding.
+  records[1].record.allowed = *CpuSet::parse("2-3");
+  records[0].threads.pop_back();
+  EXPECT_EQ(ids(merge_job(records)), (std::vector<std::string>{"unused_cpus"}));
 }
 
 TEST(JobMerge, RecordsRoundTripThroughTheirFile) {

@@ -42,7 +42,7 @@ TEST(MachineState, IdleNeighboursAndNoStealIsQuiet) {
   auto a = snapshot(200'000'000, 101, 1019, 0, 100, 1020, 0, 1);
   auto b = snapshot(1'200'000'000, 200, 1019, 0, 198, 1022, 0, 2);
   MachineState s = judge_machine_state(w, a, b, {}, "", kBoth);
-  EXPECT_EQ(s.verdict, "quiet");
+  EXPECT_EQ(s.verdict, MachineVerdict::quiet);
   EXPECT_EQ(s.summary.rfind("quiet machine", 0), 0u) << s.summary;
   EXPECT_NEAR(s.others_busy_pct_before, 100.0 * 1 / 40, 1e-9);
   EXPECT_EQ(s.runnable_before, 0);
@@ -57,7 +57,7 @@ TEST(MachineState, NeighboursUsingOurCpusBeforeTheRunMakeItBusy) {
   auto a = snapshot(200'000'000, 100, 1020, 0, 120, 1000, 0, 2);
   auto b = snapshot(1'200'000'000, 200, 1020, 0, 220, 1000, 0, 3);
   MachineState s = judge_machine_state(w, a, b, {}, "", kBoth);
-  EXPECT_EQ(s.verdict, "busy");
+  EXPECT_EQ(s.verdict, MachineVerdict::busy);
   EXPECT_NEAR(s.others_busy_pct_before, 50, 1e-9);
   EXPECT_NE(s.summary.find("others used 50% of CPUs 0-1 just before"), std::string::npos)
       << s.summary;
@@ -71,7 +71,7 @@ TEST(MachineState, StealOverTheRunMakesItBusyAndAGuestIsNamed) {
   auto b = snapshot(1'200'000'000, 190, 1020, 10, 190, 1020, 10, 1);
   os::Virtualization kvm{true, "KVM", "CPUID hypervisor bit"};
   MachineState s = judge_machine_state(w, a, b, kvm, "", kBoth);
-  EXPECT_EQ(s.verdict, "busy");
+  EXPECT_EQ(s.verdict, MachineVerdict::busy);
   EXPECT_NEAR(s.steal_pct, 10, 1e-9);
   EXPECT_NE(s.summary.find("steal 10.0%"), std::string::npos) << s.summary;
   EXPECT_NE(s.summary.find("KVM guest"), std::string::npos) << s.summary;
@@ -82,7 +82,8 @@ TEST(MachineState, OnlyTheJudgedCpusCount) {
   auto w = snapshot(0, 100, 1000, 0, 100, 1000, 0, 1);
   auto a = snapshot(200'000'000, 100, 1020, 0, 120, 1000, 0, 1);
   auto b = snapshot(1'200'000'000, 200, 1020, 0, 220, 1000, 0, 1);
-  EXPECT_EQ(judge_machine_state(w, a, b, {}, "", CpuSet::from_vector({0})).verdict, "quiet");
+  EXPECT_EQ(judge_machine_state(w, a, b, {}, "", CpuSet::from_vector({0})).verdict,
+            MachineVerdict::quiet);
 }
 
 TEST(Hypervisor, SignaturesAndDmiStringsNameTheHypervisor) {
@@ -98,7 +99,7 @@ TEST(MachineWatch, ReadsThisMachine) {
   MachineWatch watch;
   watch.start(CpuSet::from_vector({0}), 20);
   MachineState s = watch.finish();
-  EXPECT_TRUE(s.verdict == "quiet" || s.verdict == "busy") << s.summary;
+  EXPECT_TRUE(s.verdict == MachineVerdict::quiet || s.verdict == MachineVerdict::busy) << s.summary;
   EXPECT_FALSE(s.summary.empty());
 }
 

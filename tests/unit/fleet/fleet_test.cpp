@@ -86,7 +86,7 @@ fleet::HostRecord vm(const std::string& name, double latency_ns, double spawn_us
   h.bench_median["spawn/no-cache"] = spawn_us;
   h.bench_higher_is_better["spawn/no-cache"] = false;
   h.stability = "stable";
-  h.machine_verdict = "quiet";
+  h.machine_verdict = MachineVerdict::quiet;
   return h;
 }
 
@@ -103,7 +103,7 @@ TEST(FleetNoise, UnstableAndBusyAreSetAsideNotOutliers) {
   hosts.back().stability = "unstable";
   hosts.back().stability_reason = "9 of 10 pairs moved";
   hosts.push_back(vm("busy", 400, 200));
-  hosts.back().machine_verdict = "busy";
+  hosts.back().machine_verdict = MachineVerdict::busy;
   hosts.back().kernel = "5.10.0-28";  // a fact: still a finding
   hosts.push_back(vm("slow", 400, 40));
   fleet::FleetReport r = fleet::compare_fleet(hosts);

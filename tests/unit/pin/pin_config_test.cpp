@@ -44,6 +44,19 @@ TEST(PinConfig, ParsesEveryEntryKind) {
   EXPECT_EQ(c.has_lib_rules, 1);
 }
 
+TEST(PinConfig, RulesPassedOnCarryTheSenderAndTheFirstAffinity) {
+  // What the library writes for a program it passes the rules on to (an exec after `env`).
+  auto p = parse_config("tm-pin/1;from=4242;original=0-3,8;main=0;cycle=1/2");
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.config.from_pid, 4242);
+  EXPECT_EQ(cpus_of(p.config, p.config.original_set), (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(cpus_of(p.config, p.config.main_set), (std::vector<int>{0}));
+  auto plain = parse_config("tm-pin/1;main=0");
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.config.from_pid, -1);
+  EXPECT_EQ(plain.config.original_set, -1);
+}
+
 TEST(PinConfig, NamePatternMayContainColons) {
   auto p = parse_config("tm-pin/1;name=a:b:2");
   ASSERT_TRUE(p.ok) << p.error;
@@ -76,7 +89,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "tm-pin/1;skip=", "tm-pin/1;skip=1a", "tm-pin/1;name=:1", "tm-pin/1;name=abc",
                       "tm-pin/1;skipname=", "tm-pin/1;cycle=0//1", "tm-pin/1;cycle=0;cycle=1",
                       "tm-pin/1;bogus=1", "tm-pin/1;inherit=1", "tm-pin/1;overrideaffinity=1",
-                      "tm-pin/1;slot=1000001:0"));
+                      "tm-pin/1;slot=1000001:0", "tm-pin/1;from=0", "tm-pin/1;from=x",
+                      "tm-pin/1;from=1;from=2",
+                      "tm-pin/1;original=", "tm-pin/1;original=0;original=1"));
 
 TEST(PinConfig, ErrorNamesTheEntry) {
   auto p = parse_config("tm-pin/1;main=0;slot=zz:1");

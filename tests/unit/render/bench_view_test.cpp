@@ -109,7 +109,7 @@ TEST(BenchText, AnUnclearVerdictShowsNoRatioAndNoColourWord) {
 TEST(BenchText, ABusyMachineIsSaidBesideTheTable) {
   BenchResult r = sample_result();
   MachineState busy;
-  busy.verdict = "busy";
+  busy.verdict = MachineVerdict::busy;
   busy.summary = "busy: others used 63% of CPUs 0-1 just before, 3 runnable tasks on 2 CPUs";
   r.machine_state = busy;
   const std::string text = render::bench_text(r);

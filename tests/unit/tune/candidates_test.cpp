@@ -95,12 +95,15 @@ TEST(TuneCandidates, BadNamesAreRefusedNamingThem) {
   EXPECT_NE(plan.error().code, std::errc::invalid_argument);
 }
 
-// The winner's lines: the run line, and the same CPU order as OMP_PLACES and taskset.
+// The winner's lines: the run line, and the same CPU order in the tools that apply here.
 TEST(TuneCandidates, ReproduceLinesCarryTheOrderAndTheCommand) {
   Topology t = load("this-vm-kvm-2vcpu-epyc.xml");
   auto set = tune::make_candidates("compact", t, {"prog", "-x"}, false);
   ASSERT_TRUE(set);
-  std::string lines = tune::reproduce_lines(set->list[1], &t);
+  tune::ReproduceTools openmp_program;
+  openmp_program.taskset = true;
+  openmp_program.openmp = true;
+  std::string lines = tune::reproduce_lines(set->list[1], &t, openmp_program);
   EXPECT_NE(lines.find("threadmap run --cpus 0-1 --policy compact -- prog -x"), std::string::npos);
   EXPECT_NE(lines.find("OMP_PLACES=\"{0},{1}\""), std::string::npos) << lines;
   EXPECT_NE(lines.find("taskset -c 0-1 prog -x"), std::string::npos) << lines;
@@ -108,6 +111,83 @@ TEST(TuneCandidates, ReproduceLinesCarryTheOrderAndTheCommand) {
   // Tune knows neither the thread IDs nor the thread count: no lines that need them.
   EXPECT_EQ(lines.find("TID_OF"), std::string::npos) << lines;
   EXPECT_EQ(lines.find("OMP_NUM_THREADS"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("srun"), std::string::npos) << lines;
+}
+
+// Lines only for what applies: no OpenMP variables for a program without an OpenMP runtime,
+// numactl where installed (with no memory binding tune did not measure), srun inside Slurm.
+TEST(TuneCandidates, ReproduceLinesOnlyForWhatApplies) {
+  Topology t = load("this-vm-kvm-2vcpu-epyc.xml");
+  auto set = tune::make_candidates("one-core", t, {"prog"}, false);
+  ASSERT_TRUE(set);
+  tune::ReproduceTools numactl;
+  numactl.numactl = true;
+  numactl.taskset = true;
+  std::string lines = tune::reproduce_lines(set->list[1], &t, numactl);
+  EXPECT_NE(lines.find("numactl --physcpubind=0 prog\n"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("taskset"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("OMP_"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("srun"), std::string::npos) << lines;
+  tune::ReproduceTools slurm;
+  slurm.srun = true;
+  lines = tune::reproduce_lines(set->list[1], &t, slurm);
+  EXPECT_NE(lines.find("srun --cpu-bind=map_cpu:0 prog"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("numactl"), std::string::npos) << lines;
+}
+
+// Every part of the winner is kept: the cache rides along in every line that has a program,
+// and a candidate that pins nothing gets no pinning line.
+TEST(TuneCandidates, ReproduceLinesKeepTheCache) {
+  Topology t = load("this-vm-kvm-2vcpu-epyc.xml");
+  auto set = tune::make_candidates("one-core", t, {"prog"}, /*thread_cache=*/true);
+  ASSERT_TRUE(set);
+  tune::ReproduceTools tools;
+  tools.taskset = true;
+  tools.cache_library = "/opt/tm/lib/libthreadmap-cache.so";
+  const tune::Candidate* pinned = find(*set, "one-core+cache");
+  ASSERT_TRUE(pinned);
+  std::string lines = tune::reproduce_lines(*pinned, &t, tools);
+  EXPECT_NE(lines.find("threadmap run --cpus 0 --policy compact --thread-cache -- prog"),
+            std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("taskset -c 0 env LD_PRELOAD=/opt/tm/lib/libthreadmap-cache.so prog"),
+            std::string::npos)
+      << lines;
+  const tune::Candidate* cache_only = find(*set, "os+cache");
+  ASSERT_TRUE(cache_only);
+  lines = tune::reproduce_lines(*cache_only, &t, tools);
+  EXPECT_NE(lines.find("# threadmap (the thread cache):\nthreadmap run --thread-cache -- prog"),
+            std::string::npos)
+      << lines;
+  EXPECT_EQ(lines.find("pins"), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("taskset"), std::string::npos) << lines;
+  // No cache library found: the whole-process line would drop the cache, so there is none.
+  tools.cache_library.clear();
+  lines = tune::reproduce_lines(*pinned, &t, tools);
+  EXPECT_EQ(lines.find("taskset"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("only the threadmap line keeps it"), std::string::npos) << lines;
+}
+
+// What a candidate applies, for "a simpler candidate as good as the leader".
+TEST(TuneCandidates, SimplerMeansASubsetOfTheSameParts) {
+  Topology t = load("this-vm-kvm-2vcpu-epyc.xml");
+  auto set = tune::make_candidates("one-core,compact", t, {"prog"}, /*thread_cache=*/true);
+  ASSERT_TRUE(set);
+  const tune::Candidate& os = *find(*set, "os");
+  const tune::Candidate& cache = *find(*set, "os+cache");
+  const tune::Candidate& one_core = *find(*set, "one-core");
+  const tune::Candidate& one_core_cache = *find(*set, "one-core+cache");
+  const tune::Candidate& compact_cache = *find(*set, "compact+cache");
+  EXPECT_TRUE(os.is_os());
+  EXPECT_FALSE(cache.is_os());
+  EXPECT_EQ(os.parts(), 0);
+  EXPECT_EQ(cache.parts(), 1);
+  EXPECT_EQ(one_core_cache.parts(), 2);
+  EXPECT_TRUE(cache.simpler_than(one_core_cache));
+  EXPECT_TRUE(one_core.simpler_than(one_core_cache));
+  EXPECT_FALSE(one_core.simpler_than(compact_cache));  // another pinning, not a subset
+  EXPECT_FALSE(one_core_cache.simpler_than(cache));
+  EXPECT_FALSE(cache.simpler_than(cache));
 }
 
 TEST(TuneCandidates, OutputFileNamesStayInTheDirectory) {

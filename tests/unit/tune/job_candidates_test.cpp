@@ -57,7 +57,7 @@ TEST(TuneJobCandidates, DefaultIsTheLauncherAloneThenTheShareOrders) {
             (std::vector<std::string>{"run", "--ranks", "auto", "--policy", "compact", "--", "prog",
                                       "a b"}));
   // The winner's reproduce line is the job itself.
-  EXPECT_NE(tune::reproduce_lines(*find(*set, "scatter"), &t)
+  EXPECT_NE(tune::reproduce_lines(*find(*set, "scatter"), &t, tune::ReproduceTools{})
                 .find("mpirun -np 2 threadmap run --ranks auto --policy scatter -- prog"),
             std::string::npos);
 }

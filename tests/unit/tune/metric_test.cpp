@@ -40,6 +40,22 @@ TEST(TuneMetric, MistakesAreRefused) {
   EXPECT_FALSE(tune::parse_metric("ops=([0-9]+)", true, true));    // both directions
 }
 
+// The caller learns whether the direction or the text was wrong (to name its own flag); the
+// library's message describes the values and names no flag.
+TEST(TuneMetric, DirectionMistakesAreToldApart) {
+  bool direction = false;
+  auto none = tune::parse_metric("ops=([0-9]+)", false, false, &direction);
+  ASSERT_FALSE(none);
+  EXPECT_TRUE(direction);
+  EXPECT_EQ(none.error().message.find("--"), std::string::npos) << none.error().message;
+  auto time = tune::parse_metric("wall", true, false, &direction);
+  ASSERT_FALSE(time);
+  EXPECT_TRUE(direction);
+  auto groups = tune::parse_metric("(a)(b)", true, false, &direction);
+  ASSERT_FALSE(groups);
+  EXPECT_FALSE(direction);
+}
+
 TEST(TuneMetric, LastLinesOfOutput) {
   EXPECT_EQ(tune::last_lines("a\nb\nc\nd\n", 2), "c\nd");
   EXPECT_EQ(tune::last_lines("only", 5), "only");
