@@ -56,8 +56,16 @@ strict missing 3 missing_ranks
 job onecore taskset -c 0
 strict onecore 3 shared_core
 
-# Threads outside the share: each rank's program re-binds itself to the other rank's CPU.
-printf '#!/bin/sh\nexec taskset -c $((1 - OMPI_COMM_WORLD_LOCAL_RANK)) "$@"\n' >"$work/other_cpu.sh"
+# Threads outside the share: 0.2 s after its start, each rank's program (all its threads) is
+# moved to the other rank's CPU from outside, as an operator's taskset -a -p would. (A taskset
+# in front of the program no longer plants this: the rank's rules pass through wrappers to the
+# first program that creates a thread, which lands in its share.) The wrapper execs the
+# program, so the watched process is the program.
+cat >"$work/other_cpu.sh" <<'SH'
+#!/bin/sh
+(sleep 0.2; taskset -a -p -c $((1 - OMPI_COMM_WORLD_LOCAL_RANK)) $$ >/dev/null) &
+exec "$@"
+SH
 chmod +x "$work/other_cpu.sh"
 wrap=$work/other_cpu.sh job outside
 strict outside 3 left_share
