@@ -73,7 +73,7 @@ std::optional<CacheProcessStats> parse_cache_stats_line(std::string_view line) {
     }
     const bool retired = key.substr(0, kRetiredPrefix.size()) == kRetiredPrefix;
     const bool known = retired || key == "pid" || key == "ppid" || key == "from-cache" ||
-                       key == "from-system" || key == "bypassed";
+                       key == "from-system" || key == "bypassed" || key == "final";
     if (!known) continue;  // a key of a later version, or a counter we do not show
     auto number = decimal(value);
     if (!number) return std::nullopt;
@@ -92,6 +92,9 @@ std::optional<CacheProcessStats> parse_cache_stats_line(std::string_view line) {
       if (*number > static_cast<std::uint64_t>(std::numeric_limits<long>::max()))
         return std::nullopt;
       stats.ppid = static_cast<long>(*number);
+    } else if (key == "final") {
+      if (*number > 1) return std::nullopt;
+      stats.final = *number == 1;
     } else if (key == "from-cache") {
       stats.from_cache = *number;
       has_cache = true;
@@ -128,6 +131,7 @@ CacheStatsSummary summarize_cache_stats(std::string_view text) {
     summary.bypassed = add(summary.bypassed, stats->bypassed);
     for (const auto& [cause, threads] : stats->retired)
       retired[cause] = add(retired[cause], threads);
+    if (!stats->final) ++summary.unfinished;
     summary.processes.push_back(std::move(*stats));
   }
   for (const auto& [cause, threads] : retired) summary.retired.push_back({cause, threads});

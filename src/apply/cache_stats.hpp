@@ -24,6 +24,11 @@ struct CacheProcessStats {
   /// Physical threads retired, by cause (`idle-timeout`, `fork`, `syscall-N`, ...); causes with
   /// no thread are left out.
   std::map<std::string, std::uint64_t> retired;
+  /// false when the line says `final=0`: the record of a process that created threads and
+  /// ended without its last update (a raw exit_group as Go's runtime makes, a killing signal);
+  /// its counts are as of its last update. true when it says `final=1` or nothing (older
+  /// libraries wrote their line only at a normal end).
+  bool final = true;
 
   std::uint64_t creates() const;  ///< the three above (at most the largest value: never wraps)
 };
@@ -45,6 +50,9 @@ struct CacheStatsSummary {
   /// Lines that were not read: another format or version, a value that is not a number, a
   /// required key missing, or the last line cut short (no newline). Their figures are left out.
   int unread_lines = 0;
+  /// Processes whose record is not final (see CacheProcessStats::final): counted as of their
+  /// last update.
+  int unfinished = 0;
 
   std::uint64_t creates() const;  ///< the three sums above (never wraps)
   /// from_cache / creates; nullopt when nothing was created.
@@ -54,7 +62,9 @@ struct CacheStatsSummary {
 /// One line (without its newline). nullopt when it is not a complete `tm-cache-stats/1` line:
 /// another tag, a token without '=', a known key whose value is not a decimal integer, a
 /// retirement without a cause, or `pid`, `from-cache`, `from-system` or `bypassed` missing. Keys
-/// it does not know are ignored, whatever their value, as the format asks of readers.
+/// it does not know are ignored, whatever their value, as the format asks of readers (the
+/// `pad=000...` that fills a live record to its fixed width among them). Numbers may be
+/// zero-padded; `final` is 0 or 1.
 std::optional<CacheProcessStats> parse_cache_stats_line(std::string_view line);
 
 /// Every line of a statistics file, summed. Empty lines are skipped; a last line without its

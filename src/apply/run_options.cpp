@@ -18,13 +18,30 @@ Result<RunCommand> run_request(const RunOptions& o) {
     return Error::bad_input("follow", "following the program's children applies to a watch only");
   if (o.stats && !o.thread_cache)
     return Error::bad_input("stats", "statistics of the thread cache need the thread cache");
-  if (!o.record_dir.empty() && o.ranks.empty())
+  // A local rank and size name the rank for launchers threadmap does not read: K/N from them.
+  std::string ranks = o.ranks;
+  if (o.local_rank || o.local_size) {
+    if (!o.local_rank || !o.local_size)
+      return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
+                              "a local rank and a local size go together");
+    if (!ranks.empty() && ranks != "auto")
+      return Error::bad_input("ranks",
+                              "a local rank and size name the rank: no rank K/N besides them");
+    ranks = std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
+  }
+  if (o.gpus > 0 && ranks.empty())
+    return Error::bad_input("gpus", "GPUs per rank apply to a rank only (auto or K/N)");
+  if (!o.topology_file.empty() && (ranks.empty() || o.gpus <= 0))
+    return Error::bad_input("topology_file",
+                            "a recorded topology decides where a rank's GPUs are: it goes with "
+                            "a rank and GPUs per rank");
+  if (!o.record_dir.empty() && ranks.empty())
     return Error::bad_input("record_dir", "a rank record needs a rank (auto or K/N)");
-  if (!o.cpus.empty() && !o.ranks.empty())
+  if (!o.cpus.empty() && !ranks.empty())
     return Error::bad_input("cpus",
                             "a CPU list cannot be combined with a rank: the rank's share is the "
                             "CPU list (a policy orders the threads inside it)");
-  if (o.policy && (!o.plan_path.empty() || (o.cpus.empty() && o.ranks.empty())))
+  if (o.policy && (!o.plan_path.empty() || (o.cpus.empty() && ranks.empty())))
     return Error::bad_input("policy",
                             "a policy orders a CPU list or a rank's share, without a plan");
   if (!o.plan_path.empty() && !o.cpus.empty())
@@ -32,7 +49,7 @@ Result<RunCommand> run_request(const RunOptions& o) {
   if (auto st = check_by_name(o.by_name, o.plan_path); !st) return st.error();
   // --mem alone also needs the pin library: it is what sets the policy in every thread.
   const bool pinning = !o.plan_path.empty() || !o.cpus.empty() || !o.libs.empty() ||
-                       !o.memory.empty() || !o.ranks.empty();
+                       !o.memory.empty() || !ranks.empty();
   if (!pinning && !o.thread_cache)
     return Error::bad_input("",
                             "nothing to apply: no plan, CPUs, library rule, memory policy, "
@@ -56,7 +73,9 @@ Result<RunCommand> run_request(const RunOptions& o) {
   checked.interval_ms = o.interval_ms.value_or(100);
   checked.follow = o.follow && o.watch;
   checked.stats = o.stats;
-  checked.ranks = o.ranks;
+  checked.ranks = ranks;
+  checked.gpus = o.gpus;
+  checked.topology_file = o.topology_file;
   checked.record_dir = o.record_dir;
   return checked;
 }

@@ -35,6 +35,10 @@ struct RunOptions {
   bool follow = false;                ///< --follow
   std::optional<int> interval_ms;     ///< --interval MS
   std::string ranks;                  ///< --ranks auto|K/N
+  int gpus = 0;                       ///< --gpus [N] (given alone: 1); 0: not given
+  std::string topology_file;          ///< --topology FILE (a recording of this machine)
+  std::optional<int> local_rank;      ///< --local-rank K
+  std::optional<int> local_size;      ///< --local-size N
   std::string record_dir;             ///< --record DIR
   bool verbose = false;               ///< --verbose
   std::vector<std::string> command;   ///< CMD ARGS, the words after --
@@ -51,15 +55,19 @@ struct RunCommand {
   /// With the thread cache: every process of the run writes its statistics line to a private
   /// temporary file (TM_CACHE_STATS=FILE), summed after the program ends (RunReport).
   bool stats = false;
-  std::string ranks;       ///< "auto" or "K/N": run inside this rank's share; empty: no rank
-  std::string record_dir;  ///< with ranks: write the rank's record here; empty: no record
+  std::string ranks;          ///< "auto" or "K/N": run inside this rank's share; empty: no rank
+  int gpus = 0;               ///< with ranks: GPUs per rank, placed next to them; 0: CPUs only
+  std::string topology_file;  ///< with GPUs: decide from this recording of the machine
+  std::string record_dir;     ///< with ranks: write the rank's record here; empty: no record
 };
 
 /// Checks `options` and turns them into a RunCommand. Refuses with Fault::input, naming the
-/// member at fault: no command; an interval or following without a watch, statistics without
-/// the thread cache (they would be ignored); a record without ranks; a CPU list with ranks (the
-/// share is the CPU list) or with a plan; a policy with neither a CPU list nor ranks; matching by
-/// name without a plan; nothing to apply (no plan, CPUs, library rule, memory policy, ranks or
+/// member at fault: no command; a local rank without a local size or the other way round, or
+/// with a rank K/N (they name the rank: K/N from them); GPUs or a recorded topology without a
+/// rank, a recorded topology without GPUs; an interval or following without a watch, statistics
+/// without the thread cache (they would be ignored); a record without ranks; a CPU list with ranks
+/// (the share is the CPU list) or with a plan; a policy with neither a CPU list nor ranks; matching
+/// by name without a plan; nothing to apply (no plan, CPUs, library rule, memory policy, ranks or
 /// thread cache).
 Result<RunCommand> run_request(const RunOptions& options);
 

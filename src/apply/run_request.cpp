@@ -163,6 +163,7 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
   spec.memory_mode = placed.memory_mode;
   spec.memory_nodes = placed.memory_nodes;
   if (placement_note) *placement_note = placed.warning;
+  for (const auto& variable : r.environment) spec.set_env.push_back(variable);
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);
   return spec;

@@ -37,6 +37,8 @@ struct RunRequest {
   /// With `run --ranks`: the rank's share. A plan's CPUs must lie inside it (a plan for the
   /// whole node would put every rank's threads on the same CPUs). Empty: no limit.
   CpuSet within;
+  /// Variables set for the program (`run --ranks --gpus`: the rank's visible GPUs and NIC).
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 /// Reads and checks the values of `request` on this machine's topology and builds the launch:

@@ -44,8 +44,8 @@ int run_bench(const BenchCliOptions& opt) {
 // "contention | pingpong | ..." for --help, from the table.
 std::string name_help() {
   std::string names;
-  for (const experiments::BenchEntry& e : experiments::benches())
-    names += (names.empty() ? "" : " | ") + std::string(e.name);
+  for (const std::string& name : experiments::all_bench_names())
+    names += (names.empty() ? "" : " | ") + name;
   return names;
 }
 
@@ -57,7 +57,7 @@ void add_bench_command(CLI::App& app, Runner& selected) {
       "bench", "Run a seed experiment side by side on this machine (OS placement vs pinned ...)");
   sub->add_option("name", opt->given.name, name_help())
       ->required()
-      ->check(CLI::IsMember(experiments::bench_names()));
+      ->check(CLI::IsMember(experiments::all_bench_names()));
   sub->add_option("--runs", opt->given.runs,
                   "Runs per variant; the table shows the median "
                   "(default 5, 3 with --quick)")

@@ -12,6 +12,7 @@
 #include "src/plan/export.hpp"
 #include "src/plan/plan_request.hpp"
 #include "src/plan/spec.hpp"
+#include "src/render/gpu_plan_view.hpp"
 #include "src/render/job_view.hpp"
 #include "src/render/plan_view.hpp"
 
@@ -31,10 +32,12 @@ constexpr FlagOf kPlanFlags[] = {
     {"export_format", "--export"},
     {"ranks", "--ranks"},
     {"host", "--host"},
+    {"gpus", "--gpus"},
     {"output", "--output"},
 };
 
-// What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile).
+// What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile,
+// wrapper).
 std::vector<std::string> export_names() {
   std::vector<std::string> names = plan::export_format_names();
   for (const std::string& n : cluster::rank_export_names())
@@ -51,7 +54,12 @@ int print_rank_plan(const plan::PlanOptions& opt, const cluster::RankPlanRequest
   if (request.format)
     print(planned->exported);
   else if (opt.json)
-    print(render::rank_shares_json(planned->shares).dump(2) + "\n");
+    print((planned->gpu_ranks.empty() ? render::rank_shares_json(planned->shares)
+                                      : render::gpu_ranks_json(planned->gpu_ranks))
+              .dump(2) +
+          "\n");
+  else if (!planned->gpu_ranks.empty())
+    print(render::gpu_ranks_text(planned->gpu_ranks));
   else
     print(render::rank_shares_text(planned->shares));
   return 0;
@@ -114,13 +122,19 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
   sub->add_option("--export", opt->export_format,
                   "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
-                  "slurm|rankfile)")
+                  "slurm|rankfile|wrapper)")
       ->check(fixed_values(export_names()))
       ->excludes(json);
   sub->add_option("--ranks", opt->ranks,
                   "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "
-                  "--export slurm|rankfile, print them for srun or mpirun")
+                  "--export slurm|rankfile|wrapper, print them for srun, mpirun or a shell wrapper")
       ->check(CLI::Range(1, 1000000));
+  auto* gpus = sub->add_option("--gpus", opt->gpus,
+                               "With --ranks: N GPUs per rank (default 1), each rank next to its "
+                               "GPUs (bus order), its NIC named (docs/gpu.md)")
+                   ->expected(0, 1)
+                   ->default_str("1")
+                   ->check(CLI::Range(1, 64));
   sub->add_option("--host", opt->host,
                   "With --ranks --export rankfile: the node's name "
                   "(default: this host)");
@@ -131,7 +145,11 @@ void add_plan_command(CLI::App& app, Runner& selected) {
       ->check(CLI::Range(0.001, 3600.0));
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)")
       ->check(whole_number());
-  sub->callback([&selected, opt] { selected = [opt] { return run_plan(*opt); }; });
+  sub->callback([&selected, opt, gpus] {
+    // --gpus alone means one GPU per rank (CLI11 leaves the value at its default_str).
+    if (gpus->count() > 0 && opt->gpus <= 0) opt->gpus = 1;
+    selected = [opt] { return run_plan(*opt); };
+  });
 }
 
 }  // namespace threadmap::cli

@@ -1,7 +1,8 @@
 // threadmap run [--plan FILE [--by-name] | --cpus EXPR [--policy P]] [--skip N|PATTERN|lib:GLOB]
 //               [--lib GLOB=CPUS] [--mem POLICY] [--inherit] [--thread-cache [--stats]]
 //               [--watch [--follow]]
-//               [--ranks auto|K/N [--record DIR]] [--verbose] -- CMD ARGS
+//               [--ranks auto|K/N [--gpus [N]] [--topology FILE] [--record DIR]]
+//               [--local-rank K --local-size N] [--verbose] -- CMD ARGS
 // Parses into apply::RunOptions, has the library check them (apply::run_request) and run the
 // command in one call (cluster::run_rank_command: everything is checked before CMD starts),
 // and prints what it returns: the one error line, the watch summary, the thread cache's
@@ -24,10 +25,22 @@ namespace {
 
 // What each member of the run options is called on the command line (apply::RunOptions).
 constexpr FlagOf kRunFlags[] = {
-    {"plan_path", "--plan"}, {"by_name", "--by-name"},   {"cpus", "--cpus"},
-    {"policy", "--policy"},  {"skip", "--skip"},         {"libs", "--lib"},
-    {"memory", "--mem"},     {"follow", "--follow"},     {"interval_ms", "--interval"},
-    {"ranks", "--ranks"},    {"record_dir", "--record"}, {"stats", "--stats"},
+    {"plan_path", "--plan"},
+    {"by_name", "--by-name"},
+    {"cpus", "--cpus"},
+    {"policy", "--policy"},
+    {"skip", "--skip"},
+    {"libs", "--lib"},
+    {"memory", "--mem"},
+    {"follow", "--follow"},
+    {"interval_ms", "--interval"},
+    {"ranks", "--ranks"},
+    {"gpus", "--gpus"},
+    {"topology_file", "--topology"},
+    {"local_rank", "--local-rank"},
+    {"local_size", "--local-size"},
+    {"record_dir", "--record"},
+    {"stats", "--stats"},
     {"command", "command"},
 };
 
@@ -108,12 +121,33 @@ void add_run_command(CLI::App& app, Runner& selected) {
                   "the launcher's environment, or K/N: rank K from 0 of N) and place threads "
                   "inside it; memory is bound to the share's NUMA nodes unless --mem is given")
       ->check(fixed_values({"auto", "K/N"}));
+  auto* gpus = sub->add_option("--gpus", r.gpus,
+                               "With --ranks: N GPUs per rank (default 1): the rank's GPUs (the "
+                               "launcher's CUDA_VISIBLE_DEVICES & co., else PCI bus order), CPUs "
+                               "local to them, memory on their node, the nearest NIC named "
+                               "(docs/gpu.md)")
+                   ->expected(0, 1)
+                   ->default_str("1")
+                   ->check(CLI::Range(1, 64));
+  sub->add_option("--local-rank", r.local_rank,
+                  "With --local-size: this rank's number on its node, for launchers threadmap "
+                  "does not read (same as --ranks K/N)")
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--local-size", r.local_size, "With --local-rank: ranks on this node")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--topology", r.topology_file,
+                  "With --ranks --gpus: decide from this hwloc XML of this machine (recorded "
+                  "with its devices) instead of reading it");
   sub->add_option("--record", r.record_dir,
                   "With --ranks: watch the program and write DIR/<host>.<rank>.json for "
                   "`threadmap job DIR` (DIR must exist)");
   sub->add_flag("--verbose", r.verbose, "Print every pinning decision (TM_VERBOSE=1)");
   sub->add_option("command", r.command, "-- CMD ARGS...")->required();
-  sub->callback([&selected, opt] { selected = [opt] { return run_run(*opt); }; });
+  sub->callback([&selected, opt, gpus] {
+    // --gpus alone means one GPU per rank (CLI11 leaves the value at its default_str).
+    if (gpus->count() > 0 && opt->gpus <= 0) opt->gpus = 1;
+    selected = [opt] { return run_run(*opt); };
+  });
 }
 
 }  // namespace threadmap::cli

@@ -1,7 +1,10 @@
-// threadmap topo [--topology FILE.xml] [--json | --summary]
+// threadmap topo [--topology FILE.xml] [--json | --summary]: the tree, then the devices (GPUs,
+// NICs, NVMe drives) with their locality.
 #include <memory>
 
 #include "src/cli/command.hpp"
+#include "src/core/devices.hpp"
+#include "src/render/device_view.hpp"
 #include "src/render/topology_view.hpp"
 #include "threadmap/topology.hpp"
 
@@ -25,12 +28,16 @@ int run_topo(const TopoOptions& opt) {
   if (!topo && !opt.topology_file.empty())
     return fail(topo.error().about("topology_file"), kTopoFlags);
   if (!topo) return fail(topo.error());
+  // The summary counts devices; the table and JSON also give UUIDs (a management library).
+  DeviceInventory devices = device_inventory(*topo, /*management=*/!opt.summary);
   if (opt.json) {
-    print(render::topology_json(*topo).dump(2) + "\n");
+    nlohmann::json doc = render::topology_json(*topo);
+    render::add_devices(doc, devices);
+    print(doc.dump(2) + "\n");
   } else if (opt.summary) {
-    print(render::topology_summary(*topo) + "\n");
+    print(render::topology_summary(*topo) + "; " + render::device_counts_text(devices) + "\n");
   } else {
-    print(render::topology_tree(*topo));
+    print(render::topology_tree(*topo) + render::device_table_text(devices));
   }
   return 0;
 }
@@ -40,7 +47,9 @@ int run_topo(const TopoOptions& opt) {
 void add_topo_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<TopoOptions>();
   auto* sub = app.add_subcommand(
-      "topo", "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs");
+      "topo",
+      "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs, and the "
+      "GPUs, NICs and NVMe drives with the CPUs and NUMA node near each");
   sub->add_option("--topology", opt->topology_file,
                   "Load another machine from an hwloc XML export (lstopo --of xml)");
   auto* json = sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.topology/1)");

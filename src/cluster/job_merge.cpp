@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "src/cluster/gpu_findings.hpp"
 #include "src/core/json_text.hpp"
 #include "src/os/files.hpp"
 
@@ -320,6 +321,14 @@ void merge_host(const std::string& host, const std::vector<const LoadedRecord*>&
     oversubscribed_core_finding(core, on, rules, view, findings);
   }
   unused_cpu_findings(view, findings);
+  add_gpu_findings(host, records, view.startup, rules, report.findings);
+  for (const LoadedRecord* loaded : records) {
+    const RankRecord& r = loaded->record;
+    if (r.gpus.empty()) continue;
+    view.gpus[r.rank] = r.gpus;
+    auto pages = record_page_bytes(r.watch_json);
+    if (!pages.empty()) view.page_bytes[r.rank] = std::move(pages);
+  }
   report.hosts.push_back(std::move(view));
 }
 

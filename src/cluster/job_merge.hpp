@@ -14,7 +14,8 @@ namespace threadmap::cluster {
 
 /// One thing wrong (or worth knowing) about the job. `id` is stable for scripts:
 /// missing_ranks, share_overlap, left_share, left_numa, shared_core, oversubscribed_core,
-/// unused_cpus, migrations, watch_failed, unreadable, failed_rank.
+/// unused_cpus, migrations, watch_failed, unreadable, failed_rank; with --gpus records also
+/// gpu_cpus, gpu_pages, gpu_shared, gpu_idle (gpu_findings).
 struct JobFinding {
   std::string id;
   std::string host;    ///< "" for a record that could not be read
@@ -58,6 +59,10 @@ struct JobHost {
   /// rank -> its threads as its watch saw them (where and when each ran): the per-rank
   /// timeline of `job --html`. Ranks without a watch have none.
   std::map<int, std::vector<RecordThread>> timelines;
+  std::map<int, std::vector<RecordGpu>> gpus;  ///< rank -> its GPUs (ranks run with --gpus)
+  /// rank -> bytes of its pages per NUMA node at the end of its watch (ranks with GPUs whose
+  /// watch read them), the evidence of gpu_pages.
+  std::map<int, std::map<int, double>> page_bytes;
 };
 
 struct JobReport {
@@ -80,6 +85,11 @@ struct JobRules {
   /// this: more than one sampling interval of `run --record` (100 ms), so threads whose
   /// runnable spans touch at one sample (a team starting on a loaded machine) are not a finding.
   double min_oversubscribed_s = 0.15;
+  /// gpu_pages: pages on NUMA nodes other than the rank's GPU's above this share of its pages
+  /// and this many bytes (a program's shared libraries, a few MiB that another process loaded
+  /// first, stay below it).
+  double far_pages_share = 0.10;
+  double min_far_bytes = 64.0 * (1 << 20);
 };
 
 /// Whether a thread was runnable during span `s` under `rules` (it used at least

@@ -135,6 +135,11 @@ Result<int> slurm_tasks_on_node(const std::string& list, int node_id) {
 }
 
 Result<RankIdentity> rank_from_environment(const Environment& env) {
+  // torchrun (torch.distributed.run) sets LOCAL_RANK and LOCAL_WORLD_SIZE for its workers; run
+  // under srun or mpirun, its workers inherit the launcher's variables for torchrun itself (one
+  // task), so torchrun's own pair, the innermost, comes first.
+  if (find(env, "LOCAL_RANK") && find(env, "LOCAL_WORLD_SIZE"))
+    return pair(env, "torchrun", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "RANK");
   if (find(env, "OMPI_COMM_WORLD_LOCAL_RANK"))
     return pair(env, "openmpi", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
                 "OMPI_COMM_WORLD_RANK");
@@ -145,8 +150,8 @@ Result<RankIdentity> rank_from_environment(const Environment& env) {
     return pair(env, "hydra", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_RANK");
   return Error::invalid(
       "not under a launcher: none of OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), PMIX_LOCAL_RANK "
-      "(PMIx), SLURM_LOCALID (Slurm), MPI_LOCALRANKID (MPICH/Hydra) is set; give the rank as "
-      "K/N instead");
+      "(PMIx), SLURM_LOCALID (Slurm), MPI_LOCALRANKID (MPICH/Hydra), LOCAL_RANK with "
+      "LOCAL_WORLD_SIZE (torchrun) is set; give the rank as K/N instead");
 }
 
 Result<RankIdentity> parse_rank_spec(const std::string& text) {

@@ -15,13 +15,14 @@ struct RankIdentity {
   int local_rank = 0;    ///< 0-based rank among the ranks on this node
   int local_size = 1;    ///< ranks on this node
   int global_rank = -1;  ///< job-wide rank when the launcher says it, else -1
-  std::string launcher;  ///< "openmpi", "pmix", "slurm", "hydra" or "explicit"
+  std::string launcher;  ///< "torchrun", "openmpi", "pmix", "slurm", "hydra" or "explicit"
 };
 
 using Environment = std::map<std::string, std::string>;
 
 /// Reads the launcher's variables. Precedence when several launchers' variables are present
-/// (mpirun under an allocation sets both): Open MPI, then PMIx, then Slurm, then Hydra -- the
+/// (mpirun under an allocation sets both): torchrun (LOCAL_RANK with LOCAL_WORLD_SIZE), Open
+/// MPI, then PMIx, then Slurm, then Hydra -- the
 /// innermost launcher, the one that started this process, is checked first. Fails with EINVAL
 /// naming the variables looked for when none is set ("not under a launcher"), or naming the
 /// variable and its value when one is malformed or inconsistent (rank >= size).

@@ -34,13 +34,17 @@ Result<apply::RunReport> run_rank_command(const apply::RunCommand& given,
   if (given.ranks.empty()) return apply::run_command(given, hooks);
   apply::RunCommand command = given;
   apply::RunRequest& request = command.request;
-  auto rank = place_rank(request, command.ranks);
+  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file});
   if (!rank) return rank.error();
   // Every pin line of this rank says where it comes from, as --report-bindings does.
   request.line_tag =
       rank->host + "/" +
       std::to_string(rank->id.global_rank >= 0 ? rank->id.global_rank : rank->id.local_rank);
-  if (request.verbose && hooks.note) hooks.note(describe_placement(*rank));
+  if (request.verbose && hooks.note) {
+    hooks.note(describe_placement(*rank));
+    if (rank->gpu)
+      for (const std::string& line : rank->gpu->notes) hooks.note(line);
+  }
   std::string record_path;
   if (!command.record_dir.empty()) {
     auto path = checked_record_path(command.record_dir, *rank);

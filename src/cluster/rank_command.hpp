@@ -9,8 +9,9 @@ namespace threadmap::cluster {
 
 /// Runs the checked `run` command (apply::run_request), in this order: without ranks, exactly
 /// apply::run_command. With ranks: the rank placed (place_rank: a rank that cannot be known or
-/// placed is Fault::input about `ranks`, a machine that cannot be read the work's; with
-/// --verbose the placement is noted); the record directory missing or the record file not
+/// placed is Fault::input about `ranks`, GPUs that cannot be placed about `gpus`, a recorded
+/// topology about `topology_file`, a machine that cannot be read the work's; with --verbose the
+/// placement and the GPUs' notes are noted); the record directory missing or the record file not
 /// writable (Fault::work about `record_dir`, before anything starts); then
 /// apply::prepare_command and apply::run_prepared, watching for the record. Every pin line of
 /// the rank is tagged host/rank. A record that cannot be written after the run is

@@ -37,19 +37,21 @@ std::string plain_hex_mask(const std::vector<int>& bits) {
 }
 
 const std::vector<std::string>& rank_export_names() {
-  static const std::vector<std::string> names = {"slurm", "rankfile"};
+  static const std::vector<std::string> names = {"slurm", "rankfile", "wrapper"};
   return names;
 }
 
 Result<RankExport> parse_rank_export(std::string_view text) {
   if (text == "slurm") return RankExport::slurm;
   if (text == "rankfile") return RankExport::rankfile;
+  if (text == "wrapper") return RankExport::wrapper;
   return Error::invalid("unknown format '" + std::string(text) +
-                        "' for rank shares (slurm or rankfile)");
+                        "' for rank shares (slurm, rankfile or wrapper)");
 }
 
 std::string export_ranks(const std::vector<RankShare>& shares, RankExport format,
                          const std::string& host) {
+  if (format == RankExport::wrapper) return export_ranks(shares, {}, format, host);
   std::string out;
   if (format == RankExport::slurm) {
     std::vector<std::vector<int>> cpus, nodes;

@@ -1,5 +1,6 @@
 #include "src/cluster/rank_plan.hpp"
 
+#include "src/core/devices.hpp"
 #include "src/core/given_cpus.hpp"
 #include "src/os/host.hpp"
 #include "threadmap/topology.hpp"
@@ -28,8 +29,30 @@ Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& o) {
   request.topology_file = o.topology_file;
   request.allowed = o.allowed.value_or("");
   request.host = o.host;
+  request.gpus = o.gpus;
   return request;
 }
+
+namespace {
+
+// Every rank of the node as `run --ranks --gpus` places it when the launcher names no GPU.
+Result<std::vector<GpuPlacement>> place_gpu_ranks(const Topology& topo, const CpuSet& allowed,
+                                                  int ranks, int gpus) {
+  DeviceInventory inventory = device_inventory(topo, /*management=*/false);
+  std::vector<GpuPlacement> out;
+  for (int r = 0; r < ranks; ++r) {
+    RankIdentity id;
+    id.local_rank = r;
+    id.local_size = ranks;
+    id.launcher = "explicit";
+    auto placed = place_with_gpus(topo, inventory.devices, {}, id, gpus, allowed, allowed);
+    if (!placed) return placed.error();
+    out.push_back(std::move(*placed));
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<PlanCommand> plan_command_request(const plan::PlanOptions& options) {
   PlanCommand command;
@@ -65,13 +88,24 @@ Result<RankPlan> plan_ranks(const RankPlanRequest& request) {
     if (!resolved) return resolved.error();
     allowed = *resolved;
   }
-  auto shares = split_shares(*topo, allowed, request.ranks);
-  if (!shares) return shares.error().as_bad_input("ranks");
   RankPlan plan;
-  plan.shares = std::move(*shares);
+  if (request.gpus > 0) {
+    auto placed = place_gpu_ranks(*topo, allowed, request.ranks, request.gpus);
+    if (!placed)
+      return placed.error().code == std::errc::invalid_argument
+                 ? placed.error().as_bad_input("gpus")
+                 : placed.error().about("gpus");
+    plan.gpu_ranks = std::move(*placed);
+    for (const GpuPlacement& g : plan.gpu_ranks) plan.shares.push_back(g.share);
+  } else {
+    auto shares = split_shares(*topo, allowed, request.ranks);
+    if (!shares) return shares.error().as_bad_input("ranks");
+    plan.shares = std::move(*shares);
+  }
   if (request.format) {
     std::string host = request.host.empty() ? os::host_name() : request.host;
-    plan.exported = export_ranks(plan.shares, *request.format, host.empty() ? "localhost" : host);
+    plan.exported = export_ranks(plan.shares, plan.gpu_ranks, *request.format,
+                                 host.empty() ? "localhost" : host);
   }
   return plan;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cluster/gpu_share.hpp"
 #include "src/cluster/rank_export.hpp"
 #include "src/cluster/rank_share.hpp"
 #include "src/plan/plan_request.hpp"
@@ -23,6 +24,7 @@ struct RankPlanRequest {
   std::string allowed;        ///< CPU expression to split; empty: the topology's allowed CPUs
   std::optional<RankExport> format;  ///< export the shares for a launcher; nullopt: do not
   std::string host;  ///< the node's name in a rankfile; empty: this host ("localhost" if none)
+  int gpus = 0;      ///< GPUs per rank: each rank next to its GPUs (place_with_gpus); 0: none
 };
 
 /// Checks the rank form of `options` (options.ranks > 0). Refuses with Fault::input, naming the
@@ -43,13 +45,16 @@ Result<PlanCommand> plan_command_request(const plan::PlanOptions& options);
 
 /// The shares.
 struct RankPlan {
-  std::vector<RankShare> shares;  ///< in rank order
-  std::string exported;           ///< the launcher's text with a format; "" without
+  std::vector<RankShare> shares;        ///< in rank order
+  std::vector<GpuPlacement> gpu_ranks;  ///< with gpus: each rank's GPUs, NIC, variables
+  std::string exported;                 ///< the launcher's text with a format; "" without
 };
 
 /// Loads the topology (an unreadable file is the work's fault, about `topology_file`), resolves
 /// `allowed` on it (Fault::input about `allowed`), splits it into `ranks` shares (split_shares;
-/// Fault::input about `ranks`) and exports them when a format is given.
+/// Fault::input about `ranks`) -- or with `gpus`, places every rank next to its GPUs as `run
+/// --ranks --gpus` would with no launcher variable (place_with_gpus; Fault::input about `gpus`)
+/// -- and exports them when a format is given.
 Result<RankPlan> plan_ranks(const RankPlanRequest& request);
 
 }  // namespace threadmap::cluster

@@ -56,6 +56,35 @@ Result<int> int_at(const json& doc, const char* key, const std::string& source) 
   return doc[key].get<int>();
 }
 
+json gpus_json(const std::vector<RecordGpu>& gpus) {
+  json out = json::array();
+  for (const RecordGpu& g : gpus)
+    out.push_back({{"pci_bus_id", g.bus_id},
+                   {"index", g.index},
+                   {"model", g.model},
+                   {"uuid", g.uuid},
+                   {"numa_node", g.numa_node},
+                   {"cpus", g.cpus.to_list()}});
+  return out;
+}
+
+// Records written before --gpus have no GPU keys: read as none.
+Result<std::vector<RecordGpu>> gpus_at(const json& doc, const char* key,
+                                       const std::string& source) {
+  std::vector<RecordGpu> out;
+  if (!doc.contains(key)) return out;
+  if (!doc[key].is_array()) return Error::invalid(source + ": '" + key + "' is not an array");
+  for (const json& g : doc[key]) {
+    if (!g.is_object() || !g.contains("pci_bus_id") || !g["pci_bus_id"].is_string())
+      return Error::invalid(source + ": bad entry in '" + key + "'");
+    auto cpus = cpus_at(g, "cpus", source);
+    if (!cpus) return cpus.error();
+    out.push_back({g["pci_bus_id"].get<std::string>(), g.value("index", -1), g.value("model", ""),
+                   g.value("uuid", ""), g.value("numa_node", -1), *cpus});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string rank_record_to_json(const RankRecord& r) {
@@ -76,6 +105,10 @@ std::string rank_record_to_json(const RankRecord& r) {
     nodes.push_back({{"os_index", n.os_index}, {"cpus", n.cpus.to_list()}});
   doc["numa_nodes"] = nodes;
   doc["exit_status"] = r.exit_status;
+  doc["gpus"] = gpus_json(r.gpus);
+  doc["host_gpus"] = gpus_json(r.host_gpus);
+  doc["gpus_how"] = r.gpus_how;
+  doc["nic"] = r.nic;
   doc["watch"] = r.watch_json.empty() ? json(nullptr)
                                       : json::parse(r.watch_json, nullptr, /*exceptions=*/false);
   if (doc["watch"].is_discarded()) doc["watch"] = nullptr;
@@ -137,6 +170,13 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
       if (!cpus) return cpus.error();
       r.numa_nodes.push_back({n["os_index"].get<int>(), *cpus});
     }
+  for (auto [key, field] : {std::pair{"gpus", &r.gpus}, {"host_gpus", &r.host_gpus}}) {
+    auto gpus = gpus_at(doc, key, source);
+    if (!gpus) return gpus.error();
+    *field = std::move(*gpus);
+  }
+  r.gpus_how = doc.value("gpus_how", "");
+  r.nic = doc.value("nic", "");
   r.watch_error = doc.value("watch_error", "");
   if (doc.contains("watch") && doc["watch"].is_object()) {
     const json& w = doc["watch"];

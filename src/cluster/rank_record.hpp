@@ -24,6 +24,16 @@ struct RecordNumaNode {
   CpuSet cpus;
 };
 
+/// A GPU as a record names it (run --ranks --gpus).
+struct RecordGpu {
+  std::string bus_id;  ///< "0000:34:00.0"
+  int index = -1;      ///< PCI bus order among the host's GPUs of its vendor
+  std::string model;
+  std::string uuid;  ///< "" when unknown
+  int numa_node = -1;
+  CpuSet cpus;  ///< CPUs local to it
+};
+
 /// What a rank writes. `watch_json` is the rank's `threadmap.watch/1` document verbatim (per
 /// thread CPU spans with start_s/end_s/cpu, counters, numa_pages), so `job` reads the same
 /// evidence `watch --json` gives, from one implementation of the watch.
@@ -40,6 +50,10 @@ struct RankRecord {
   std::vector<CpuSet> cores;      ///< the host's cores (SMT siblings together) over `allowed`
   std::vector<RecordNumaNode> numa_nodes;  ///< the host's NUMA nodes (may be empty: unknown)
   int exit_status = 0;                     ///< the program's exit status (as run reports it)
+  std::vector<RecordGpu> gpus;             ///< with --gpus: the rank's GPUs (empty without)
+  std::vector<RecordGpu> host_gpus;        ///< with --gpus: every GPU of the host of that vendor
+  std::string gpus_how;                    ///< how the rank's GPUs were chosen
+  std::string nic;                         ///< the NIC named for it ("mlx5_0", "eth0"), "" for none
   std::string watch_json;   ///< threadmap.watch/1 document, or "" when the watch failed
   std::string watch_error;  ///< why there is no watch document ("" when there is one)
 };

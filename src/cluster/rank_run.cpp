@@ -1,5 +1,6 @@
 #include "src/cluster/rank_run.hpp"
 
+#include "src/core/devices.hpp"
 #include "src/os/host.hpp"
 #include "src/os/process.hpp"
 #include "threadmap/affinity.hpp"
@@ -13,9 +14,66 @@ std::string node_list(const std::vector<int>& nodes) {
   return out;
 }
 
+// The NIC's name as the libraries take it: its RDMA device, else its netdev, else its bus id.
+std::string record_nic_name(const Device& nic) {
+  if (!nic.rdma.empty()) return nic.rdma.front();
+  return nic.netdevs.empty() ? nic.bus_id : nic.netdevs.front();
+}
+
+RecordGpu record_gpu(const Device& d) {
+  return {d.bus_id, d.index, d.model, d.uuid, d.numa_node, d.cpus};
+}
+
+// The rank's GPU placement on this machine's topology, or on a recording of it.
+Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env,
+                                    const RankIdentity& id, const RankOptions& options,
+                                    std::vector<RecordGpu>& host_gpus) {
+  std::optional<Topology> recorded;
+  if (!options.topology_file.empty()) {
+    auto loaded = Topology::load_xml(options.topology_file);
+    if (!loaded) return loaded.error().about("topology_file");
+    CpuSet missing = loaded->complete_cpus() - here.complete_cpus();
+    if (!missing.empty())
+      return Error::bad_input(
+          "topology_file", "topology " + options.topology_file + " has CPUs " + missing.to_list() +
+                               " that this machine lacks (CPUs " + here.complete_cpus().to_list() +
+                               "): it is not a recording of this machine");
+    recorded = std::move(*loaded);
+  }
+  const Topology& topo = recorded ? *recorded : here;
+  // Devices from hwloc; UUIDs and MIG instances from the management library only when the
+  // launcher named GPUs that way (opening NVML costs up to a second per rank).
+  bool by_uuid = false;
+  for (const char* var : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+    auto it = env.find(var);
+    if (it != env.end() && it->second.find('-') != std::string::npos) by_uuid = true;
+  }
+  DeviceInventory inventory = device_inventory(topo, by_uuid);
+  for (const Device* g : compute_gpus(inventory.devices)) host_gpus.push_back(record_gpu(*g));
+  const CpuSet allowed = here.allowed_cpus() & topo.complete_cpus();
+  auto placed =
+      place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed, here.cgroup_cpus());
+  // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
+  // are the command line's mistake; anything else the machine's.
+  if (!placed)
+    return placed.error().code == std::errc::invalid_argument ? placed.error().as_bad_input("gpus")
+                                                              : placed.error().about("gpus");
+  return placed;
+}
+
 }  // namespace
 
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
+  return place_rank(request, RankOptions{ranks, 0, ""});
+}
+
+Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {
+  const std::string& ranks = options.ranks;
+  // run_request refuses this first; a caller that builds the request itself gets it here.
+  if (!request.cpus.empty())
+    return Error::bad_input("cpus",
+                            "a CPU list and a rank cannot be combined: the rank's share is the "
+                            "CPU list (a policy orders threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
   // The rank given (or the launcher's word for it) that cannot be placed is the command line's
@@ -24,9 +82,26 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
   if (!id) return id.error().as_bad_input("ranks");
   auto topo = Topology::load_this_machine();
   if (!topo) return topo.error();
-  auto share = take_share(*topo, *id);
-  if (!share) return share.error().as_bad_input("ranks");
+  std::optional<GpuPlacement> gpu;
+  std::vector<RecordGpu> host_gpus;
+  Result<RankShare> share = Error::invalid("");
+  if (options.gpus > 0) {
+    auto placed = place_gpu_rank(*topo, env, *id, options, host_gpus);
+    if (!placed) return placed.error();
+    gpu = *placed;
+    share = placed->share;
+    for (const auto& kv : placed->set_env) request.environment.push_back(kv);
+  } else if (!options.topology_file.empty()) {
+    return Error::bad_input("topology_file",
+                            "a recorded topology decides where the GPUs are: it goes with GPUs "
+                            "per rank");
+  } else {
+    share = take_share(*topo, *id);
+    if (!share) return share.error().as_bad_input("ranks");
+  }
   RankPlacement placement;
+  placement.gpu = std::move(gpu);
+  placement.host_gpus = std::move(host_gpus);
   placement.host = os::host_name();
   placement.id = *id;
   placement.share = *share;
@@ -65,6 +140,12 @@ RankRecord make_record(const RankPlacement& p, int exit_status) {
   r.cores = p.cores;
   r.numa_nodes = p.numa_nodes;
   r.exit_status = exit_status;
+  if (p.gpu) {
+    for (const Device& d : p.gpu->gpus) r.gpus.push_back(record_gpu(d));
+    r.host_gpus = p.host_gpus;
+    r.gpus_how = p.gpu->gpus_how;
+    if (p.gpu->nic) r.nic = record_nic_name(*p.gpu->nic);
+  }
   return r;
 }
 
@@ -75,9 +156,21 @@ std::string describe_placement(const RankPlacement& p) {
                            ? "memory nodes unknown"
                            : "memory nodes " + node_list(p.share.memory_nodes) +
                                  (p.memory_from_share ? " (bound)" : " (--mem given instead)");
-  return "host " + (p.host.empty() ? std::string("?") : p.host) + " rank " +
-         std::to_string(p.id.local_rank) + "/" + std::to_string(p.id.local_size) + " (" + who +
-         "): CPUs " + p.share.cpus.to_list() + " [" + p.share.how + "], " + memory;
+  std::string line = "host " + (p.host.empty() ? std::string("?") : p.host) + " rank " +
+                     std::to_string(p.id.local_rank) + "/" + std::to_string(p.id.local_size) +
+                     " (" + who + "): CPUs " + p.share.cpus.to_list() + " [" + p.share.how + "], " +
+                     memory;
+  if (!p.gpu) return line;
+  for (const Device& g : p.gpu->gpus)
+    line += ", GPU " + std::to_string(g.index) + " (" + g.bus_id +
+            (g.model.empty() ? std::string("") : " " + g.model) + ")";
+  line += " [" + p.gpu->gpus_how + "]";
+  if (p.gpu->nic)
+    line += ", NIC " + record_nic_name(*p.gpu->nic) + " [" + p.gpu->nic_how + "]";
+  else
+    line += ", no NIC named [" + p.gpu->nic_how + "]";
+  for (const auto& [name, value] : p.gpu->set_env) line += ", " + name + "=" + value;
+  return line;
 }
 
 }  // namespace threadmap::cluster

@@ -21,6 +21,17 @@ Result<std::shared_ptr<Topology::State>> start(const std::string& source) {
   auto state = std::make_shared<Topology::State>();
   state->source = source;
   if (hwloc_topology_init(&state->topo) != 0) return hwloc_error("cannot initialise hwloc");
+  // GPUs, NICs and NVMe drives (hwloc's "important" PCI and OS devices): devices_from_hwloc
+  // reads them, and a recorded XML keeps the ones it has. Bridges without them are dropped.
+  hwloc_topology_set_io_types_filter(state->topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  // hwloc's Linux backend reads the PCI devices from sysfs itself; its plugins would instead
+  // load libpciaccess (which leaks at every load), start the GPU runtimes (CUDA, NVML, ROCm,
+  // Level Zero, OpenCL: seconds and threads inside this process) or connect to X displays (gl).
+  // threadmap opens the GPU libraries itself, only where asked (device_inventory). A component
+  // this hwloc lacks is refused with EINVAL: nothing to blacklist then.
+  for (const char* plugin : {"pci", "opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"})
+    (void)hwloc_topology_set_components(state->topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                        plugin);
   return state;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/devices.hpp"
 #include "src/core/topology_state.hpp"
 
 namespace threadmap {
@@ -147,6 +148,8 @@ Result<CpuSet> Topology::resolve(std::string_view expression) const {
     Result<CpuSet> part = Error::invalid("");
     if (strcasecmp(term.c_str(), "all") == 0) {
       part = allowed_cpus();
+    } else if (is_device_term(term)) {
+      part = device_cpus(*this, term);  // gpu:N, gpu:UUID, nic:NAME, pci:BUSID
     } else if (std::isdigit(static_cast<unsigned char>(term[0]))) {
       part = CpuSet::parse(term);
     } else {

@@ -1,5 +1,6 @@
 #include "src/experiments/registry.hpp"
 
+#include "src/experiments/gpu_locality.hpp"
 #include "src/experiments/latency_pairs.hpp"
 #include "src/latency/matrix_mismatch.hpp"
 
@@ -22,6 +23,12 @@ Result<BenchResult> spawn(const Topology& topo, const BenchRequest& request) {
   SpawnOptions options = request.spawn_tools;
   static_cast<BenchOptions&>(options) = request.options;
   return run_spawn(topo, options);
+}
+
+Result<BenchResult> gpu_locality(const Topology& topo, const BenchRequest& request) {
+  GpuLocalityOptions options;
+  static_cast<BenchOptions&>(options) = request.options;
+  return run_gpu_locality(topo, options);
 }
 
 // The pairs come from, in order: a saved matrix, the caller's matrix, a quick measurement.
@@ -65,10 +72,25 @@ const std::vector<BenchEntry>& benches() {
   return table;
 }
 
+const std::vector<BenchEntry>& device_benches() {
+  static const std::vector<BenchEntry> table{
+      {"gpu-locality", "host<->GPU copy bandwidth from memory on each NUMA node (CUDA driver)",
+       false, gpu_locality},
+  };
+  return table;
+}
+
 const BenchEntry* find_bench(std::string_view name) {
-  for (const BenchEntry& entry : benches())
-    if (name == entry.name) return &entry;
+  for (const auto* table : {&benches(), &device_benches()})
+    for (const BenchEntry& entry : *table)
+      if (name == entry.name) return &entry;
   return nullptr;
+}
+
+std::vector<std::string> all_bench_names() {
+  std::vector<std::string> names = bench_names();
+  for (const BenchEntry& entry : device_benches()) names.emplace_back(entry.name);
+  return names;
 }
 
 std::vector<std::string> bench_names() {

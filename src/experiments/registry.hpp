@@ -45,11 +45,17 @@ struct BenchEntry {
 /// Every bench, in the order the report runs them. Never empty.
 const std::vector<BenchEntry>& benches();
 
-/// The entry called `name`, or null when there is none.
+/// Benches of a device beside the CPUs (gpu-locality): `threadmap bench NAME` runs them; the
+/// machine report, which measures the CPU side, does not.
+const std::vector<BenchEntry>& device_benches();
+
+/// The entry called `name` in benches() or device_benches(), or null when there is none.
 const BenchEntry* find_bench(std::string_view name);
 
 /// The names of benches(), in order ("contention", "pingpong", ...).
 std::vector<std::string> bench_names();
+/// bench_names() then the device benches' names: what `threadmap bench` accepts.
+std::vector<std::string> all_bench_names();
 
 /// Runs the bench called `name`. EINVAL "unknown bench 'NAME' (expected contention, ...)" when
 /// there is none; otherwise whatever the bench returns (an unavailable result is not a failure),

@@ -57,6 +57,8 @@ Result<PlanRequest> plan_request(const PlanOptions& o) {
     return Error::bad_input("ranks", "rank shares are a form of their own, not a thread plan");
   if (!o.host.empty())
     return Error::bad_input("host", "a node name is for rank shares: it needs a rank count");
+  if (o.gpus > 0)
+    return Error::bad_input("gpus", "GPUs per rank are for rank shares: they need a rank count");
   PlanRequest request;
   if (!o.export_format.empty()) {
     auto format = parse_export_format(o.export_format);

@@ -45,6 +45,10 @@ std::string cache_stats_text(const apply::CacheStatsSummary& summary,
            " new threads, " + std::to_string(summary.bypassed) + " handed to glibc";
   }
   out += " (counted by the cache in each process)\n";
+  if (summary.unfinished > 0)
+    out += prefix + plural(static_cast<std::uint64_t>(summary.unfinished), "process", "processes") +
+           " ended without a last update (a raw exit_group, a signal): counted as of " +
+           (summary.unfinished == 1 ? "its" : "their") + " last update\n";
   out += prefix + "threads retired: ";
   if (summary.retired.empty()) {
     out += "none\n";

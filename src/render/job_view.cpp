@@ -71,6 +71,43 @@ std::string startup_text(const JobHost& h) {
 
 }  // namespace
 
+namespace {
+
+// The GPUs of the ranks run with --gpus: one line each ("rank 0: GPU 0 (0000:34:00.0) CPUs ...").
+std::string rank_gpus_text(const JobHost& h) {
+  std::string out;
+  for (const auto& [rank, gpus] : h.gpus)
+    for (const cluster::RecordGpu& g : gpus)
+      out += fmt::format("rank {}: GPU {} ({}{}), node {}, local CPUs {}\n", rank, g.index,
+                         g.bus_id, g.model.empty() ? "" : " " + terminal_safe(g.model),
+                         g.numa_node >= 0 ? std::to_string(g.numa_node) : "none", g.cpus.to_list());
+  return out;
+}
+
+// {node: bytes} of a rank with GPUs whose watch read its pages; {} otherwise.
+nlohmann::json page_bytes_json(const JobHost& h, int rank) {
+  nlohmann::json out = nlohmann::json::object();
+  auto it = h.page_bytes.find(rank);
+  if (it != h.page_bytes.end())
+    for (const auto& [node, bytes] : it->second) out[std::to_string(node)] = bytes;
+  return out;
+}
+
+nlohmann::json rank_gpus_json(const JobHost& h, int rank) {
+  nlohmann::json out = nlohmann::json::array();
+  auto it = h.gpus.find(rank);
+  if (it == h.gpus.end()) return out;
+  for (const cluster::RecordGpu& g : it->second)
+    out.push_back({{"pci_bus_id", g.bus_id},
+                   {"index", g.index},
+                   {"model", g.model},
+                   {"numa_node", g.numa_node >= 0 ? nlohmann::json(g.numa_node) : nlohmann::json()},
+                   {"cpus", g.cpus.to_list()}});
+  return out;
+}
+
+}  // namespace
+
 std::string job_text(const JobReport& job) {
   std::string out = fmt::format("job {}: {} rank record(s), {} host(s)\n", terminal_safe(job.dir),
                                 job.records, job.hosts.size());
@@ -99,6 +136,7 @@ std::string job_text(const JobReport& job) {
       table.add_row(std::move(row));
     }
     out += table.str();
+    out += rank_gpus_text(h);
     out += startup_text(h);
     std::vector<const JobFinding*> found = findings_for(job, h.host);
     if (found.empty()) {
@@ -133,7 +171,9 @@ nlohmann::json job_json(const JobReport& job) {
                           {"share", h.shares.at(r).to_list()},
                           {"threads", h.threads.count(r) ? h.threads.at(r) : 0},
                           {"migrations", h.migrations.count(r) ? h.migrations.at(r) : 0},
-                          {"seconds_on_cpu", cpus}});
+                          {"seconds_on_cpu", cpus},
+                          {"gpus", rank_gpus_json(h, r)},
+                          {"page_bytes", page_bytes_json(h, r)}});
     }
     host["rank_details"] = per_rank;
     nlohmann::json startup = nlohmann::json::array();

@@ -10,6 +10,7 @@
 
 #include "src/latency/compare.hpp"
 #include "src/render/bench_view.hpp"
+#include "src/render/device_view.hpp"
 #include "src/render/html_page.hpp"
 #include "src/render/latency_image.hpp"
 #include "src/render/latency_text.hpp"
@@ -178,6 +179,7 @@ std::string topology_section(const MachineReport& r) {
       {0, 1, 2, 3, 4, 5, 6});
   out += "<p>CPUs this process may use: <code>" + html::escape(r.usable_cpus) +
          "</code> (cgroup cpuset and affinity). Source: hwloc, this machine.</p>\n";
+  out += device_table_html(r.devices);
   out +=
       "<details><summary>Topology tree (as <code>threadmap topo</code> prints "
       "it)</summary>\n<pre>" +

@@ -6,6 +6,7 @@
 #include "src/latency/compare.hpp"
 #include "src/latency/matrix_files.hpp"
 #include "src/render/bench_view.hpp"
+#include "src/render/device_view.hpp"
 #include "src/render/machine_state_json.hpp"
 #include "src/render/topology_view.hpp"
 
@@ -96,7 +97,10 @@ json report_json(const report::MachineReport& r, const std::string& heatmap_file
          {"threadmap_version", r.threadmap_version}, {"quick", r.quick},
          {"total_seconds", r.total_seconds},         {"usable_cpus", r.usable_cpus}};
   json topo = status_json(r.topology_status);
-  if (r.topology) topo["topology"] = topology_json(*r.topology);
+  if (r.topology) {
+    topo["topology"] = topology_json(*r.topology);
+    add_devices(topo["topology"], r.devices);
+  }
   j["topology"] = topo;
   j["machine_state"] = r.machine_state ? machine_state_json(*r.machine_state) : json(nullptr);
   j["binding"] = r.binding ? binding_json(*r.binding) : json(nullptr);

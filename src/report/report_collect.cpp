@@ -160,6 +160,7 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   say("reading the topology (hwloc)");
   if (topo) {
     rep.topology = *topo;
+    rep.devices = device_inventory(*topo, /*management=*/true);
     if (auto u = experiments::usable_cpus(*topo); u)
       usable = *u;
     else

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/devices.hpp"
 #include "src/core/machine_state.hpp"
 #include "src/core/process_binding.hpp"
 #include "src/experiments/bench_result.hpp"
@@ -107,6 +108,7 @@ struct MachineReport {
   bool quick = false;
   std::optional<Topology> topology;  ///< absent only when this machine cannot be discovered
   PartStatus topology_status;
+  DeviceInventory devices;  ///< GPUs, NICs, NVMe drives with their locality (docs/gpu.md)
   std::string usable_cpus;
   /// This process's binding against its cgroup; a launcher's narrower binding (srun's task
   /// binding, mpirun's --bind-to core) is the first line of the terminal output and the page.

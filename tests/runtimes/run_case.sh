@@ -123,6 +123,12 @@ if [ "$creates" -gt 0 ]; then
   reuse_text="$((from_cache * 1000 / creates / 10)).$((from_cache * 1000 / creates % 10))%"
 fi
 summary="statistics ($source, $processes processes): from-cache=$from_cache of $creates creates ($reuse_text), from-system=$from_system, bypassed=$bypassed; retired: ${retired_causes//,/, }"
+# Records still at final=0: processes that ended without their last update (Go's raw
+# exit_group), counted as of it.
+if [ $source = file ]; then
+  unfinished=$(grep -c '^tm-cache-stats/1 .* final=0\( \|$\)' "$dir/stats")
+  [ "$unfinished" -gt 0 ] && summary="$summary; $unfinished ended without a last update (counted as of it)"
+fi
 if [ "$min_reuse" != none ] && [ "$creates" -gt 0 ] &&
   [ $((from_cache * 100)) -lt $((creates * min_reuse)) ]; then
   echo "FAIL reuse $reuse_text is under the case's $min_reuse%"

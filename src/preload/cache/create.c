@@ -177,7 +177,12 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
   if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed) ||
       atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);
-  if (__builtin_expect(!tm__main_key_armed_already(), 0)) tm__arm_main_key();
+  if (__builtin_expect(!tm__main_key_armed_already(), 0)) {
+    tm__init_threads(); /* the first create: what only threads need (init.c) */
+    if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed))
+      return tm__create_plain(thread, attr, start, arg);
+    tm__arm_main_key();
+  }
   struct tm_request req;
   if (!tm__cacheable(attr, &req)) return tm__create_plain(thread, attr, start, arg);
   int r = tm__reuse_parked(thread, attr, &req, start, arg);

@@ -191,12 +191,17 @@ int tm__give_up_main_key(void) {
 #define TM_RESOLVE(field, name) \
   (*(void **)&tm__real.field = dlsym(RTLD_NEXT, name), tm__real.field != NULL)
 
+/* Start-up: what every process that loads the library needs, whether or not it ever creates a
+ * thread (every `true`, `sh`, `sed` a script starts pays it): the options (read once, shown
+ * with TM_VERBOSE), glibc's functions our wrappers forward to (looked up now: _exit, longjmp,
+ * sigprocmask run in signal handlers and vfork children, where dlsym is not safe), the shadow
+ * of the main thread's mask, whether the cache is on. No file is read and nothing is
+ * allocated here: what only a thread-creating process needs waits for its first create
+ * (tm__init_threads). */
 static void tm__init_once(void) {
   extern char **environ;
   tm__options_load(environ);
   tm__stats_init();
-  tm__identity_init();
-  tm__headroom_init();
   int ok =
       TM_RESOLVE(create, "pthread_create") & TM_RESOLVE(join, "pthread_join") &
       TM_RESOLVE(tryjoin, "pthread_tryjoin_np") & TM_RESOLVE(timedjoin, "pthread_timedjoin_np") &
@@ -230,10 +235,7 @@ static void tm__init_once(void) {
     *(void **)&tm__physical_detach = tm__interceptor("pthread_detach", (void *)tm__real.detach);
   }
   tm__defaults_refresh();
-  tm__wait_init();
-  tm__records_init();
   tm__shadow_init();
-  tm__reset_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {
     tm__line line;
@@ -243,17 +245,9 @@ static void tm__init_once(void) {
     tm__line_emit(&line);
     enable = 0;
   }
-  if (ok && enable &&
-      pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
-    enable = 0;
-  else if (!enable && tm__stats_on) /* bypassed creates are counted per process too */
-    pthread_atfork(NULL, NULL, tm__stats_after_fork);
-  if (ok && enable && tm__prim_getpid() == tm__prim_gettid()) { /* see tm__arm_main_key */
-    tm__main_thread = pthread_self();
-    tm__main_thread_known = 1;
-  }
-  /* Before any thread of ours sleeps: the table is grown while nobody waits in it. */
-  tm__wait_choose_futex_keys(enable);
+  /* A fork child of a process that never created a thread counts for itself too (its pid);
+   * with the cache on, the full fork handlers come with the first create. */
+  if (tm__stats_on) pthread_atfork(NULL, NULL, tm__stats_after_fork);
   tm__once_init(enable);
   if (tm__option(TM_OPT_VERBOSE)) {
     tm__options_print();
@@ -263,6 +257,42 @@ static void tm__init_once(void) {
     tm__line_emit(&line);
   }
   atomic_store(&tm__enabled, enable);
+}
+
+/* The first create of a process with the cache on: what only threads need. The task bound
+ * (cgroup pids, RLIMIT_NPROC, pid_max, threads-max, loadavg), the CPUs (spinning, record
+ * slots), the TLS layout of this library and glibc (dladdr), the main thread's identity, the
+ * futex table (before any thread of ours sleeps in it: the caller is still the only thread
+ * of ours) and the fork handlers. */
+static _Atomic int tm__threads_state; /* 0 not started, 1 running, 2 done */
+
+static void tm__init_threads_once(void) {
+  int saved_errno = errno; /* cgroup files may be absent: the program's errno stays its own */
+  tm__identity_init();
+  tm__shadow_init_threads();
+  tm__headroom_init();
+  tm__wait_init();
+  tm__records_init();
+  tm__reset_init();
+  if (pthread_atfork(tm__before_fork, tm__after_fork_parent, tm__after_fork_child) != 0)
+    atomic_store(&tm__enabled, 0);
+  if (tm__prim_getpid() == tm__prim_gettid()) { /* see tm__arm_main_key */
+    tm__main_thread = pthread_self();
+    tm__main_thread_known = 1;
+  }
+  tm__wait_choose_futex_keys(atomic_load(&tm__enabled));
+  errno = saved_errno;
+}
+
+void tm__init_threads(void) {
+  if (atomic_load_explicit(&tm__threads_state, memory_order_acquire) == 2) return;
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&tm__threads_state, &expected, 1)) {
+    tm__init_threads_once();
+    atomic_store_explicit(&tm__threads_state, 2, memory_order_release);
+    return;
+  }
+  while (atomic_load_explicit(&tm__threads_state, memory_order_acquire) != 2) tm__prim_yield();
 }
 
 int tm__ready(void) { return __atomic_load_n((int *)&tm__init_state, __ATOMIC_ACQUIRE) == 2; }

@@ -117,7 +117,7 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   t->seed_placement_ns = s->placement_checked_ns;
   t->start_mask_known = (valid & TM_S_SIGMASK) != 0;
   t->signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
-  /* The process's seccomp mode (read at start-up) holds while no filter was installed. */
+  /* The process's seccomp mode (read at the first create) holds while no filter was installed. */
   t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   t->seccomp_at_birth = t->seccomp_epoch == 1 ? tm__seccomp_at_start : -1;
   /* The identity it is cloned with: its creator's now (no system call). */

@@ -31,8 +31,13 @@ void tm__shadow_init(void) {
   sigset_t current; /* looks glibc's pthread_sigmask up now: our wrapper may run in handlers */
   tm__real_sigmask(SIG_BLOCK, NULL, &current);
   tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
-  tm__seccomp_at_start = (int)tm__prim_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
   tm__quiet_init(&current);
+}
+
+/* At the first create, not at start-up: the filters threads inherit from then on (a filter
+ * set through an interposed call before it is seen as such: reset.c). */
+void tm__shadow_init_threads(void) {
+  tm__seccomp_at_start = (int)tm__prim_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 }
 
 int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {

@@ -15,14 +15,17 @@
  * least one physical thread (tm__cause_names; prctl-N and syscall-N name an option or system
  * call number). Readers ignore keys they do not know.
  *
- * When: at the process's end as far as it can be caught: the library's destructor (main's
- * return, exit from any thread, after atexit handlers: a program that closes stderr there still
- * reports to FILE), the interposed _exit/_Exit and syscall(SYS_exit_group). Once per process
- * (a fork child starts its own counters and line; a vfork or raw-clone child sharing our
- * memory writes nothing). A process killed by a signal, or ending with an exit_group made
- * without libc (Go's runtime), writes nothing. The line is ONE write(2) on a descriptor opened
- * O_APPEND|O_CLOEXEC at that moment, built in a fixed buffer (no stdio, no allocation), so lines
- * of concurrent processes never interleave. */
+ * (one line, then " final=1" at a normal end, " final=0" in a live record). Where: a process
+ * that creates a thread keeps a fixed-width record of this line in FILE from its first create
+ * (stats_record.c), so that an end nothing catches (a killing signal, Go's raw exit_group) still
+ * leaves its counts as of the last update; a process that creates none writes the line at its
+ * end only. When: at the process's end as far as it can be caught: the library's destructor
+ * (main's return, exit from any thread, after atexit handlers: a program that closes stderr
+ * there still reports to FILE), the interposed _exit/_Exit and syscall(SYS_exit_group). Once
+ * per process (a fork child starts its own counters and line; a vfork or raw-clone child
+ * sharing our memory writes nothing). The line is ONE write(2) on a descriptor opened
+ * O_APPEND|O_CLOEXEC at that moment, built in a fixed buffer (no stdio, no allocation), so
+ * lines of concurrent processes never interleave. */
 #include "stats.h"
 
 #include <fcntl.h>
@@ -35,8 +38,9 @@ int tm__stats_on;
 static _Atomic unsigned long long tm__counts[TM_COUNT_N];
 static _Atomic unsigned long long tm__retired[TM_CAUSE_COUNT];
 static _Atomic long long tm__peak_idle;
-static char tm__stats_path[1024]; /* TM_CACHE_STATS=/FILE */
-static pid_t tm__stats_pid;       /* the process the counters belong to */
+static _Atomic unsigned long long tm__retired_total; /* tells the record something changed */
+static char tm__stats_path[1024];                    /* TM_CACHE_STATS=/FILE */
+static pid_t tm__stats_pid;                          /* the process the counters belong to */
 static _Atomic int tm__stats_written;
 
 void tm__stats_init(void) {
@@ -46,7 +50,7 @@ void tm__stats_init(void) {
     strcpy(tm__stats_path, path);
   else if (mode == TM_STATS_TO_FILE)
     mode = 0; /* a path longer than PATH_MAX's share: no line rather than a wrong file */
-  tm__stats_pid = tm__prim_getpid();
+  if (mode != 0) tm__stats_pid = tm__prim_getpid(); /* off: no system call at start-up */
   tm__stats_on = mode != 0;
 }
 
@@ -56,17 +60,24 @@ void tm__stats_after_fork(void) {
   for (int i = 0; i < TM_CAUSE_COUNT; ++i)
     atomic_store_explicit(&tm__retired[i], 0, memory_order_relaxed);
   atomic_store_explicit(&tm__peak_idle, 0, memory_order_relaxed);
+  atomic_store_explicit(&tm__retired_total, 0, memory_order_relaxed);
+  tm__stats_record_after_fork();
   atomic_store_explicit(&tm__stats_written, 0, memory_order_relaxed);
   tm__stats_pid = tm__prim_getpid();
 }
 
 void tm__stats_count(enum tm_count what) {
-  if (tm__stats_on) atomic_fetch_add_explicit(&tm__counts[what], 1, memory_order_relaxed);
+  if (!tm__stats_on) return;
+  atomic_fetch_add_explicit(&tm__counts[what], 1, memory_order_relaxed);
+  /* The first create (a cached one always follows one of these) starts the live record. */
+  if (what == TM_COUNT_FROM_SYSTEM || what == TM_COUNT_BYPASSED) tm__stats_record_start();
 }
 
 void tm__stats_retired(unsigned cause) {
   if (cause >= TM_CAUSE_COUNT) cause = TM_CAUSE_IDENTITY;
-  if (tm__stats_on) atomic_fetch_add_explicit(&tm__retired[cause], 1, memory_order_relaxed);
+  if (!tm__stats_on) return;
+  atomic_fetch_add_explicit(&tm__retired[cause], 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tm__retired_total, 1, memory_order_relaxed);
 }
 
 void tm__stats_peak_idle(long long idle_now) {
@@ -101,14 +112,16 @@ static const char *const tm__cause_names[TM_CAUSE_WORDS] = {
     [TM_CAUSE_SCHEDULING] = "scheduling",
 };
 
-/* A line in a fixed buffer; what does not fit is dropped (4 KiB holds every count). */
+/* A line in a caller's buffer of SIZE bytes; what does not fit is dropped (the retirement
+ * causes are folded into retired.other before that happens: tm__file_line). */
 struct tm_text {
-  char buf[4096];
+  char *buf;
+  size_t size;
   size_t n;
 };
 
 static void tm__put(struct tm_text *t, const char *s) {
-  while (*s && t->n < sizeof t->buf - 1) t->buf[t->n++] = *s++;
+  while (*s && t->n < t->size - 1) t->buf[t->n++] = *s++;
 }
 
 static void tm__put_number(struct tm_text *t, unsigned long long v) {
@@ -116,7 +129,7 @@ static void tm__put_number(struct tm_text *t, unsigned long long v) {
   int n = 0;
   do digits[n++] = (char)('0' + v % 10);
   while ((v /= 10) != 0);
-  while (n > 0 && t->n < sizeof t->buf - 1) t->buf[t->n++] = digits[--n];
+  while (n > 0 && t->n < t->size - 1) t->buf[t->n++] = digits[--n];
 }
 
 static void tm__put_pair(struct tm_text *t, const char *key, unsigned long long v) {
@@ -138,26 +151,27 @@ static void tm__put_cause(struct tm_text *t, unsigned cause) {
   }
 }
 
-/* comm of the process (its main thread's name) with ' ', '=' and control characters as '_'. */
-static void tm__put_comm(struct tm_text *t) {
-  char comm[64];
-  long n = tm__prim_read_file("/proc/self/comm", comm, sizeof comm);
+void tm__stats_read_comm(char comm[TM_COMM_BYTES]) {
+  long n = tm__prim_read_file("/proc/self/comm", comm, TM_COMM_BYTES);
   if (n > 0 && comm[n - 1] == '\n') comm[--n] = 0;
   if (n <= 0) strcpy(comm, "_");
   for (char *c = comm; *c; ++c)
     if (*c == ' ' || *c == '=' || (unsigned char)*c < 0x21 || *c == 0x7f) *c = '_';
-  tm__put(t, comm);
 }
 
 static const char *const tm__wait_names[] = {"spin-met",      "spin-ran-out",     "no-spin-busy",
                                              "no-spin-score", "no-spin-spinners", "no-spin-fixed"};
 
-static void tm__file_line(struct tm_text *t) {
+/* Room kept for " retired.other=N final=N" after the causes that fit. */
+enum { TM_TAIL_ROOM = 64, TM_CAUSE_ROOM = 48 };
+
+size_t tm__stats_file_line(char *buf, size_t size, const char *comm, int final) {
+  struct tm_text text = {buf, size, 0}, *t = &text;
   tm__put(t, "tm-cache-stats/1 ");
   tm__put_pair(t, "pid", (unsigned long long)tm__prim_getpid());
   tm__put_pair(t, " ppid", (unsigned long long)tm__prim_getppid());
   tm__put(t, " comm=");
-  tm__put_comm(t);
+  tm__put(t, comm);
   tm__put_pair(t, " from-cache", tm__counts[TM_COUNT_FROM_CACHE]);
   tm__put_pair(t, " from-system", tm__counts[TM_COUNT_FROM_SYSTEM]);
   tm__put_pair(t, " bypassed", tm__counts[TM_COUNT_BYPASSED]);
@@ -167,14 +181,23 @@ static void tm__file_line(struct tm_text *t) {
     tm__put_pair(t, tm__wait_names[i - TM_COUNT_SPIN_MET], tm__counts[i]);
   }
   tm__put_pair(t, " peak-idle", (unsigned long long)tm__peak_idle);
+  /* Causes that would not fit (dozens of distinct ones) are summed as retired.other. */
+  unsigned long long other = 0;
   for (unsigned c = 1; c < TM_CAUSE_COUNT; ++c) {
     unsigned long long n = tm__retired[c];
     if (n == 0) continue;
+    if (t->n + TM_CAUSE_ROOM + TM_TAIL_ROOM >= t->size) {
+      other += n;
+      continue;
+    }
     tm__put(t, " retired.");
     tm__put_cause(t, c);
     tm__put_pair(t, "", n);
   }
-  tm__put(t, "\n");
+  if (other) tm__put_pair(t, " retired.other", other);
+  tm__put_pair(t, " final", final ? 1 : 0);
+  t->buf[t->n] = 0;
+  return t->n;
 }
 
 static void tm__stderr_line(struct tm_text *t) {
@@ -207,23 +230,42 @@ static void tm__stderr_line(struct tm_text *t) {
   tm__put(t, "\n");
 }
 
+unsigned long long tm__stats_changes(void) {
+  unsigned long long sum = atomic_load_explicit(&tm__retired_total, memory_order_relaxed);
+  for (int i = 0; i < TM_COUNT_N; ++i)
+    sum += atomic_load_explicit(&tm__counts[i], memory_order_relaxed);
+  return sum + (unsigned long long)atomic_load_explicit(&tm__peak_idle, memory_order_relaxed);
+}
+
+const char *tm__stats_file(void) { return tm__stats_path[0] ? tm__stats_path : NULL; }
+
 void tm__stats_at_exit(void) {
   if (!tm__stats_on) return;
   /* A child that shares our memory (vfork, a raw clone) is not the process counted here. */
   if (tm__prim_getpid() != tm__stats_pid) return;
   if (atomic_exchange(&tm__stats_written, 1)) return;
   int saved_errno = errno;
-  static struct tm_text text; /* static: the exit path may run on a small stack */
-  text.n = 0;
+  /* A process with a live record (it created a thread) finalises it in place. */
+  if (tm__stats_path[0] && tm__stats_record_final()) {
+    errno = saved_errno;
+    return;
+  }
+  static char line[4096]; /* static: the exit path may run on a small stack */
   int fd = 2;
+  size_t n;
   if (tm__stats_path[0]) {
-    tm__file_line(&text);
+    static char comm[TM_COMM_BYTES];
+    tm__stats_read_comm(comm);
+    n = tm__stats_file_line(line, sizeof line - 1, comm, 1);
+    line[n++] = '\n';
     fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
   } else {
+    struct tm_text text = {line, sizeof line, 0};
     tm__stderr_line(&text);
+    n = text.n;
   }
   if (fd >= 0) {
-    tm__prim_write(fd, text.buf, text.n);
+    tm__prim_write(fd, line, n);
     if (fd != 2) tm__prim_close(fd);
   }
   errno = saved_errno;

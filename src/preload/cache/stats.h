@@ -31,7 +31,30 @@ TM_HIDDEN void tm__stats_peak_idle(long long idle_now);
 TM_HIDDEN void tm__stats_init(void);
 /* A fork child counts for itself from zero and writes its own line. */
 TM_HIDDEN void tm__stats_after_fork(void);
-/* The process ends: writes its one line (stderr or the file), once (stats.c). */
+/* The process ends: writes its one line (stderr or the file), or finalises its live record,
+ * once (stats.c). */
 TM_HIDDEN void tm__stats_at_exit(void);
+
+/* ---- the line and the live record of TM_CACHE_STATS=FILE (stats_record.c) ---------------- */
+
+enum { TM_COMM_BYTES = 64 };
+/* The process's comm, ' ', '=' and control characters as '_' (reads /proc/self/comm). */
+TM_HIDDEN void tm__stats_read_comm(char comm[TM_COMM_BYTES]);
+/* The tm-cache-stats/1 line of the counts now, ending " final=FINAL", without a newline, in
+ * BUF (at most SIZE - 1 characters and a NUL): its length. */
+TM_HIDDEN size_t tm__stats_file_line(char *buf, size_t size, const char *comm, int final);
+/* FILE of TM_CACHE_STATS=FILE, NULL when the line goes to stderr. */
+TM_HIDDEN const char *tm__stats_file(void);
+/* A number that grows whenever a count does (so an unchanged record is not rewritten). */
+TM_HIDDEN unsigned long long tm__stats_changes(void);
+/* The first create: appends this process's record to FILE (once; nothing for stderr). */
+TM_HIDDEN void tm__stats_record_start(void);
+/* A worker about to sleep parked: rewrites the record if counts changed and it is at least
+ * TM_RECORD_PERIOD_NS old. Returns 0, or the nanoseconds until a rewrite it put off is due (the
+ * caller wakes up for it). */
+TM_HIDDEN uint64_t tm__stats_record_idle(void);
+/* The process ends: the record with final=1; 0 when there is no record to finalise. */
+TM_HIDDEN int tm__stats_record_final(void);
+TM_HIDDEN void tm__stats_record_after_fork(void);
 
 #endif

@@ -346,6 +346,8 @@ TM_HIDDEN void tm__process_interpose_init(void);
 TM_HIDDEN void tm__open_interpose_init(void);
 TM_HIDDEN void tm__syscall_interpose_init(void);
 TM_HIDDEN void tm__init(void);
+/* The first create (with the cache on): what only a thread-creating process needs (init.c). */
+TM_HIDDEN void tm__init_threads(void);
 /* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
 TM_HIDDEN void tm__runtime_ranges_init(void);
 /* 1 once tm__init finished (uninstrumented: safe while a sanitizer starts up). */

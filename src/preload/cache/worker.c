@@ -95,6 +95,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
     if (tm__keeps_nothing() && !atomic_load_explicit(&t->parked, memory_order_acquire) &&
         tm__withdraw(t, tm__process_retiring() ? TM_CAUSE_PROCESS : TM_CAUSE_UNJOINED))
       return TM_W_WITHDRAWN;
+    /* About to sleep: a cheap moment to bring TM_CACHE_STATS=FILE's record up to date. */
+    uint64_t record_due = tm__stats_on ? tm__stats_record_idle() : 0;
     struct timespec rel, *relp = NULL;
     if (deadline) {
       uint64_t now = now_hint ? now_hint : tm__coarse_now_ns();
@@ -135,6 +137,9 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
                  (atomic_load_explicit(&t->release, memory_order_acquire) & TM_R_COUNTED)) {
         until = deadline;
       }
+      /* A record rewrite put off (TM_CACHE_STATS=FILE): this sleeper comes back for it, so
+       * that a process whose threads all sleep has its record up to date within a tick. */
+      if (record_due && (until == 0 || now + record_due < until)) until = now + record_due;
       if (until) {
         /* The coarse clock may not have reached a deadline the kernel's timer has: sleep at
          * least one of its ticks, never a busy loop of zero-length waits. */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -104,6 +105,35 @@ static inline long tm__prim_read_file(const char *path, char *buf, size_t size) 
   tm__prim_close(fd);
   buf[have] = 0;
   return n < 0 ? n : (long)have;
+}
+
+/* pwrite(FD) of SIZE bytes at OFFSET, EINTR retried: bytes written, or -errno. */
+static inline long tm__prim_pwrite(int fd, const void *buf, size_t size, long long offset) {
+  long r;
+  do r = tm__raw_syscall(SYS_pwrite64, fd, (long)buf, (long)size, (long)offset, 0, 0);
+  while (r == -EINTR);
+  return r;
+}
+
+/* FD's current offset (lseek(FD, 0, SEEK_CUR)), or -errno. */
+static inline long long tm__prim_offset(int fd) {
+  return tm__raw_syscall(SYS_lseek, fd, 0, SEEK_CUR, 0, 0, 0);
+}
+
+/* What identifies FD's file and its size: 0, or -errno. A regular file only (-EINVAL else). */
+struct tm_file_id {
+  unsigned long long dev, ino;
+  long long size;
+};
+static inline int tm__prim_file_id(int fd, struct tm_file_id *id) {
+  struct stat st;
+  long r = tm__raw_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
+  if (r < 0) return (int)r;
+  if (!S_ISREG(st.st_mode)) return -EINVAL;
+  id->dev = (unsigned long long)st.st_dev;
+  id->ino = (unsigned long long)st.st_ino;
+  id->size = (long long)st.st_size;
+  return 0;
 }
 
 /* readlink(PATH) into BUF (not NUL-terminated): the length, or -errno. */

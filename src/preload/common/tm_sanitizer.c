@@ -4,16 +4,16 @@
 #endif
 #include "tm_sanitizer.h"
 
-#include <dlfcn.h>
 #include <stddef.h>
 
+/* Weak references, bound by the dynamic linker when the library loads (a sanitizer runtime is
+ * always loaded before it: first on the link line or preloaded): the same answer as
+ * dlsym(RTLD_DEFAULT, ...) without its cost at start-up (three failed lookups, and the error
+ * text a failed dlsym allocates, which made every process start malloc). */
+extern void __tsan_init(void) __attribute__((weak));
+extern void __asan_init(void) __attribute__((weak));
+extern void __msan_init(void) __attribute__((weak));
+
 int tm__sanitizer_present(void) {
-  static int present = -1;
-  int v = __atomic_load_n(&present, __ATOMIC_RELAXED);
-  if (v < 0) {
-    v = dlsym(RTLD_DEFAULT, "__tsan_init") != NULL || dlsym(RTLD_DEFAULT, "__asan_init") != NULL ||
-        dlsym(RTLD_DEFAULT, "__msan_init") != NULL;
-    __atomic_store_n(&present, v, __ATOMIC_RELAXED);
-  }
-  return v;
+  return &__tsan_init != NULL || &__asan_init != NULL || &__msan_init != NULL;
 }

@@ -112,6 +112,9 @@ static size_t append_cpu_list(char* out, const unsigned long* mask, size_t words
   return length;
 }
 
+/* The process the library started in (read once at start-up; a fork child keeps it). */
+static pid_t tm__init_pid;
+
 /* The rules go on to what this program execs or starts, marked as coming from this process and
  * carrying the affinity the first program that took them started with (a wrapper's main thread
  * is pinned by the main rule, and the program it execs would otherwise take that pin for "the
@@ -125,8 +128,7 @@ static void pass_on_environment(const char* text) {
   size_t original_room = tm__rt.config.original_set >= 0 ? 0 : TM__ORIGINAL_WORDS * 64 * 6 + 16;
   char* out = malloc(text_len + original_room + 64);
   if (!out) return;
-  size_t length =
-      (size_t)sprintf(out, "%s;from=%ld", TM_PIN_CONFIG_HEADER, (long)tm__prim_getpid());
+  size_t length = (size_t)sprintf(out, "%s;from=%ld", TM_PIN_CONFIG_HEADER, (long)tm__init_pid);
   if (tm__rt.config.original_set < 0 && tm__rt.original_bytes > 0) {
     memcpy(out + length, ";original=", 10);
     length += 10;
@@ -156,7 +158,7 @@ static void pass_on_environment(const char* text) {
  * os.environ, a JVM's ProcessBuilder): we are its child, not the program it was a wrapper for.
  * An exec in the same process, a process gone, or a /proc we cannot read count as a wrapper. */
 static int handed_by_threaded_program(long from) {
-  if (from < 0 || from == (long)tm__prim_getpid()) return 0;
+  if (from < 0 || from == (long)tm__init_pid) return 0;
   char path[64];
   snprintf(path, sizeof path, "/proc/%ld/status", from);
   char text[4096];
@@ -211,7 +213,6 @@ static int read_config(const char* text) {
  * tracked (never reported). */
 #define TM__NAME_TRACKED 1024
 static atomic_uchar tm__name_matched[TM__NAME_TRACKED];
-static pid_t tm__init_pid;
 
 static void note_name_match(const char* name) {
   for (size_t i = 0; i < tm__rt.config.pattern_count && i < TM__NAME_TRACKED; ++i) {
@@ -280,6 +281,8 @@ static void init_once(void) {
   tm__options_read(tm__pin_options, TM_PIN_OPT_COUNT, environ, "pin");
   tm__rt.verbose = (int)tm__pin_options[TM_PIN_OPT_VERBOSE].value;
   if (tm__rt.verbose) tm__options_show(tm__pin_options, TM_PIN_OPT_COUNT, "pin");
+  /* Our pid, read once: the rules passed on name it, and it tells an exec from a child. */
+  tm__init_pid = tm__prim_getpid();
   tm__rt.real_create = (tm__create_fn)dlsym(RTLD_NEXT, "pthread_create");
   tm__rt.real_setname = (tm__setname_fn)dlsym(RTLD_NEXT, "pthread_setname_np");
   if (!tm__rt.real_create || !tm__rt.real_setname) {
@@ -310,7 +313,6 @@ static void init_once(void) {
     forget_environment();
     return;
   }
-  tm__init_pid = tm__prim_getpid();
   tm__rt.active = 1;
   pass_on_environment(text);
   if (tm__rt.config.main_set >= 0) {

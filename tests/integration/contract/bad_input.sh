@@ -16,7 +16,10 @@ mkfifo "$FIFO"
 CUT=$root/cut.xml HUGE_SPEC=$root/huge.json
 printf '<?xml version="1.0"?>\n<topology version="2.0">\n<object type="Machine">\n' >"$CUT"
 echo '{"threads":[{"name":"worker[0-99999999]"}]}' >"$HUGE_SPEC"
-export W D FIFO EMPTY CUT HUGE_SPEC
+# A recorded GPU server (8 GPUs on CPUs 0-1) and a machine without GPUs, for the device rows.
+GPUS=$(cd "$(dirname "$0")/../../data/topologies" && pwd)/gpu/nvidia-dgx2-cpus0-1.xml
+NO_GPU=$(dirname "$GPUS")/../this-vm-kvm-2vcpu-epyc.xml
+export W D FIFO EMPTY CUT HUGE_SPEC GPUS NO_GPU
 failed=0 rows=0
 while IFS=$'\t' read -r status phrase args; do
   [[ -z "$status" || "$status" == \#* ]] && continue

@@ -67,6 +67,30 @@ TEST(CacheStatsLine, ARetirementOfZeroThreadsIsLeftOut) {
   EXPECT_TRUE(line->retired.empty());
 }
 
+TEST(CacheStatsLine, ALiveRecordReadsWithItsPaddingAndFinalFlag) {
+  // The record a process keeps current in place: zero-padded numbers are decimal, pad= is a key
+  // the reader does not know, final=0 says the process ended without its last update.
+  auto line = parse_cache_stats_line(
+      "tm-cache-stats/1 pid=00042 ppid=0007 comm=go_spawn_cgo from-cache=0001952 "
+      "from-system=000005 bypassed=0 retired.fork=0003 final=0 pad=0000000000000000");
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->pid, 42);
+  EXPECT_EQ(line->ppid, 7);
+  EXPECT_EQ(line->from_cache, 1952u);
+  EXPECT_EQ(line->from_system, 5u);
+  EXPECT_EQ(line->retired.at("fork"), 3u);
+  EXPECT_FALSE(line->final);
+  auto done = parse_cache_stats_line(
+      "tm-cache-stats/1 pid=42 from-cache=1 from-system=1 bypassed=0 final=1 pad=0");
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->final);
+  // Older libraries wrote no final key: their line was written at a normal end.
+  auto old =
+      parse_cache_stats_line("tm-cache-stats/1 pid=42 from-cache=1 from-system=1 bypassed=0");
+  ASSERT_TRUE(old.has_value());
+  EXPECT_TRUE(old->final);
+}
+
 TEST(CacheStatsLine, DamagedLinesAreNotRead) {
   const char* damaged[] = {
       "",                                                                   // empty
@@ -79,9 +103,13 @@ TEST(CacheStatsLine, DamagedLinesAreNotRead) {
       "tm-cache-stats/1 pid=1 from-cache=1 from-system=2 bypassed=0 fork",        // no '='
       "tm-cache-stats/1 pid=1 from-cache=1  from-system=2 bypassed=0",            // two spaces
       "tm-cache-stats/1 pid=1 from-cache=99999999999999999999 from-system=2 bypassed=0",
-      "tm-cache-stats/1 from-cache=1 from-system=2 bypassed=0",       // no pid
-      "tm-cache-stats/1 pid=1 from-cache=1 from-system=2",            // no bypassed
-      "tm-cache-stats/1 pid=1234 ppid=1200 comm=java from-cache=19",  // cut mid-line
+      "tm-cache-stats/1 from-cache=1 from-system=2 bypassed=0",                // no pid
+      "tm-cache-stats/1 pid=1 from-cache=1 from-system=2",                     // no bypassed
+      "tm-cache-stats/1 pid=1234 ppid=1200 comm=java from-cache=19",           // cut mid-line
+      "tm-cache-stats/1 pid=1 from-cache=1 from-system=2 bypassed=0 final=2",  // not a flag
+      "tm-cache-stats/1 pid=1 from-cache=1 from-system=2 bypassed=0 final=",   // no flag
+      // A record cut between its pages while rewritten: its tag says so until restored.
+      "tm-cache-stats/- pid=1 from-cache=1 from-system=2 bypassed=0 final=0 pad=00",
   };
   for (const char* line : damaged)
     EXPECT_FALSE(parse_cache_stats_line(line).has_value()) << "read: '" << line << "'";
@@ -123,6 +151,17 @@ TEST(CacheStatsSummary, DamagedAndCutShortLinesAreCountedAndLeftOut) {
   EXPECT_EQ(summary.unread_lines, 2);
   EXPECT_EQ(summary.from_cache, 1994u);
   EXPECT_EQ(summary.creates(), 2000u);
+}
+
+TEST(CacheStatsSummary, RecordsWithoutTheirLastUpdateAreCountedAndSummed) {
+  const std::string go =
+      "tm-cache-stats/1 pid=1400 ppid=1234 comm=go from-cache=0001785 from-system=000005 "
+      "bypassed=0 final=0 pad=00000000";
+  auto summary = summarize_cache_stats(kJavaLine + "\n" + go + "\n" + kTrueLine + "\n");
+  ASSERT_EQ(summary.processes.size(), 3u);
+  EXPECT_EQ(summary.unfinished, 1);
+  EXPECT_EQ(summary.from_cache, 1994u + 1785u);
+  EXPECT_EQ(summary.unread_lines, 0);
 }
 
 TEST(CacheStatsSummary, AnEmptyFileHasNoProcessesAndNoReuse) {

@@ -33,6 +33,17 @@ TEST(CacheStatsText, OneProcessShowsItsSharesAndCausesMostFirst) {
   }
 }
 
+TEST(CacheStatsText, AProcessWithoutItsLastUpdateIsSaid) {
+  auto summary = apply::summarize_cache_stats(
+      "tm-cache-stats/1 pid=7 comm=go from-cache=1785 from-system=5 bypassed=0 final=0 pad=00\n");
+  std::string text = cache_stats_text(summary);
+  EXPECT_TRUE(has(text, "1 process ended without a last update")) << text;
+  EXPECT_TRUE(has(text, "counted as of its last update")) << text;
+  auto whole = apply::summarize_cache_stats(
+      "tm-cache-stats/1 pid=7 comm=go from-cache=1785 from-system=5 bypassed=0 final=1\n");
+  EXPECT_FALSE(has(cache_stats_text(whole), "last update"));
+}
+
 TEST(CacheStatsText, AShareIsRoundedDownNeverUpTo100) {
   auto summary = apply::summarize_cache_stats(
       "tm-cache-stats/1 pid=1 comm=a from-cache=19999 from-system=1 bypassed=0\n");

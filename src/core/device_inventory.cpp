@@ -1,0 +1,157 @@
+// A machine's devices with every source that can speak about them: hwloc's I/O objects, and on
+// this machine the kernel's sysfs PCI facts (compared, disagreements said) and the GPU
+// management libraries (merged by bus id).
+#include <algorithm>
+#include <cctype>
+
+#include "src/core/devices.hpp"
+#include "src/os/gpu_management.hpp"
+#include "src/os/pci_sysfs.hpp"
+
+namespace threadmap {
+namespace {
+
+std::string kind_word(const Device& d) {
+  return d.kind == DeviceKind::gpu ? "GPU" : d.kind == DeviceKind::nic ? "NIC" : "NVMe drive";
+}
+
+std::string node_text(int node) { return node < 0 ? "none" : std::to_string(node); }
+
+const char* kind_of_class(unsigned class_id, unsigned vendor_id) {
+  if (is_gpu_class(class_id, vendor_id)) return "GPU";
+  if (is_nic_class(class_id)) return "NIC";
+  if (is_nvme_class(class_id)) return "NVMe drive";
+  return nullptr;
+}
+
+std::vector<ManagedGpuView> view_of(const os::ManagementReport& report) {
+  std::vector<ManagedGpuView> out;
+  for (const os::ManagedGpu& g : report.gpus) {
+    ManagedGpuView v{g.bus_id, g.index, g.uuid, g.name, {}};
+    for (const os::MigInstance& m : g.mig) v.mig.push_back({m.index, m.uuid});
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> compare_with_sysfs(const std::vector<Device>& devices,
+                                            const std::vector<PciFactsView>& sysfs, int nodes) {
+  std::vector<std::string> notes;
+  for (const PciFactsView& f : sysfs) {
+    const char* kind = kind_of_class(f.class_id, f.vendor_id);
+    if (!kind) continue;
+    auto d = std::find_if(devices.begin(), devices.end(),
+                          [&](const Device& x) { return x.bus_id == f.bus_id; });
+    if (d == devices.end()) {
+      notes.push_back(f.bus_id + ": sysfs lists a " + kind + " (numa_node " +
+                      node_text(f.numa_node) + ") that hwloc's topology does not");
+      continue;
+    }
+    // A firmware "-1" on a one-node machine and hwloc's node 0 say the same thing.
+    const bool same_node =
+        f.numa_node == d->numa_node || (nodes <= 1 && (f.numa_node < 0 || d->numa_node < 0));
+    if (!same_node)
+      notes.push_back(f.bus_id + ": sysfs numa_node says " + node_text(f.numa_node) +
+                      ", hwloc places the " + kind_word(*d) + " on node " +
+                      node_text(d->numa_node) + " (its local CPUs " + d->cpus.to_list() +
+                      "); placement follows hwloc");
+    if (!f.local_cpus.empty()) {
+      auto listed = CpuSet::parse_list(f.local_cpus);
+      if (listed && *listed != d->cpus)
+        notes.push_back(f.bus_id + ": sysfs local_cpulist says " + listed->to_list() +
+                        ", hwloc attaches the " + kind_word(*d) + " where its CPUs are " +
+                        d->cpus.to_list() + "; placement follows hwloc");
+    }
+  }
+  for (const Device& d : devices) {
+    bool seen = std::any_of(sysfs.begin(), sysfs.end(),
+                            [&](const PciFactsView& f) { return f.bus_id == d.bus_id; });
+    if (!seen)
+      notes.push_back(d.bus_id + ": hwloc lists a " + kind_word(d) + " that sysfs does not");
+  }
+  return notes;
+}
+
+void merge_management(std::vector<Device>& devices, const std::vector<ManagedGpuView>& gpus,
+                      const std::string& library, std::vector<std::string>& notes) {
+  for (const ManagedGpuView& g : gpus) {
+    auto d = std::find_if(devices.begin(), devices.end(), [&](const Device& x) {
+      return x.kind == DeviceKind::gpu && x.bus_id == g.bus_id;
+    });
+    if (d == devices.end()) {
+      notes.push_back(library + " lists GPU " + std::to_string(g.index) + " at " +
+                      (g.bus_id.empty() ? std::string("an unknown bus id") : g.bus_id) +
+                      ", which hwloc's topology does not");
+      continue;
+    }
+    d->management_index = g.index;
+    if (!g.uuid.empty()) d->uuid = g.uuid;
+    if (!g.name.empty() && d->model.empty()) d->model = g.name;
+    d->mig = g.mig;
+    if (g.index != d->index)
+      notes.push_back(library + " numbers the GPU at " + d->bus_id + " " + std::to_string(g.index) +
+                      ", PCI bus order " + std::to_string(d->index) +
+                      "; gpu:N and --gpus use bus order");
+  }
+}
+
+DeviceInventory device_inventory(const Topology& topo, bool management) {
+  DeviceInventory inv;
+  inv.devices = devices_from_hwloc(topo);
+  inv.sources = "hwloc I/O objects";
+  if (!topo.is_this_machine()) return inv;
+  auto sysfs = os::read_pci_devices();
+  if (sysfs) {
+    std::vector<PciFactsView> view;
+    for (const os::PciDeviceFacts& f : *sysfs)
+      view.push_back({f.bus_id, f.class_id, f.vendor_id, f.numa_node, f.local_cpus});
+    auto notes = compare_with_sysfs(inv.devices, view, topo.counts().numa_nodes);
+    inv.notes.insert(inv.notes.end(), notes.begin(), notes.end());
+    inv.sources += " + sysfs PCI";
+  } else {
+    inv.notes.push_back("sysfs PCI devices not read: " + sysfs.error().message);
+  }
+  if (!management) return inv;
+  auto has_vendor = [&](unsigned vendor) {
+    return std::any_of(inv.devices.begin(), inv.devices.end(), [&](const Device& d) {
+      return d.kind == DeviceKind::gpu && d.vendor_id == vendor;
+    });
+  };
+  // Asked only where their GPUs are: opening NVML costs up to a second.
+  for (auto [vendor, query] :
+       {std::pair{0x10deu, &os::query_nvml}, {0x1002u, &os::query_rocm_smi}}) {
+    if (!has_vendor(vendor)) continue;
+    os::ManagementReport report = query();
+    if (!report.loaded) {
+      inv.notes.push_back(report.library + " not used: " + report.why_not);
+      continue;
+    }
+    merge_management(inv.devices, view_of(report), report.library, inv.notes);
+    inv.sources += " + " + report.library;
+  }
+  return inv;
+}
+
+}  // namespace threadmap
+
+namespace threadmap {
+
+Result<CpuSet> device_cpus(const Topology& topo, std::string_view term) {
+  std::vector<Device> devices = devices_from_hwloc(topo);
+  auto found = find_device(devices, term);
+  // A UUID only the management library knows (a live machine; hwloc rarely records UUIDs).
+  const bool uuid_term = term.size() > 4 && !std::isdigit(static_cast<unsigned char>(term[4])) &&
+                         (term[0] == 'g' || term[0] == 'G');
+  if (!found && uuid_term && topo.is_this_machine()) {
+    DeviceInventory inv = device_inventory(topo, /*management=*/true);
+    auto again = find_device(inv.devices, term);
+    if (again) return (*again)->cpus;
+    return again.error();
+  }
+  if (!found) return found.error();
+  return (*found)->cpus;
+}
+
+}  // namespace threadmap
