@@ -4,6 +4,7 @@
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
 #include "src/apply/static_program.hpp"
+#include "src/core/given_cpus.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
@@ -12,40 +13,48 @@
 namespace threadmap::apply {
 namespace {
 
-Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField& field,
+// The plan's pinning rules; a plan that cannot be read, or that does not fit the rank's share,
+// is the plan file's fault (the work's), not the command line's.
+Result<PinRules> plan_rules(const RunRequest& r, std::optional<plan::PlanFile>* plan_read) {
+  auto file = plan::read_plan_file(r.plan_path);
+  if (!file) return file.error().about("plan_path");
+  if (plan_read) *plan_read = *file;
+  if (!r.within.empty()) {
+    for (const PlannedThread& t : file->assignments)
+      if (!(t.cpus - r.within).empty())
+        return Error::invalid("thread '" + t.thread + "' is planned on CPUs " + t.cpus.to_list() +
+                              ", outside this rank's share " + r.within.to_list() +
+                              " (plan for one rank's share: its CPUs as the allowed set)")
+            .about("plan_path");
+  }
+  return rules_from_plan(*file, r.by_name);
+}
+
+// The CPU list's rules: threads placed over the CPUs in the policy's order.
+Result<PinRules> cpu_list_rules(const RunRequest& r, const Topology& topo) {
+  auto policy = plan::parse_policy(r.policy);
+  if (!policy) return policy.error().as_bad_input("policy");
+  auto cpus = resolve_given_cpus(topo, r.cpus, "cpus");
+  if (!cpus) return cpus.error();
+  // The planner's policy engine: `run --policy` pins what `plan --policy` plans.
+  return rules_from_order(plan::order_cpus(topo, *cpus, *policy));
+}
+
+Result<PinRules> build_rules(const RunRequest& r, const Topology& topo,
                              std::optional<plan::PlanFile>* plan_read) {
   PinRules rules;
   if (!r.plan_path.empty()) {
-    field = RunField::plan;
-    Result<plan::PlanFile> plan =
-        r.plan ? Result<plan::PlanFile>(*r.plan) : plan::read_plan_file(r.plan_path);
-    if (!plan) return plan.error();
-    if (plan_read) *plan_read = *plan;
-    if (!r.within.empty()) {
-      for (const PlannedThread& t : plan->assignments)
-        if (!(t.cpus - r.within).empty())
-          return Error::invalid("thread '" + t.thread + "' is planned on CPUs " + t.cpus.to_list() +
-                                ", outside this rank's share " + r.within.to_list() +
-                                " (plan for one rank's share: plan --allowed)");
-    }
-    rules = rules_from_plan(*plan, r.by_name);
+    auto planned = plan_rules(r, plan_read);
+    if (!planned) return planned.error();
+    rules = std::move(*planned);
   } else if (!r.cpus.empty()) {
-    field = RunField::policy;
-    auto policy = plan::parse_policy(r.policy);
-    if (!policy) return policy.error();
-    field = RunField::cpus;
-    auto cpus = topo.resolve(r.cpus);
-    if (!cpus) return cpus.error();
-    if (cpus->empty()) return Error::invalid("the CPU set '" + r.cpus + "' is empty");
-    // The planner's policy engine: `run --policy` pins what `plan --policy` plans.
-    rules = rules_from_order(plan::order_cpus(topo, *cpus, *policy));
+    auto listed = cpu_list_rules(r, topo);
+    if (!listed) return listed.error();
+    rules = std::move(*listed);
   }
-  field = RunField::skip;
-  if (auto st = add_skips(rules, r.skip); !st) return st.error();
-  field = RunField::libs;
+  if (auto st = add_skips(rules, r.skip); !st) return st.error().as_bad_input("skip");
   for (const std::string& item : r.libs)
-    if (auto st = add_library_rule(rules, topo, item); !st) return st.error();
-  field = RunField::none;
+    if (auto st = add_library_rule(rules, topo, item); !st) return st.error().as_bad_input("libs");
   rules.inherit = r.inherit;
   rules.override_affinity = r.override_affinity;
   return rules;
@@ -54,8 +63,7 @@ Result<PinRules> build_rules(const RunRequest& r, const Topology& topo, RunField
 // The memory part of the rules: --mem checked against this machine's nodes, and the plan's
 // memory nodes checked too (a plan made for another machine may name nodes this one lacks).
 // Fills `note` with the line `run --verbose` prints.
-Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, RunField& field,
-                  std::string& note) {
+Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, std::string& note) {
   const std::vector<NumaNode> nodes = topo.numa_nodes();
   const int machine_nodes = nodes.empty() ? 1 : static_cast<int>(nodes.size());
   std::vector<int> planned;  // plan threads with a memory node, and the nodes
@@ -64,18 +72,17 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
     if (n >= 0) planned.push_back(n);
   for (const auto& named : rules.name_memory_nodes) planned.push_back(named.second);
   if (!planned.empty() && r.memory.empty()) {  // --mem replaces them: then they need not exist
-    field = RunField::plan;
     for (int n : planned) {
       MemoryPolicy one{MemoryMode::preferred, {n}};
       if (auto st = check_memory_policy(one, nodes); !st)
-        return st.error().with_context("memory_node of a planned thread");
+        return st.error().with_context("memory_node of a planned thread").about("plan_path");
     }
   }
   if (!r.memory.empty()) {
-    field = RunField::memory;
     auto policy = parse_memory_policy(r.memory);
-    if (!policy) return policy.error();
-    if (auto st = check_memory_policy(*policy, nodes); !st) return st.error();
+    if (!policy) return policy.error().as_bad_input("memory");
+    if (auto st = check_memory_policy(*policy, nodes); !st)
+      return st.error().as_bad_input("memory");
     rules.memory = encode_memory_policy(*policy);
     note = describe_memory_policy(*policy, machine_nodes);
     if (!planned.empty()) {
@@ -92,7 +99,6 @@ Status add_memory(PinRules& rules, const RunRequest& r, const Topology& topo, Ru
            "the default";
     if (machine_nodes <= 1) note += "; no-op on a 1-node machine: all memory is on node 0";
   }
-  field = RunField::none;
   return {};
 }
 
@@ -110,54 +116,44 @@ CpuSet cpus_of_rules(const PinRules& rules) {
 
 }  // namespace
 
-Result<os::LaunchSpec> prepare_run(const RunRequest& r, RunField* failed_field,
-                                   std::string* memory_note,
+Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note,
                                    std::optional<plan::PlanFile>* plan_read,
                                    std::string* placement_note) {
-  RunField field = RunField::none;
-  auto fail = [&](RunField f, Error e) -> Result<os::LaunchSpec> {
-    if (failed_field) *failed_field = f;
-    return e;
-  };
-  if (r.command.empty()) return fail(RunField::command, Error::invalid("no command given"));
+  // run_request refuses an empty command first; a caller that builds a RunRequest itself
+  // (tune) gets the same error here rather than a launch of nothing.
+  if (r.command.empty()) return Error::bad_input("command", "no command given");
   // --mem alone also needs the pin library: it is what sets the policy in every thread.
   const bool pinning =
       !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty() || !r.memory.empty();
-  if (!r.plan_path.empty() && !r.cpus.empty())
-    return fail(RunField::cpus, Error::invalid("a plan and a CPU list cannot be combined"));
-  if (r.by_name && r.plan_path.empty())
-    return fail(RunField::plan, Error::invalid("matching by name needs a plan"));
-  if (!pinning && !r.thread_cache)
-    return fail(RunField::none, Error::invalid("nothing to apply: no plan, CPUs, library rule, "
-                                               "memory policy or thread cache"));
-
   os::LaunchSpec spec;
   spec.argv = r.command;
   WholeProcessRequest whole;
   whole.thread_cache = r.thread_cache;
   if (pinning) {
     auto topo = Topology::load_this_machine();
-    if (!topo) return fail(RunField::none, topo.error());
-    auto rules = build_rules(r, *topo, field, plan_read);
-    if (!rules) return fail(field, rules.error());
+    if (!topo) return topo.error();
+    auto rules = build_rules(r, *topo, plan_read);
+    if (!rules) return rules.error();
     std::string note;
-    if (auto st = add_memory(*rules, r, *topo, field, note); !st) return fail(field, st.error());
+    if (auto st = add_memory(*rules, r, *topo, note); !st) return st.error();
     if (memory_note) *memory_note = note;
+    // What the rules cannot say to the pin library (CPUs this process may not use, a pattern
+    // with a separator in it, more threads than it holds) comes from the values given.
     whole.cpus = cpus_of_rules(*rules);
     if (!r.memory.empty())
       if (auto policy = memory_policy_for(r.memory, *topo); policy) whole.memory = *policy;
     whole.per_thread_memory = rules->main_memory_node || !rules->name_memory_nodes.empty();
     for (int node : rules->slot_memory_nodes) whole.per_thread_memory |= node >= 0;
     auto config = encode_pin_config(*rules, topo->allowed_cpus());
-    if (!config) return fail(RunField::none, config.error());
+    if (!config) return config.error().as_bad_input("");
     auto lib = os::find_preload_library("pin");
-    if (!lib) return fail(RunField::none, lib.error());
+    if (!lib) return lib.error();
     spec.preload.push_back(*lib);
     spec.set_env.emplace_back(kPinConfigVar, *config);
   }
   if (r.thread_cache) {
     auto lib = os::find_preload_library("cache");
-    if (!lib) return fail(RunField::none, lib.error());
+    if (!lib) return lib.error();
     spec.preload.push_back(*lib);  // after the pin library: its wrapper runs on top
   }
   // A program that never runs ld.so cannot take the preloads: it is placed as a whole process

@@ -1,6 +1,7 @@
-// What `threadmap run` was asked for, turned into the launch of a program under the preload
-// libraries: pinning rules validated and encoded into TM_PIN_CONFIG, the libraries found, the
-// environment set. Everything is checked here, before anything starts.
+// The launch part of `threadmap run` (run_options.hpp checks the command line into it), turned
+// into the launch of a program under the preload libraries: the values read and checked on this
+// machine, pinning rules encoded into TM_PIN_CONFIG, the libraries found, the environment set.
+// Everything is checked here, before anything starts.
 #pragma once
 
 #include <optional>
@@ -14,13 +15,11 @@
 
 namespace threadmap::apply {
 
-/// The options of `threadmap run`, as values (no flag names: messages describe the value and the
-/// CLI adds the flag).
+/// What to launch, as values (no flag names: messages describe the value; errors name these
+/// members, the same names RunOptions has). Its combinations are checked by run_request;
+/// prepare_run reads and checks the values.
 struct RunRequest {
-  std::string plan_path;  ///< plan JSON (threadmap.plan/1), or empty
-  /// The plan at plan_path when the caller read it already (tune reads it to build its
-  /// candidates); empty: prepare_run reads plan_path itself.
-  std::optional<plan::PlanFile> plan;
+  std::string plan_path;           ///< plan JSON (threadmap.plan/1), or empty
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty
   std::string policy = "compact";  ///< with cpus: compact, scatter or round-robin
@@ -42,23 +41,20 @@ struct RunRequest {
   std::vector<std::pair<std::string, std::string>> environment;
 };
 
-/// Which part of a RunRequest an error is about, so the CLI can name the flag.
-/// `ranks` is `run --ranks` (cluster::run_rank_command): the rank share could not be taken.
-/// `gpus` is `run --ranks --gpus`: the rank's GPUs could not be chosen or placed.
-enum class RunField { none, plan, cpus, policy, skip, libs, command, memory, ranks, gpus };
-
-/// Validates `request` on this machine's topology and builds the launch: LD_PRELOAD of the pin
-/// library (when there is anything to pin) in front of the thread cache (when asked), with
-/// TM_PIN_CONFIG / TM_VERBOSE set. Fails, naming the field, on conflicting or bad options, CPUs
-/// outside the allowed set, an unreadable plan, a memory node the machine does not have, or a
-/// preload library that cannot be found. `memory_note`, when given, receives one line saying
-/// what memory policy the program gets (empty when none), for `run --verbose`. `plan_read`,
-/// when given, receives the plan it read (so `run --plan --watch` reads the file once).
-/// A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
-/// whole process instead (the rules' CPUs as its affinity, --mem as its policy);
+/// Reads and checks the values of `request` on this machine's topology and builds the launch:
+/// LD_PRELOAD of the pin library (when there is anything to pin) in front of the thread cache
+/// (when asked), with TM_PIN_CONFIG / TM_VERBOSE set. Fails, with Error::input naming the
+/// member, on a value that cannot work here (Fault::input: no command, an unknown policy, CPUs
+/// the machine lacks or an empty set, a bad skip item or library rule, a memory policy or node it
+/// cannot have) or a plan that cannot be read or used here (Fault::work, `plan_path`:
+/// unreadable, malformed, outside the rank's share, a memory node this machine lacks); a preload
+/// library that cannot be found is the work's fault too. `memory_note`, when given, receives one
+/// line saying what memory policy the program gets (empty when none), for `run --verbose`.
+/// `plan_read`, when given, receives the plan it read (so `run --plan --watch` reads the file
+/// once). A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
+/// whole process instead (the rules' CPUs as its affinity, the memory policy as its policy);
 /// `placement_note`, when given, receives the warning line that says so (empty otherwise).
-Result<os::LaunchSpec> prepare_run(const RunRequest& request, RunField* failed_field = nullptr,
-                                   std::string* memory_note = nullptr,
+Result<os::LaunchSpec> prepare_run(const RunRequest& request, std::string* memory_note = nullptr,
                                    std::optional<plan::PlanFile>* plan_read = nullptr,
                                    std::string* placement_note = nullptr);
 

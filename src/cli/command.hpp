@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "threadmap/result.hpp"
@@ -42,19 +44,32 @@ void add_job_command(CLI::App& app, Runner& selected);
 void add_fleet_command(CLI::App& app, Runner& selected);
 void add_tune_command(CLI::App& app, Runner& selected);
 
-/// Prints "threadmap: MESSAGE" on stderr and returns exit status 1: the command line was fine
-/// but the work failed (a file unreadable, a CPU not allowed, a process gone).
-int fail(const Error& error);
-/// Same, for a message built in the CLI.
+/// One row of a command's table from request member to the flag that sets it.
+struct FlagOf {
+  std::string_view input;  ///< the member, as Error::input names it ("cpus", "plan_path")
+  std::string_view flag;   ///< the flag ("--cpus"), or the positional's name ("PID")
+};
+/// A command's one table (one per CLI file): every member its library errors may name.
+using FlagTable = std::span<const FlagOf>;
+
+/// The exit status of a command that failed with `error`, the same rule for every subcommand
+/// (docs/architecture.md): 2 when a value given cannot work (Fault::input: the command line is
+/// wrong, nothing was read, measured or run), 127 or 126 when the program to run could not be
+/// started (Fault::start, as a shell says), 1 when the work failed (Fault::work: a file
+/// unreadable, a CPU not allowed, a process gone).
+int exit_for(const Error& error);
+/// The text of the one error line: "bad FLAG: MESSAGE" when `error` is about a member that
+/// `flags` names, else MESSAGE. The same mistake reads the same in every command.
+std::string error_text(const Error& error, FlagTable flags);
+/// Prints "threadmap: " + error_text(error, flags) on stderr and returns exit_for(error).
+int fail(const Error& error, FlagTable flags = {});
+/// Prints "threadmap: MESSAGE" on stderr and returns 1: a failure found by the CLI itself (a
+/// write to stdout, a pin that did not take).
 int fail(const std::string& message);
-/// Prints "threadmap: MESSAGE" on stderr and returns exit status 2: the command line itself is
-/// wrong (an option value that cannot be valid, options that conflict, a missing argument);
-/// nothing was read, measured or run.
+/// Until `tune` reports through Error::fault: prints the one line and returns 2.
 int usage_error(const Error& error);
 int usage_error(const std::string& message);
-/// For checks made before any work (options, output paths): a value that cannot be valid
-/// (EINVAL: conflicting outputs, a malformed value) is a usage error (2); anything else (a
-/// directory that does not exist, permission denied) a failure (1).
+/// Until `tune` reports through Error::fault: EINVAL is a usage error (2), anything else 1.
 int reject(const Error& error);
 /// The process exit status for a subcommand that returned `status`: a failed write to stdout
 /// (a closed pipe, a full disk) makes an otherwise successful command fail, after one line.

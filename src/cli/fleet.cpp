@@ -25,7 +25,7 @@ int run_fleet(const FleetOptions& opt) {
   Outputs out;
   out.declare("--json", &opt.json_path);
   out.declare("--html", &opt.html_path);
-  if (auto st = out.check(); !st) return reject(st.error().with_context("fleet"));
+  if (auto st = out.check(); !st) return fail(st.error());
   auto fleet_report = fleet::load_fleet(opt.dir);
   if (!fleet_report) return fail(fleet_report.error().with_context("fleet"));
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";

@@ -26,7 +26,7 @@ int run_job(const JobOptions& opt) {
   Outputs out;
   out.declare("--json", &opt.json_path);
   out.declare("--html", &opt.html_path);
-  if (auto st = out.check(); !st) return reject(st.error().with_context("job"));
+  if (auto st = out.check(); !st) return fail(st.error());
   auto job = cluster::load_job(opt.dir);
   if (!job) return fail(job.error().with_context("job"));
   const bool text_to_stdout = opt.json_path != "-" && opt.html_path != "-";

@@ -2,8 +2,8 @@
 //                   [--quick] [--csv F] [--json F] [--png F] [--svg F] [--load F]
 //                   [--topology F.xml] [--numeric-order]
 // Measures (or loads) a core-to-core latency matrix, prints the heatmap and the analysis,
-// writes the requested files. Parsing, one library call (latency::run_latency), rendering and
-// printing only.
+// writes the requested files. Parsing, the request checked (latency::latency_request), one
+// library call (latency::run_latency), rendering and printing only.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -25,17 +25,17 @@
 namespace threadmap::cli {
 namespace {
 
-struct LatencyOptions {
-  std::string cpus;
-  std::string method = "cas";
-  double precision_pct = 3;
-  double budget_ms = 100;
-  bool quick = false;
-  std::string csv, json, png, svg, load, topology;
-  bool numeric_order = false;
-  bool no_recheck = false;
-  std::uint64_t seed = 0;
-  bool measure_options_given = false;  // --method/--precision/--budget-ms/--no-recheck/--seed
+// The library's options (what to measure or load) and the files this command writes.
+struct LatencyCliOptions {
+  latency::LatencyOptions given;
+  std::string csv, json, png, svg;
+};
+
+// What each member of the latency options is called on the command line.
+constexpr FlagOf kLatencyFlags[] = {
+    {"cpus", "--cpus"},           {"method", "--method"},  {"precision_pct", "--precision"},
+    {"budget_ms", "--budget-ms"}, {"quick", "--quick"},    {"no_recheck", "--no-recheck"},
+    {"seed", "--seed"},           {"load_file", "--load"}, {"topology_file", "--topology"},
 };
 
 // Progress on stderr, overwritten in place; only called when stderr is a terminal.
@@ -53,23 +53,8 @@ std::string title_of(const latency::Matrix& m) {
   return who + ": one-way core-to-core latency (" + std::to_string(m.size()) + " CPUs)";
 }
 
-// The flag a request error is about, for the one error line.
-const char* flag_of(latency::LatencyField field) {
-  switch (field) {
-    case latency::LatencyField::load_file:
-      return "--load";
-    case latency::LatencyField::topology_file:
-      return "--topology";
-    case latency::LatencyField::cpus:
-      return "--cpus";
-    case latency::LatencyField::none:
-      break;
-  }
-  return nullptr;
-}
-
 // The files asked for, rendered; written together by Outputs::commit.
-Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
+Status render_outputs(const LatencyCliOptions& opt, const latency::LatencyRun& run,
                       const std::optional<MachineState>& machine, Outputs& out) {
   const latency::Matrix& matrix = run.matrix;
   const latency::Measurement* m = run.measurement ? &*run.measurement : nullptr;
@@ -92,9 +77,9 @@ Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
       m ? fmt::format(
               "method {}; per pair the median of timed batches; domains outlined; "
               "rows/columns in {} order",
-              latency::method_name(m->method), opt.numeric_order ? "CPU number" : "topology")
+              latency::method_name(m->method), opt.given.numeric_order ? "CPU number" : "topology")
         : fmt::format("as stored in {}; domains outlined; rows/columns in {} order", matrix.source,
-                      opt.numeric_order ? "CPU number" : "topology");
+                      opt.given.numeric_order ? "CPU number" : "topology");
   labels.domains = run.analysis.domains.domains;
   for (auto [path, format] : {std::pair{&opt.png, render::ImageFormat::png},
                               std::pair{&opt.svg, render::ImageFormat::svg}}) {
@@ -106,44 +91,19 @@ Status render_outputs(const LatencyOptions& opt, const latency::LatencyRun& run,
   return {};
 }
 
-int run_latency(const LatencyOptions& opt) {
-  auto method = latency::parse_method(opt.method);
-  if (!method) return fail(method.error().with_context("bad --method"));
+int run_latency(const LatencyCliOptions& opt) {
+  auto request = latency::latency_request(opt.given);
+  if (!request) return fail(request.error(), kLatencyFlags);
   Outputs out;
   out.declare("--csv", &opt.csv);
   out.declare("--json", &opt.json);
   out.declare("--png", &opt.png);
   out.declare("--svg", &opt.svg);
   // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
-  if (auto st = out.check(); !st) return reject(st.error());
-  if (!opt.load.empty() && (!opt.cpus.empty() || opt.quick || opt.measure_options_given)) {
-    return usage_error(
-        std::string("--cpus, --quick, --method, --precision, --budget-ms, "
-                    "--no-recheck and --seed apply to a measurement, not to --load"));
-  }
-
-  latency::LatencyRequest request;
-  request.load_file = opt.load;
-  request.topology_file = opt.topology;
-  request.cpus = opt.cpus;
-  request.measure.method = *method;
-  request.measure.precision = opt.precision_pct / 100.0;
-  request.measure.budget_ms = opt.budget_ms;
-  request.measure.quick = opt.quick;
-  request.measure.recheck = !opt.no_recheck;
-  request.measure.seed = opt.seed;
-  if (stderr_is_tty()) request.measure.progress = show_progress;
-  request.row_order = opt.numeric_order ? latency::RowOrder::numeric : latency::RowOrder::topology;
-  latency::LatencyField field = latency::LatencyField::none;
-  auto run = latency::run_latency(request, &field);
-  if (!run) {
-    const char* flag = flag_of(field);
-    Error error = flag ? run.error().with_context(flag) : run.error();
-    // A CPU set that is empty or names CPUs this machine lacks is a command-line error (2),
-    // like every other bad value; files that cannot be read are the work's (1).
-    if (field == latency::LatencyField::cpus) return usage_error(error);
-    return fail(error);
-  }
+  if (auto st = out.check(); !st) return fail(st.error());
+  if (stderr_is_tty()) request->measure.progress = show_progress;
+  auto run = latency::run_latency(*request);
+  if (!run) return fail(run.error(), kLatencyFlags);
 
   if (auto st = render_outputs(opt, *run, run->machine, out); !st) return fail(st.error());
   if (auto st = out.commit(); !st) return fail(st.error());
@@ -157,10 +117,11 @@ int run_latency(const LatencyOptions& opt) {
                          : std::string();
   if (run->machine) text += "machine: " + run->machine->summary + "\n";
   text += render::latency_provenance(run->matrix, m);
-  text += fmt::format("rows/columns in {} order\n\n",
-                      opt.numeric_order ? "CPU number"
-                                        : (run->topology ? "topology (package, die, L3, core, CPU)"
-                                                         : "latency-domain"));
+  text += fmt::format(
+      "rows/columns in {} order\n\n",
+      opt.given.numeric_order
+          ? "CPU number"
+          : (run->topology ? "topology (package, die, L3, core, CPU)" : "latency-domain"));
   text += render::latency_heatmap_text(run->matrix, run->analysis.order, heat);
   render::LatencyTextInput in;
   in.matrix = &run->matrix;
@@ -177,43 +138,41 @@ int run_latency(const LatencyOptions& opt) {
 }  // namespace
 
 void add_latency_command(CLI::App& app, Runner& selected) {
-  auto opt = std::make_shared<LatencyOptions>();
+  auto opt = std::make_shared<LatencyCliOptions>();
+  latency::LatencyOptions& given = opt->given;
   auto* sub = app.add_subcommand(
       "latency", "Measure core-to-core latency: heatmap, latency domains, numbering lies");
-  sub->add_option("--cpus", opt->cpus,
+  sub->add_option("--cpus", given.cpus,
                   "CPUs to measure (list, mask or hwloc-style, e.g. 0-7 or core:0-3); "
                   "default: all allowed")
       ->check(non_empty_cpus_validator());
-  sub->add_option("--method", opt->method,
+  sub->add_option("--method", given.method,
                   "cas: compare-and-swap on one line (default); two-lines: store/load on two")
       ->check(CLI::IsMember({"cas", "two-lines"}));
-  sub->add_option("--precision", opt->precision_pct,
+  sub->add_option("--precision", given.precision_pct,
                   "Target half-width of each pair's 95% CI of the median, in % (default 3)")
       ->check(CLI::Range(0.1, 50.0));
-  sub->add_option("--budget-ms", opt->budget_ms, "Most time per pair and pass, in ms (default 100)")
+  sub->add_option("--budget-ms", given.budget_ms,
+                  "Most time per pair and pass, in ms (default 100)")
       ->check(CLI::Range(1.0, 60000.0));
-  sub->add_flag("--quick", opt->quick,
+  sub->add_flag("--quick", given.quick,
                 "Measure one representative pair per topology class only (and say so)");
   sub->add_option("--csv", opt->csv, "Write the matrix as square CSV (ns)");
   sub->add_option("--json", opt->json, "Write JSON (schema threadmap.latency/1); '-' = stdout");
   sub->add_option("--png", opt->png, "Write a PNG heatmap");
   sub->add_option("--svg", opt->svg, "Write an SVG heatmap");
-  sub->add_option("--load", opt->load,
+  sub->add_option("--load", given.load_file,
                   "Analyse a saved matrix instead of measuring (our JSON/CSV or "
                   "core-to-core-latency's CSV)");
-  sub->add_option("--topology", opt->topology,
+  sub->add_option("--topology", given.topology_file,
                   "hwloc XML of the machine the matrix describes (ordering and comparison)");
-  sub->add_flag("--numeric-order", opt->numeric_order,
+  sub->add_flag("--numeric-order", given.numeric_order,
                 "Order heatmap rows/columns by CPU number instead of by topology");
-  sub->add_flag("--no-recheck", opt->no_recheck,
+  sub->add_flag("--no-recheck", given.no_recheck,
                 "Measure each pair once (skips the instability check; halves the time)");
-  sub->add_option("--seed", opt->seed, "Seed of the pair-order shuffle (default: clock)")
+  sub->add_option("--seed", given.seed, "Seed of the pair-order shuffle (default: clock)")
       ->check(whole_number());
-  sub->callback([&selected, opt, sub] {
-    for (const char* name : {"--method", "--precision", "--budget-ms", "--no-recheck", "--seed"})
-      opt->measure_options_given = opt->measure_options_given || sub->get_option(name)->count() > 0;
-    selected = [opt] { return run_latency(*opt); };
-  });
+  sub->callback([&selected, opt] { selected = [opt] { return run_latency(*opt); }; });
 }
 
 }  // namespace threadmap::cli

@@ -439,7 +439,7 @@ int hidden_manual_mode(const CLI::App& app, int argc, char** argv) {
   if (mode == "--help-completion") {
     if (what == "bash") return print(bash_completion(app)), 0;
     if (what == "zsh") return print(zsh_completion(app)), 0;
-    return usage_error(std::string("--help-completion takes bash or zsh"));
+    return fail(Error::bad_input("", "--help-completion takes bash or zsh"));
   }
   if (what.empty()) return print(main_page(app, doc_dir)), 0;
   if (what == "--list") {
@@ -448,7 +448,7 @@ int hidden_manual_mode(const CLI::App& app, int argc, char** argv) {
   }
   for (const CLI::App* s : subcommands_of(app))
     if (s->get_name() == what) return print(sub_page(*s, doc_dir)), 0;
-  return usage_error("unknown subcommand '" + what + "' (see 'threadmap --help')");
+  return fail(Error::bad_input("", "unknown subcommand '" + what + "' (see 'threadmap --help')"));
 }
 
 }  // namespace threadmap::cli

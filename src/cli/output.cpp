@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "src/cli/command.hpp"
+#include "src/monitor/process_id.hpp"
 #include "src/os/files.hpp"
+#include "src/os/process.hpp"
 #include "src/tune/candidates.hpp"
 
 namespace threadmap::cli {
@@ -19,7 +21,29 @@ std::string g_command_line;  // "threadmap report --quick", for the pages' heade
 
 }  // namespace
 
-int fail(const Error& error) { return fail(error.message); }
+int exit_for(const Error& error) {
+  switch (error.fault) {
+    case Fault::input:
+      return 2;
+    case Fault::start:
+      return os::start_failure_status(error);
+    case Fault::work:
+      break;
+  }
+  return 1;
+}
+
+std::string error_text(const Error& error, FlagTable flags) {
+  if (!error.input.empty())
+    for (const FlagOf& row : flags)
+      if (row.input == error.input) return "bad " + std::string(row.flag) + ": " + error.message;
+  return error.message;
+}
+
+int fail(const Error& error, FlagTable flags) {
+  os::write_stderr("threadmap: " + error_text(error, flags) + "\n");
+  return exit_for(error);
+}
 
 int fail(const std::string& message) {
   os::write_stderr("threadmap: " + message + "\n");
@@ -73,11 +97,8 @@ const std::string& command_line_text() { return g_command_line; }
 CLI::Validator process_id_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        bool digits = !text.empty() && text.size() <= 10 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || std::stoll(text) <= 0 || std::stoll(text) > 0x7fffffff)
-          return "bad process id '" + text + "': expected a positive integer";
-        return "";
+        auto pid = monitor::parse_process_id(text);  // the rule `watch PID` applies too
+        return pid ? "" : pid.error().message;
       },
       "PID");
 }
@@ -100,7 +121,7 @@ CLI::Validator non_empty_cpus_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         if (text.find_first_not_of(" \t") == std::string::npos)
-          return "empty CPU expression (leave the option out for every allowed CPU)";
+          return "empty CPU expression (for every allowed CPU, say all)";
         return "";
       },
       "");

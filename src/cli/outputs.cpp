@@ -22,15 +22,15 @@ Status Outputs::check() const {
     if (!wanted(e.path)) continue;
     if (*e.path == "-") {
       if (to_stdout)
-        return Error::invalid(to_stdout->flag + " and " + e.flag +
-                              " cannot both write to stdout ('-')");
+        return Error::bad_input(
+            "", to_stdout->flag + " and " + e.flag + " cannot both write to stdout ('-')");
       to_stdout = &e;
       continue;
     }
     for (std::size_t j = 0; j < i; ++j)
       if (wanted(entries_[j].path) && *entries_[j].path == *e.path)
-        return Error::invalid(entries_[j].flag + " and " + e.flag + " name the same file '" +
-                              *e.path + "'");
+        return Error::bad_input(
+            "", entries_[j].flag + " and " + e.flag + " name the same file '" + *e.path + "'");
     if (auto st = os::check_writable(*e.path); !st) return st.error().with_context("bad " + e.flag);
   }
   return {};

@@ -20,7 +20,8 @@ class Outputs {
 
   /// Before any work: each given path is "-" or a file that can be created in an existing,
   /// writable directory; no two outputs name the same file; at most one is "-". Fails with the
-  /// flag in the message (usage problems: exit 2 by the caller's choice).
+  /// flag in the message: two outputs that conflict are Fault::input (exit 2), a path the
+  /// filesystem refuses the work's fault (exit 1).
   Status check() const;
 
   /// True when the output whose path lives in `*path` was asked for.

@@ -43,6 +43,7 @@ std::string parse_error_text(const std::string& raw) {
       R"(^The following arguments? (?:was|were) not expected: (.*)$)");
   static const std::regex required(R"(^(\S+) is required$)");
   static const std::regex convert(R"(^Could not convert: (\S+) = (.*)$)");
+  static const std::regex validator(R"(^(--?[A-Za-z][\w-]*|[a-z]+): (.*)$)");
   if (std::regex_match(raw, m, range)) {
     const std::string opt = m[1], value = m[2];
     const std::string bounds = trimmed_number(m[3]) + " to " + trimmed_number(m[4]);
@@ -66,6 +67,9 @@ std::string parse_error_text(const std::string& raw) {
   }
   if (std::regex_match(raw, m, convert))
     return "bad " + std::string(m[1]) + ": '" + std::string(m[2]) + "' is not a valid value";
+  // Our own validators' "NAME: MESSAGE": the same shape as a library error about that flag.
+  if (std::regex_match(raw, m, validator))
+    return "bad " + std::string(m[1]) + ": " + std::string(m[2]);
   return raw;
 }
 

@@ -26,6 +26,12 @@ struct ReportCliOptions {
   std::string budget;  ///< --budget as typed ("60", "90s", "2m"); "" = the default
 };
 
+// What each member of the report options is called on the command line.
+constexpr FlagOf kReportFlags[] = {{"out_dir", "--out"},
+                                   {"runs", "--runs"},
+                                   {"budget", "--budget"},
+                                   {"latency_file", "--latency"}};
+
 void show_latency_progress(const latency::Progress& p) {
   std::fprintf(stderr, "\r\x1b[K      latency pair %zu/%zu (CPUs %d-%d), ETA %.0f s", p.pairs_done,
                p.pairs_total, p.cpu_a, p.cpu_b, p.eta_s);
@@ -52,7 +58,7 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   };
   if (stderr_is_tty()) ro.latency_progress = show_latency_progress;
   auto report = report::collect_report(ro);
-  if (!report) return fail(report.error());
+  if (!report) return fail(report.error(), kReportFlags);
 
   // The three files land together or not at all.
   render::ReportImages images = render::draw_report_images(*report);
@@ -80,15 +86,18 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
 // A report that fails leaves no directory it created behind.
 int run_report(const ReportCliOptions& given) {
   ReportCliOptions opt = given;
+  // The report's two value parsers live beside it, not in report (the duration in tune, the
+  // host pattern in fleet), so these two values are checked here, with the rule every command
+  // follows: a value given that cannot work is the command line's fault.
   double budget_s = 0;
   if (!opt.budget.empty()) {
     auto parsed = tune::parse_duration(opt.budget);
-    if (!parsed) return usage_error(parsed.error().with_context("bad --budget"));
+    if (!parsed) return fail(parsed.error().as_bad_input("budget"), kReportFlags);
     budget_s = *parsed;
   }
   // "%h" is this host's name, so one command line serves a whole fleet (srun ... --out DIR/%h).
   auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
-  if (!expanded) return usage_error(expanded.error().with_context("bad --out"));
+  if (!expanded) return fail(expanded.error().as_bad_input("out_dir"), kReportFlags);
   opt.out_dir = *expanded;
   bool created = false;
   if (Status made = os::create_directory(opt.out_dir, &created); !made)

@@ -17,9 +17,16 @@ struct TopoOptions {
   bool summary = false;
 };
 
+// What the member of the topo options is called on the command line.
+constexpr FlagOf kTopoFlags[] = {{"topology_file", "--topology"}};
+
 int run_topo(const TopoOptions& opt) {
+  // topo's one library call is core's loader, which does not know what its path was called;
+  // the file is the request member `topology_file`, as in latency, plan and bench.
   auto topo = opt.topology_file.empty() ? Topology::load_this_machine()
                                         : Topology::load_xml(opt.topology_file);
+  if (!topo && !opt.topology_file.empty())
+    return fail(topo.error().about("topology_file"), kTopoFlags);
   if (!topo) return fail(topo.error());
   // The summary counts devices; the table and JSON also give UUIDs (a management library).
   DeviceInventory devices = device_inventory(*topo, /*management=*/!opt.summary);

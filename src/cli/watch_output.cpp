@@ -22,7 +22,7 @@ Outputs declared(const WatchOutputs& outputs) {
 Status check_watch_outputs(const WatchOutputs& outputs) {
   if (!outputs.timeline_path.empty())
     if (auto format = render::image_format_for(outputs.timeline_path); !format)
-      return format.error().with_context("bad --timeline");
+      return format.error().with_context("bad --timeline").as_bad_input("");
   return declared(outputs).check();
 }
 

@@ -16,7 +16,8 @@ struct WatchOutputs {
 };
 
 /// Checks the outputs before anything runs (timeline format, writable paths). Fails naming the
-/// flag.
+/// flag: a timeline format or outputs that conflict are Fault::input, a path the filesystem
+/// refuses the work's fault.
 Status check_watch_outputs(const WatchOutputs& outputs);
 
 /// Prints the summary of `watched` (or its error) and writes the outputs. Returns false, after

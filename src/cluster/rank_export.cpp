@@ -46,7 +46,7 @@ Result<RankExport> parse_rank_export(std::string_view text) {
   if (text == "rankfile") return RankExport::rankfile;
   if (text == "wrapper") return RankExport::wrapper;
   return Error::invalid("unknown format '" + std::string(text) +
-                        "' with --ranks (slurm, rankfile or wrapper)");
+                        "' for rank shares (slurm, rankfile or wrapper)");
 }
 
 std::string export_ranks(const std::vector<RankShare>& shares, RankExport format,

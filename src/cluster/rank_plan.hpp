@@ -1,6 +1,8 @@
-// `threadmap plan --ranks N` as one call: the machine (or another one's hwloc XML) loaded, the
-// CPUs to split resolved, the shares of N ranks taken and, when asked, written the way a
-// launcher takes them (rank_export). The CLI prints what comes back.
+// `threadmap plan --ranks N` checked and as one call: the machine (or another one's hwloc XML)
+// loaded, the CPUs to split resolved, the shares of N ranks taken and, when asked, written the
+// way a launcher takes them (rank_export). plan_command_request() checks the whole `plan`
+// command line into one of its two forms (this one, or plan::plan_request's thread plan). The
+// CLI prints what comes back.
 #pragma once
 
 #include <optional>
@@ -10,11 +12,12 @@
 #include "src/cluster/gpu_share.hpp"
 #include "src/cluster/rank_export.hpp"
 #include "src/cluster/rank_share.hpp"
+#include "src/plan/plan_request.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::cluster {
 
-/// What `plan --ranks N` was asked for, as values.
+/// `plan --ranks N`, checked.
 struct RankPlanRequest {
   int ranks = 0;              ///< N: how many shares
   std::string topology_file;  ///< hwloc XML of the node; empty: this machine
@@ -24,23 +27,34 @@ struct RankPlanRequest {
   int gpus = 0;      ///< GPUs per rank: each rank next to its GPUs (place_with_gpus); 0: none
 };
 
-/// What a refusal is about: a value given that cannot work (the command line is wrong) or the
-/// topology that could not be loaded (the work failed).
-enum class RankPlanField { topology, allowed, ranks, gpus };
+/// Checks the rank form of `options` (options.ranks > 0). Refuses with Fault::input, naming the
+/// member: a spec, pairs or threads (a form of their own); a latency matrix, reserved CPUs or an
+/// output file (a node's CPUs are split, nothing is planned on them); an export format that is
+/// not a rank format; an empty allowed set.
+Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& options);
 
-/// The shares, or why there are none.
+/// `threadmap plan` checked: exactly one of its two forms is set.
+struct PlanCommand {
+  std::optional<plan::PlanRequest> thread_plan;  ///< a thread plan (no rank count given)
+  std::optional<RankPlanRequest> rank_plan;      ///< rank shares (a rank count given)
+};
+
+/// rank_plan_request with a rank count, else plan::plan_request; and the rule between them: an
+/// export format only rank shares have needs a rank count (Fault::input about export_format).
+Result<PlanCommand> plan_command_request(const plan::PlanOptions& options);
+
+/// The shares.
 struct RankPlan {
-  std::optional<Error> refused;  ///< set: no shares; the message names the value, not a flag
-  RankPlanField refused_field = RankPlanField::topology;  ///< with `refused`: what it is about
-  std::vector<RankShare> shares;                          ///< in rank order
+  std::vector<RankShare> shares;        ///< in rank order
   std::vector<GpuPlacement> gpu_ranks;  ///< with gpus: each rank's GPUs, NIC, variables
   std::string exported;                 ///< the launcher's text with a format; "" without
 };
 
-/// Loads the topology (refused: topology), resolves `allowed` on it (allowed), splits it into
-/// `ranks` shares (split_shares; ranks) -- or with `gpus`, places every rank next to its GPUs
-/// as `run --ranks --gpus` would with no launcher variable (place_with_gpus; gpus) -- and
-/// exports them when a format is given.
-RankPlan plan_ranks(const RankPlanRequest& request);
+/// Loads the topology (an unreadable file is the work's fault, about `topology_file`), resolves
+/// `allowed` on it (Fault::input about `allowed`), splits it into `ranks` shares (split_shares;
+/// Fault::input about `ranks`) -- or with `gpus`, places every rank next to its GPUs as `run
+/// --ranks --gpus` would with no launcher variable (place_with_gpus; Fault::input about `gpus`)
+/// -- and exports them when a format is given.
+Result<RankPlan> plan_ranks(const RankPlanRequest& request);
 
 }  // namespace threadmap::cluster

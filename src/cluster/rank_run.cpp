@@ -31,12 +31,13 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
   std::optional<Topology> recorded;
   if (!options.topology_file.empty()) {
     auto loaded = Topology::load_xml(options.topology_file);
-    if (!loaded) return loaded.error();
+    if (!loaded) return loaded.error().about("topology_file");
     CpuSet missing = loaded->complete_cpus() - here.complete_cpus();
     if (!missing.empty())
-      return Error::invalid("topology " + options.topology_file + " has CPUs " + missing.to_list() +
-                            " that this machine lacks (CPUs " + here.complete_cpus().to_list() +
-                            "): it is not a recording of this machine");
+      return Error::bad_input(
+          "topology_file", "topology " + options.topology_file + " has CPUs " + missing.to_list() +
+                               " that this machine lacks (CPUs " + here.complete_cpus().to_list() +
+                               "): it is not a recording of this machine");
     recorded = std::move(*loaded);
   }
   const Topology& topo = recorded ? *recorded : here;
@@ -50,8 +51,14 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
   DeviceInventory inventory = device_inventory(topo, by_uuid);
   for (const Device* g : compute_gpus(inventory.devices)) host_gpus.push_back(record_gpu(*g));
   const CpuSet allowed = here.allowed_cpus() & topo.complete_cpus();
-  return place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed,
-                         here.cgroup_cpus());
+  auto placed =
+      place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed, here.cgroup_cpus());
+  // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
+  // are the command line's mistake; anything else the machine's.
+  if (!placed)
+    return placed.error().code == std::errc::invalid_argument ? placed.error().as_bad_input("gpus")
+                                                              : placed.error().about("gpus");
+  return placed;
 }
 
 }  // namespace
@@ -60,17 +67,19 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& 
   return place_rank(request, RankOptions{ranks, 0, ""});
 }
 
-Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options,
-                                 bool* about_gpus) {
+Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {
   const std::string& ranks = options.ranks;
+  // run_request refuses this first; a caller that builds the request itself gets it here.
   if (!request.cpus.empty())
-    return Error::invalid(
-        "a CPU list and --ranks cannot be combined: the rank's share is the "
-        "CPU list (use --policy to order threads inside it)");
+    return Error::bad_input("cpus",
+                            "a CPU list and a rank cannot be combined: the rank's share is the "
+                            "CPU list (a policy orders threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
+  // The rank given (or the launcher's word for it) that cannot be placed is the command line's
+  // mistake: `auto` outside a launcher, K not below N, more ranks than the node has CPUs.
   auto id = resolve_ranks(ranks, env);
-  if (!id) return id.error();
+  if (!id) return id.error().as_bad_input("ranks");
   auto topo = Topology::load_this_machine();
   if (!topo) return topo.error();
   std::optional<GpuPlacement> gpu;
@@ -78,22 +87,18 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& 
   Result<RankShare> share = Error::invalid("");
   if (options.gpus > 0) {
     auto placed = place_gpu_rank(*topo, env, *id, options, host_gpus);
-    if (!placed) {
-      if (about_gpus) *about_gpus = true;
-      return placed.error();
-    }
+    if (!placed) return placed.error();
     gpu = *placed;
     share = placed->share;
     for (const auto& kv : placed->set_env) request.environment.push_back(kv);
   } else if (!options.topology_file.empty()) {
-    if (about_gpus) *about_gpus = true;
-    return Error::invalid(
-        "a recorded topology (--topology) decides where the GPUs are: it goes "
-        "with --gpus");
+    return Error::bad_input("topology_file",
+                            "a recorded topology decides where the GPUs are: it goes with GPUs "
+                            "per rank");
   } else {
     share = take_share(*topo, *id);
+    if (!share) return share.error().as_bad_input("ranks");
   }
-  if (!share) return share.error();
   RankPlacement placement;
   placement.gpu = std::move(gpu);
   placement.host_gpus = std::move(host_gpus);

@@ -38,18 +38,17 @@ struct RankOptions {
 /// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,
 /// takes the share, and rewrites `request`: with no plan the threads are spread over the share
 /// (request.cpus = the share, by request.policy); with a plan, its CPUs must lie inside the
-/// share (request.within); with no --mem, memory is bound to the share's NUMA nodes. A CPU list
-/// (--cpus) cannot be combined with --ranks (EINVAL). The calling thread is pinned to the share,
+/// share (request.within); with no memory policy, memory is bound to the share's NUMA nodes.
+/// `request` has no CPU list (apply::run_request refuses one with ranks). A rank that cannot be
+/// known or placed is Fault::input about `ranks`. The calling thread is pinned to the share,
 /// so a program started afterwards begins inside it (before any preload constructor runs).
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks);
 /// place_rank with GPUs: with options.gpus > 0 the share is cluster::place_with_gpus's (the
 /// rank's GPUs, CPUs local to them, memory on their node, the nearest NIC) and the variables it
-/// names are set for the program (request.environment). EINVAL for a --topology whose CPUs this
-/// machine lacks, or given without --gpus.
-/// `about_gpus`, when given, is set when the refusal is about the GPUs (their choice or their
-/// topology), not the rank.
-Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options,
-                                 bool* about_gpus = nullptr);
+/// names are set for the program (request.environment). GPUs that cannot be placed as asked are
+/// Fault::input about `gpus`; a recorded topology whose CPUs this machine lacks, or one given
+/// without GPUs, Fault::input about `topology_file` (unreadable: the work's fault).
+Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options);
 
 /// The record `run --ranks --record` writes for this rank, without its watch.
 RankRecord make_record(const RankPlacement& placement, int exit_status);

@@ -38,7 +38,7 @@ Result<BenchResult> pingpong(const Topology& topo, const BenchRequest& request) 
   ping.pair = request.pair;
   if (!request.latency_file.empty()) {
     auto matrix = latency::load_matrix(request.latency_file);
-    if (!matrix) return matrix.error();
+    if (!matrix) return matrix.error().about("latency_file");
     ping.latencies = latencies_from_matrix(*matrix);
     ping.latency_source = request.latency_file;
     ping.latency_notes = latency::matrix_mismatch_notes(*matrix, topo);

@@ -1,29 +1,46 @@
 #include "src/latency/latency_run.hpp"
 
-namespace threadmap::latency {
-namespace {
+#include "src/core/given_cpus.hpp"
 
-// Records which input an error is about and passes the error on.
-Error blame(LatencyField field, LatencyField* failed_field, Error error) {
-  if (failed_field) *failed_field = field;
-  return error;
+namespace threadmap::latency {
+
+Result<LatencyRequest> latency_request(const LatencyOptions& o) {
+  if (!o.load_file.empty()) {
+    // A saved matrix is analysed as it is: a choice of how to measure would be ignored.
+    for (auto [member, given] :
+         {std::pair{"cpus", !o.cpus.empty()}, std::pair{"quick", o.quick},
+          std::pair{"method", o.method.has_value()},
+          std::pair{"precision_pct", o.precision_pct.has_value()},
+          std::pair{"budget_ms", o.budget_ms.has_value()}, std::pair{"no_recheck", o.no_recheck},
+          std::pair{"seed", o.seed.has_value()}})
+      if (given)
+        return Error::bad_input(member,
+                                "it chooses how to measure, and a saved matrix is not measured");
+  }
+  LatencyRequest request;
+  request.load_file = o.load_file;
+  request.topology_file = o.topology_file;
+  request.cpus = o.cpus;
+  auto method = parse_method(o.method.value_or("cas"));
+  if (!method) return method.error().as_bad_input("method");
+  request.measure.method = *method;
+  request.measure.precision = o.precision_pct.value_or(3) / 100.0;
+  request.measure.budget_ms = o.budget_ms.value_or(100);
+  request.measure.quick = o.quick;
+  request.measure.recheck = !o.no_recheck;
+  request.measure.seed = o.seed.value_or(0);
+  request.row_order = o.numeric_order ? RowOrder::numeric : RowOrder::topology;
+  return request;
 }
 
-}  // namespace
-
-Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* failed_field) {
+Result<LatencyRun> run_latency(const LatencyRequest& request) {
   const bool measuring = request.load_file.empty();
-  if (!measuring && (!request.cpus.empty() || request.measure.quick))
-    return Error::invalid(
-        "choosing CPUs and quick mode apply to a measurement, not to a saved "
-        "matrix");
-
   // The topology used for ordering and comparison: the XML when given, else this machine when
   // measuring; a loaded file without a topology is analysed from its latencies alone.
   LatencyRun run;
   if (!request.topology_file.empty()) {
     auto topo = Topology::load_xml(request.topology_file);
-    if (!topo) return blame(LatencyField::topology_file, failed_field, topo.error());
+    if (!topo) return topo.error().about("topology_file");
     run.topology = std::move(*topo);
     run.topology_source = request.topology_file;
   }
@@ -35,12 +52,9 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
     MeasureOptions mo = request.measure;
     mo.cpus = CpuSet{};
     if (!request.cpus.empty()) {
-      auto set = here->resolve(request.cpus);
-      if (!set) return blame(LatencyField::cpus, failed_field, set.error());
       // An empty set would otherwise mean "all CPUs" to measure().
-      if (set->empty())
-        return blame(LatencyField::cpus, failed_field,
-                     Error::invalid("the CPU set '" + request.cpus + "' is empty"));
+      auto set = resolve_given_cpus(*here, request.cpus, "cpus");
+      if (!set) return set.error();
       mo.cpus = *set;
     }
     // What the machine did around the measurement goes with it, so a reader can tell a result
@@ -56,7 +70,9 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
     run.machine = watch.finish();
     if (!measured) {
       if (binding.finding.empty() || !request.cpus.empty()) return measured.error();
-      return Error{measured.error().code, measured.error().message + " (" + binding.finding + ")"};
+      Error bound = measured.error();  // its member and fault kept
+      bound.message += " (" + binding.finding + ")";
+      return bound;
     }
     run.measurement = std::move(*measured);
     run.matrix = run.measurement->matrix;
@@ -66,7 +82,7 @@ Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* fail
     }
   } else {
     auto loaded = load_matrix(request.load_file);
-    if (!loaded) return blame(LatencyField::load_file, failed_field, loaded.error());
+    if (!loaded) return loaded.error().about("load_file");
     run.matrix = std::move(*loaded);
   }
 

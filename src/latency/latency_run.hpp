@@ -1,8 +1,11 @@
-// What `threadmap latency` does, as one library call: find the topology (an XML file, or this
-// machine when measuring), measure the matrix on this machine or load a saved one, and analyse
-// it. The CLI only parses options, shows progress, renders the result and writes the files.
+// What `threadmap latency` does: its options as given (LatencyOptions, one member per flag),
+// checked once into a request (latency_request: every default and every rule about which
+// options go together), and one library call: find the topology (an XML file, or this machine
+// when measuring), measure the matrix on this machine or load a saved one, and analyse it. The
+// CLI only parses options, shows progress, renders the result and writes the files.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -16,7 +19,23 @@
 
 namespace threadmap::latency {
 
-/// The request, as values (no flag names: messages describe the value, the CLI adds the flag).
+/// The options of `threadmap latency` that choose what to measure or load, as given. One member
+/// per flag (named beside it); a flag not given leaves its member default-constructed. Errors
+/// name these members in Error::input. (The files it writes are the CLI's outputs.)
+struct LatencyOptions {
+  std::string cpus;                     ///< --cpus EXPR
+  std::optional<std::string> method;    ///< --method cas|two-lines
+  std::optional<double> precision_pct;  ///< --precision PCT
+  std::optional<double> budget_ms;      ///< --budget-ms MS
+  bool quick = false;                   ///< --quick
+  bool no_recheck = false;              ///< --no-recheck
+  std::optional<std::uint64_t> seed;    ///< --seed N
+  std::string load_file;                ///< --load FILE
+  std::string topology_file;            ///< --topology FILE.xml
+  bool numeric_order = false;           ///< --numeric-order
+};
+
+/// The request, checked (no flag names: messages describe the value, the CLI adds the flag).
 struct LatencyRequest {
   std::string load_file;      ///< analyse this saved matrix instead of measuring; empty = measure
   std::string topology_file;  ///< hwloc XML of the machine the matrix describes; empty = none
@@ -28,8 +47,12 @@ struct LatencyRequest {
   RowOrder row_order = RowOrder::topology;
 };
 
-/// Which part of a LatencyRequest an error is about, so the CLI can name the flag.
-enum class LatencyField { none, load_file, topology_file, cpus };
+/// Checks `options` and turns them into a request: the method parsed, the defaults applied
+/// (cas, 3%, 100 ms per pair and pass, a recheck pass, a seed from the clock). Refuses with
+/// Fault::input, naming the member: an unknown method; a choice of how to measure (CPUs, quick
+/// mode, method, precision, budget, no recheck, seed) with a saved matrix, which is not
+/// measured.
+Result<LatencyRequest> latency_request(const LatencyOptions& options);
 
 /// The matrix and what it says.
 struct LatencyRun {
@@ -46,10 +69,10 @@ struct LatencyRun {
   std::optional<ProcessBinding> binding;
 };
 
-/// Runs the request. Fails, setting `*failed_field` (when not null) to the input at fault, on
-/// an unreadable or malformed saved matrix or topology, on CPUs or quick mode asked for with a
-/// saved matrix (EINVAL), on a CPU expression that does not resolve, or when the measurement
+/// Runs the request. Fails on an unreadable or malformed saved matrix or topology (the work's
+/// fault, about `load_file` or `topology_file`), on a CPU expression that does not resolve on
+/// this machine or resolves to no CPU (Fault::input about `cpus`), or when the measurement
 /// itself fails (its message; fewer than two CPUs, a thread that cannot be pinned).
-Result<LatencyRun> run_latency(const LatencyRequest& request, LatencyField* failed_field = nullptr);
+Result<LatencyRun> run_latency(const LatencyRequest& request);
 
 }  // namespace threadmap::latency

@@ -1,21 +1,47 @@
-// `threadmap plan` (a thread plan, not `--ranks`) as one call: the spec from the one form given
-// (a file, --pairs N or --threads N with a policy), the latency matrix when one is given, the
-// topology (another machine's XML, or this machine's when there is no usable matrix), this
-// machine's isolated CPUs, and the plan solved on them. The CLI prints what comes back.
+// `threadmap plan` (a thread plan, not `--ranks`) as given, as checked and as one call.
+// PlanOptions holds the command line's values, one member per flag; plan_request() applies
+// every default and every rule about which options go together; plan_from_request() reads the
+// spec from the one form given (a file, N pairs or N threads with a policy), the latency matrix
+// when one is given, the topology (another machine's XML, or this machine's when there is no
+// usable matrix), this machine's isolated CPUs, and solves the plan on them. The CLI prints
+// what comes back. The rank form (`plan --ranks N`) is cluster::rank_plan_request's.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "src/plan/export.hpp"
 #include "src/plan/planner.hpp"
 #include "threadmap/result.hpp"
 #include "threadmap/topology.hpp"
 
 namespace threadmap::plan {
 
-/// What `plan` was asked for, as values. Exactly one of spec_file, pairs and threads is given
-/// (the CLI checks the combination before calling).
+/// The options of `threadmap plan`, as given (both forms: a thread plan and rank shares). One
+/// member per flag (named beside it); a flag not given leaves its member default-constructed.
+/// Errors name these members in Error::input.
+struct PlanOptions {
+  std::string spec_file;               ///< --spec FILE
+  int pairs = 0;                       ///< --pairs N
+  int threads = 0;                     ///< --threads N
+  std::optional<std::string> policy;   ///< --policy P
+  std::string topology_file;           ///< --topology FILE.xml
+  std::string latency_file;            ///< --latency FILE
+  std::optional<std::string> allowed;  ///< --allowed EXPR (given, even empty)
+  std::string reserved;                ///< --reserved EXPR
+  bool oversubscribe = false;          ///< --oversubscribe
+  bool json = false;                   ///< --json
+  std::string export_format;           ///< --export FORMAT
+  int ranks = 0;                       ///< --ranks N
+  std::string host;                    ///< --host NAME
+  int gpus = 0;                        ///< --gpus [N] (given alone: 1); 0: not given
+  std::string output;                  ///< -o, --output FILE
+  std::optional<double> time_limit_s;  ///< --time-limit S
+  std::optional<std::uint64_t> seed;   ///< --seed N
+};
+
+/// A thread plan, checked: the one form of spec, its inputs and how to solve it.
 struct PlanRequest {
   std::string spec_file;      ///< workload spec JSON; empty: a quick form
   int pairs = 0;              ///< quick form: N pairs (pairs_spec)
@@ -29,17 +55,21 @@ struct PlanRequest {
   double time_limit_s = 1.5;   ///< the whole search's time (every solver together)
   std::uint64_t seed = 1;      ///< local search seed
   std::string isolated_file;   ///< tests: read the isolated CPUs here instead of the kernel's file
+  std::optional<ExportFormat> format;  ///< print the plan for this tool; nullopt: do not
 };
 
-/// What a refusal is about, so the caller can name its flag: the value of spec_file, pairs,
-/// threads, policy, latency_file or topology_file; `machine` (this machine's topology or isolated
-/// CPUs could not be read) or `plan` (the spec cannot be planned on this machine).
-enum class PlanRequestField { spec, pairs, threads, policy, latency, topology, machine, plan };
+/// Checks the thread form of `options` (options.ranks is 0) and turns it into a PlanRequest.
+/// Refuses with Fault::input, naming the member: a node name (it is for rank shares); an
+/// unknown export format; not exactly one of a spec, pairs and threads; a policy without
+/// threads; an empty allowed set.
+Result<PlanRequest> plan_request(const PlanOptions& options);
 
-/// The plan, or why there is none.
+/// The allowed-set rule both forms share: given, it names at least one CPU (Fault::input about
+/// `allowed`; left out, it means every allowed CPU).
+Status check_allowed_given(const std::optional<std::string>& allowed);
+
+/// The plan and the topology it was made on.
 struct PlannedRequest {
-  std::optional<Error> refused;  ///< set: no plan; the message names the value, not a flag
-  PlanRequestField refused_field = PlanRequestField::plan;  ///< with `refused`: what it is about
   Plan plan;
   /// The topology the plan was made on (exports need it); nullopt when the matrix alone stood
   /// for the machine.
@@ -49,7 +79,10 @@ struct PlannedRequest {
 /// Reads the spec, loads the matrix and the topology (topology_file's; this machine's when no
 /// topology_file is given and the matrix is absent or unstable, because an unstable matrix is
 /// not planned on and make_plan says why), reads the isolated CPUs when the topology is this
-/// machine's, and calls make_plan.
-PlannedRequest plan_from_request(const PlanRequest& request);
+/// machine's, and calls make_plan. Errors name the member they are about: a file that cannot be
+/// read or used (`spec_file`, `latency_file`, `topology_file`: the work's fault), a value the
+/// topology refuses (`pairs`, `threads`, `policy`, `allowed`, `reserved`: Fault::input); a
+/// spec that cannot be planned on the machine is the work's fault, about no single member.
+Result<PlannedRequest> plan_from_request(const PlanRequest& request);
 
 }  // namespace threadmap::plan

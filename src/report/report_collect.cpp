@@ -45,7 +45,7 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
   const Topology* topo = rep.topology ? &*rep.topology : nullptr;
   if (!o.latency_file.empty()) {
     auto loaded = latency::load_matrix(o.latency_file);
-    if (!loaded) return loaded.error();
+    if (!loaded) return loaded.error().about("latency_file");
     part.matrix = std::move(*loaded);
     part.how = "loaded from " + o.latency_file + " (not measured by this report)";
     if (topo) {

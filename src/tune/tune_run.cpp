@@ -99,7 +99,7 @@ Result<std::vector<os::LaunchSpec>> prepare_candidates(const CandidateSet& set, 
       launch.argv = c.request.command;
     } else {
       std::string whole_process;  // a static program: placed as a whole process, said once
-      auto prepared = apply::prepare_run(c.request, nullptr, nullptr, nullptr, &whole_process);
+      auto prepared = apply::prepare_run(c.request, nullptr, nullptr, &whole_process);
       if (!prepared) return prepared.error().with_context("candidate " + c.name);
       if (!whole_process.empty()) r.notes.push_back("candidate " + c.name + ": " + whole_process);
       launch = *prepared;

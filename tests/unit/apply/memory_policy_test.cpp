@@ -134,24 +134,25 @@ TEST(MemoryPolicyDescribe, SaysPolicyAndNodes) {
   EXPECT_EQ(node_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
 }
 
-// prepare_run checks --mem on this machine before anything starts, and names the field.
-TEST(PrepareRunMemory, BadPolicyOrMissingNodeNamesTheMemField) {
+// prepare_run checks the memory policy on this machine before anything starts, and names the
+// member.
+TEST(PrepareRunMemory, BadPolicyOrMissingNodeNamesTheMemoryMember) {
   RunRequest r;
   r.command = {"true"};
   r.memory = "bind:1023";  // no machine here has 1024 nodes
-  RunField field = RunField::none;
   std::string note;
-  auto missing = prepare_run(r, &field, &note);
+  auto missing = prepare_run(r, &note);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(field, RunField::memory);
+  EXPECT_EQ(missing.error().input, "memory");
+  EXPECT_EQ(missing.error().fault, Fault::input);
   EXPECT_EQ(missing.error().code, std::errc::invalid_argument);
   EXPECT_NE(missing.error().message.find("node 1023 does not exist on this machine"),
             std::string::npos)
       << missing.error().message;
   r.memory = "membind:0";
-  field = RunField::none;
-  EXPECT_FALSE(prepare_run(r, &field).ok());
-  EXPECT_EQ(field, RunField::memory);
+  auto malformed = prepare_run(r);
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.error().input, "memory");
 }
 
 TEST(PrepareRunMemory, MemAloneLoadsThePinLibraryWithTheEncodedPolicy) {
@@ -159,7 +160,7 @@ TEST(PrepareRunMemory, MemAloneLoadsThePinLibraryWithTheEncodedPolicy) {
   r.command = {"true"};
   r.memory = "interleave";
   std::string note;
-  auto launch = prepare_run(r, nullptr, &note);
+  auto launch = prepare_run(r, &note);
   if (!launch && launch.error().code == std::errc::no_such_file_or_directory)
     GTEST_SKIP() << launch.error().message;  // preload library not built next to the tests
   ASSERT_TRUE(launch.ok()) << launch.error().message;

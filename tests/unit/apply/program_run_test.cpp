@@ -53,28 +53,27 @@ TEST(RunProgram, AProgramThatCannotStartIsAnError) {
   EXPECT_EQ(os::start_failure_status(outcome.error()), 127);
 }
 
-TEST(PrepareRun, ConflictsAndEmptySetsAreRefusedNamingTheField) {
+TEST(PrepareRun, ValuesThatCannotWorkHereNameTheirMember) {
   RunRequest r;
   r.command = {"true"};
-  RunField field = RunField::none;
-  EXPECT_FALSE(prepare_run(r, &field).ok());  // nothing to apply
-  r.cpus = "0";
-  r.plan_path = "plan.json";
-  EXPECT_FALSE(prepare_run(r, &field).ok());
-  EXPECT_EQ(field, RunField::cpus);
-  r.plan_path.clear();
   r.cpus = "0x0";
-  auto empty = prepare_run(r, &field);
+  auto empty = prepare_run(r);
   ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(field, RunField::cpus);
+  EXPECT_EQ(empty.error().input, "cpus");
+  EXPECT_EQ(empty.error().fault, Fault::input);
   EXPECT_NE(empty.error().message.find("empty"), std::string::npos) << empty.error().message;
   r.cpus = "0";
-  r.policy = "spread";
-  EXPECT_FALSE(prepare_run(r, &field).ok());
-  EXPECT_EQ(field, RunField::policy);
-  r.command.clear();
-  EXPECT_FALSE(prepare_run(r, &field).ok());
-  EXPECT_EQ(field, RunField::command);
+  r.policy = "spread";  // a plan's quick policy, not one `run` pins by
+  auto policy = prepare_run(r);
+  ASSERT_FALSE(policy.ok());
+  EXPECT_EQ(policy.error().input, "policy");
+  EXPECT_EQ(policy.error().fault, Fault::input);
+  r.policy = "compact";
+  r.skip = {"lib:"};
+  auto skip = prepare_run(r);
+  ASSERT_FALSE(skip.ok());
+  EXPECT_EQ(skip.error().input, "skip");
+  EXPECT_EQ(skip.error().fault, Fault::input);
 }
 
 }  // namespace

@@ -18,28 +18,29 @@ RankPlanRequest on(const std::string& name, int ranks, std::optional<RankExport>
 }
 
 TEST(GpuPlan, EveryRankNextToItsGpu) {
-  RankPlan plan = plan_ranks(on("ibm-power8-4x-p100", 4));
-  ASSERT_FALSE(plan.refused) << plan.refused->message;
-  ASSERT_EQ(plan.gpu_ranks.size(), 4u);
-  ASSERT_EQ(plan.shares.size(), 4u);
+  auto plan = plan_ranks(on("ibm-power8-4x-p100", 4));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->gpu_ranks.size(), 4u);
+  ASSERT_EQ(plan->shares.size(), 4u);
   for (size_t r = 0; r < 4; ++r) {
-    EXPECT_EQ(plan.gpu_ranks[r].gpus.at(0).index, static_cast<int>(r));
-    EXPECT_TRUE(plan.shares[r].cpus.is_subset_of(plan.gpu_ranks[r].gpus[0].cpus));
+    EXPECT_EQ(plan->gpu_ranks[r].gpus.at(0).index, static_cast<int>(r));
+    EXPECT_TRUE(plan->shares[r].cpus.is_subset_of(plan->gpu_ranks[r].gpus[0].cpus));
   }
 }
 
 TEST(GpuPlan, MoreRanksThanGpusIsRefusedWithTheRule) {
-  RankPlan plan = plan_ranks(on("ibm-power8-4x-p100", 5));
-  ASSERT_TRUE(plan.refused.has_value());
-  EXPECT_EQ(plan.refused_field, RankPlanField::gpus);
-  EXPECT_NE(plan.refused->message.find("need 5 GPUs; this node has 4"), std::string::npos)
-      << plan.refused->message;
+  auto plan = plan_ranks(on("ibm-power8-4x-p100", 5));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().input, "gpus");
+  EXPECT_EQ(plan.error().fault, Fault::input);
+  EXPECT_NE(plan.error().message.find("need 5 GPUs; this node has 4"), std::string::npos)
+      << plan.error().message;
 }
 
 TEST(GpuPlan, SlurmBindsGpusCpusAndMemory) {
-  RankPlan plan = plan_ranks(on("ibm-power8-4x-p100", 4, RankExport::slurm));
-  ASSERT_FALSE(plan.refused);
-  const std::string& s = plan.exported;
+  auto plan = plan_ranks(on("ibm-power8-4x-p100", 4, RankExport::slurm));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const std::string& s = plan->exported;
   EXPECT_NE(s.find("--gres=gpu:4 --gpu-bind=map_gpu:0,1,2,3 --cpu-bind=mask_cpu:0x"),
             std::string::npos)
       << s;
@@ -48,17 +49,17 @@ TEST(GpuPlan, SlurmBindsGpusCpusAndMemory) {
 }
 
 TEST(GpuPlan, RankfileNamesEachRanksGpu) {
-  RankPlan plan = plan_ranks(on("ibm-power8-4x-p100", 2, RankExport::rankfile));
-  ASSERT_FALSE(plan.refused);
-  EXPECT_NE(plan.exported.find("rank 1=gpu7 slot="), std::string::npos) << plan.exported;
-  EXPECT_NE(plan.exported.find("#   rank 1: GPU 1 (0003:01:00.0)"), std::string::npos)
-      << plan.exported;
+  auto plan = plan_ranks(on("ibm-power8-4x-p100", 2, RankExport::rankfile));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_NE(plan->exported.find("rank 1=gpu7 slot="), std::string::npos) << plan->exported;
+  EXPECT_NE(plan->exported.find("#   rank 1: GPU 1 (0003:01:00.0)"), std::string::npos)
+      << plan->exported;
 }
 
 TEST(GpuPlan, TheWrapperSetsOneRanksPlaceByItsLocalRank) {
-  RankPlan plan = plan_ranks(on("intel-2x-xeon-gpu-ib-wholeio", 3, RankExport::wrapper));
-  ASSERT_FALSE(plan.refused) << plan.refused->message;
-  const std::string& w = plan.exported;
+  auto plan = plan_ranks(on("intel-2x-xeon-gpu-ib-wholeio", 3, RankExport::wrapper));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const std::string& w = plan->exported;
   EXPECT_EQ(w.rfind("#!/bin/sh\n", 0), 0u);
   EXPECT_NE(w.find("r=${LOCAL_RANK:-${OMPI_COMM_WORLD_LOCAL_RANK:-${SLURM_LOCALID:-"),
             std::string::npos);
@@ -74,10 +75,10 @@ TEST(GpuPlan, TheWrapperSetsOneRanksPlaceByItsLocalRank) {
 TEST(GpuPlan, TheWrapperWorksWithoutGpusToo) {
   RankPlanRequest request = on("ibm-power8-4x-p100", 2, RankExport::wrapper);
   request.gpus = 0;
-  RankPlan plan = plan_ranks(request);
-  ASSERT_FALSE(plan.refused);
-  EXPECT_NE(plan.exported.find("  1) cpus="), std::string::npos);
-  EXPECT_EQ(plan.exported.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
+  auto plan = plan_ranks(request);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_NE(plan->exported.find("  1) cpus="), std::string::npos);
+  EXPECT_EQ(plan->exported.find("CUDA_VISIBLE_DEVICES"), std::string::npos);
 }
 
 }  // namespace

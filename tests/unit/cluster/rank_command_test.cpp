@@ -1,6 +1,7 @@
 // `run --ranks --record` as one library call, without a launcher (--ranks K/N): the record's
-// path is refused before the program starts, a record without ranks is a usage error, and a run
-// leaves the whole record with the program's status and the watch document it was given.
+// path is refused before the program starts, a record without ranks is the command line's
+// fault, and a run leaves the whole record with the program's status and the watch document it
+// was given.
 #include "src/cluster/rank_command.hpp"
 
 #include <gtest/gtest.h>
@@ -23,37 +24,44 @@ std::string temp_path(const std::string& name) {
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-// A command that leaves `marker` when it runs: its absence proves the program never started.
-RankRunCommand touching(const std::string& marker) {
-  RankRunCommand command;
-  command.run.request.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
-  return command;
+// Options that leave `marker` when their program runs: its absence proves it never started.
+apply::RunOptions touching(const std::string& marker) {
+  apply::RunOptions options;
+  options.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
+  return options;
 }
 
-TEST(RankCommand, ARecordWithoutRanksIsAUsageErrorAndNothingStarts) {
+// The options checked (they must pass) and run as `threadmap run` runs them.
+Result<apply::RunReport> run(const apply::RunOptions& options, const apply::RunHooks& hooks = {}) {
+  auto command = apply::run_request(options);
+  if (!command) return command.error();
+  return run_rank_command(*command, hooks);
+}
+
+TEST(RankCommand, ARecordWithoutRanksIsTheCommandLinesFaultAndNothingStarts) {
   std::string marker = temp_path("no_ranks");
-  RankRunCommand command = touching(marker);
-  command.run.request.cpus = "0";
-  command.record_dir = testing::TempDir();
-  apply::RunReport report = run_rank_command(command);
-  ASSERT_TRUE(report.stopped.has_value());
-  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::usage);
-  EXPECT_NE(report.stopped->error.message.find("--record applies to --ranks only"),
-            std::string::npos)
-      << report.stopped->error.message;
+  apply::RunOptions options = touching(marker);
+  options.cpus = "0";
+  options.record_dir = testing::TempDir();
+  auto report = run(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().fault, Fault::input);
+  EXPECT_EQ(report.error().input, "record_dir");
+  EXPECT_EQ(report.error().message.find("--"), std::string::npos) << report.error().message;
   EXPECT_FALSE(exists(marker));
 }
 
 TEST(RankCommand, AMissingRecordDirectoryIsRefusedBeforeTheStart) {
   std::string marker = temp_path("missing_dir");
-  RankRunCommand command = touching(marker);
-  command.ranks = "0/1";
-  command.record_dir = temp_path("no_such_dir");
-  apply::RunReport report = run_rank_command(command);
-  ASSERT_TRUE(report.stopped.has_value());
-  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::failure);
-  EXPECT_NE(report.stopped->error.message.find("not an existing directory"), std::string::npos)
-      << report.stopped->error.message;
+  apply::RunOptions options = touching(marker);
+  options.ranks = "0/1";
+  options.record_dir = temp_path("no_such_dir");
+  auto report = run(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().fault, Fault::work);
+  EXPECT_EQ(report.error().input, "record_dir");
+  EXPECT_NE(report.error().message.find("not an existing directory"), std::string::npos)
+      << report.error().message;
   EXPECT_FALSE(exists(marker));
 }
 
@@ -64,27 +72,26 @@ TEST(RankCommand, ARecordPathThatCannotBeWrittenIsRefusedBeforeTheStart) {
   // The record's own name taken by a directory: the file can never be written there.
   std::string record = dir + "/" + record_file_name(os::host_name(), 0);
   ASSERT_EQ(mkdir(record.c_str(), 0755), 0);
-  RankRunCommand command = touching(marker);
-  command.ranks = "0/1";
-  command.record_dir = dir;
-  apply::RunReport report = run_rank_command(command);
-  ASSERT_TRUE(report.stopped.has_value());
-  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::failure);
-  EXPECT_NE(report.stopped->error.message.find("bad --record"), std::string::npos)
-      << report.stopped->error.message;
+  apply::RunOptions options = touching(marker);
+  options.ranks = "0/1";
+  options.record_dir = dir;
+  auto report = run(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().fault, Fault::work);
+  EXPECT_EQ(report.error().input, "record_dir");
   EXPECT_FALSE(exists(marker));
   rmdir(record.c_str());
   rmdir(dir.c_str());
 }
 
-TEST(RankCommand, ABadRankSpecIsAUsageErrorAboutTheRanks) {
+TEST(RankCommand, ABadRankSpecIsTheCommandLinesFaultAboutTheRanks) {
   std::string marker = temp_path("bad_spec");
-  RankRunCommand command = touching(marker);
-  command.ranks = "3/2";
-  apply::RunReport report = run_rank_command(command);
-  ASSERT_TRUE(report.stopped.has_value());
-  EXPECT_EQ(report.stopped->kind, apply::RunStopKind::usage);
-  EXPECT_EQ(report.stopped->field, apply::RunField::ranks);
+  apply::RunOptions options = touching(marker);
+  options.ranks = "3/2";
+  auto report = run(options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().fault, Fault::input);
+  EXPECT_EQ(report.error().input, "ranks");
   EXPECT_FALSE(exists(marker));
 }
 
@@ -98,18 +105,22 @@ TEST(RankCommand, ARunLeavesTheWholeRecordWithTheStatusAndTheWatch) {
 
   std::string dir = temp_path("record_dir");
   ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
-  RankRunCommand command;
-  command.run.request.command = {"/bin/sh", "-c", "exit 3"};
-  command.run.interval_ms = 10;
-  command.ranks = "0/1";
-  command.record_dir = dir;
+  apply::RunOptions options;
+  options.command = {"/bin/sh", "-c", "exit 3"};
+  options.ranks = "0/1";
+  options.record_dir = dir;
+  auto command = apply::run_request(options);
+  ASSERT_TRUE(command.ok()) << command.error().message;
+  command->interval_ms = 10;
   int documents = 0;
-  command.watch_document = [&](const monitor::WatchResult&) {
+  apply::RunHooks hooks;
+  hooks.watch_document = [&](const monitor::WatchResult&) {
     ++documents;
     return std::string(R"({"schema":"threadmap.watch/1","pid":4242,"threads":[]})");
   };
-  apply::RunReport report = run_rank_command(command);
-  ASSERT_FALSE(report.stopped.has_value()) << report.stopped->error.message;
+  auto ran = run_rank_command(*command, hooks);
+  ASSERT_TRUE(ran.ok()) << ran.error().message;
+  const apply::RunReport& report = *ran;
   EXPECT_EQ(report.exit_status, 3);
   EXPECT_FALSE(report.output_error.has_value());
   std::string path = dir + "/" + record_file_name(os::host_name(), 0);

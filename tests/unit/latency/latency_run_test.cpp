@@ -1,5 +1,6 @@
-// latency::run_latency with saved matrices (no measurement): the analysis it returns, and the
-// input it blames on failure, which is what lets the CLI name the flag.
+// latency::latency_request and run_latency with saved matrices (no measurement): the defaults and
+// combination rules of the options, the analysis it returns, and the input it blames on
+// failure with whose fault it is, which is what lets the CLI name the flag and pick the status.
 #include "src/latency/latency_run.hpp"
 
 #include <gtest/gtest.h>
@@ -12,10 +13,8 @@ const std::string kData = THREADMAP_TEST_DATA;
 TEST(LatencyRun, LoadsAndAnalysesWithoutATopology) {
   LatencyRequest request;
   request.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
-  LatencyField field = LatencyField::none;
-  auto run = run_latency(request, &field);
+  auto run = run_latency(request);
   ASSERT_TRUE(run) << run.error().message;
-  EXPECT_EQ(field, LatencyField::none);
   EXPECT_FALSE(run->measurement);
   EXPECT_FALSE(run->topology);
   EXPECT_FALSE(run->analysis.comparison);
@@ -35,24 +34,63 @@ TEST(LatencyRun, ComparesWithAGivenTopologyFile) {
 TEST(LatencyRun, BlamesTheInputAtFault) {
   LatencyRequest missing;
   missing.load_file = kData + "/latency/no-such-file.csv";
-  LatencyField field = LatencyField::none;
-  EXPECT_FALSE(run_latency(missing, &field));
-  EXPECT_EQ(field, LatencyField::load_file);
+  auto no_file = run_latency(missing);
+  ASSERT_FALSE(no_file);
+  EXPECT_EQ(no_file.error().input, "load_file");
+  EXPECT_EQ(no_file.error().fault, Fault::work);  // a file that cannot be read: the work failed
 
   LatencyRequest bad_topology;
   bad_topology.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
   bad_topology.topology_file = kData + "/topologies/no-such-machine.xml";
-  field = LatencyField::none;
-  EXPECT_FALSE(run_latency(bad_topology, &field));
-  EXPECT_EQ(field, LatencyField::topology_file);
+  auto no_topology = run_latency(bad_topology);
+  ASSERT_FALSE(no_topology);
+  EXPECT_EQ(no_topology.error().input, "topology_file");
+  EXPECT_EQ(no_topology.error().fault, Fault::work);
+}
 
-  // Choosing CPUs means measuring: refused with a saved matrix, before anything is read.
-  LatencyRequest cpus_with_load;
-  cpus_with_load.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
-  cpus_with_load.cpus = "0-3";
-  auto refused = run_latency(cpus_with_load);
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().message.find("--"), std::string::npos);  // the CLI names flags
+TEST(LatencyRequest, DefaultsAreAppliedOnce) {
+  auto request = latency_request(LatencyOptions{});
+  ASSERT_TRUE(request) << request.error().message;
+  EXPECT_EQ(request->measure.method, Method::cas);
+  EXPECT_DOUBLE_EQ(request->measure.precision, 0.03);
+  EXPECT_DOUBLE_EQ(request->measure.budget_ms, 100);
+  EXPECT_TRUE(request->measure.recheck);
+  EXPECT_EQ(request->measure.seed, 0u);
+  EXPECT_EQ(request->row_order, RowOrder::topology);
+}
+
+TEST(LatencyRequest, HowToMeasureIsRefusedWithASavedMatrixNamingTheMember) {
+  // Choosing how to measure means measuring: refused with a saved matrix, before anything is
+  // read, naming the first such option given; the message names no flag (the CLI does).
+  auto with_load = [](auto change) {
+    LatencyOptions o;
+    o.load_file = "matrix.csv";
+    change(o);
+    return latency_request(o);
+  };
+  struct Case {
+    Result<LatencyRequest> refused;
+    const char* member;
+  };
+  for (const Case& c :
+       {Case{with_load([](LatencyOptions& o) { o.cpus = "0-3"; }), "cpus"},
+        Case{with_load([](LatencyOptions& o) { o.quick = true; }), "quick"},
+        Case{with_load([](LatencyOptions& o) { o.method = "cas"; }), "method"},
+        Case{with_load([](LatencyOptions& o) { o.precision_pct = 5; }), "precision_pct"},
+        Case{with_load([](LatencyOptions& o) { o.budget_ms = 10; }), "budget_ms"},
+        Case{with_load([](LatencyOptions& o) { o.no_recheck = true; }), "no_recheck"},
+        Case{with_load([](LatencyOptions& o) { o.seed = 7; }), "seed"}}) {
+    ASSERT_FALSE(c.refused) << c.member;
+    EXPECT_EQ(c.refused.error().input, c.member);
+    EXPECT_EQ(c.refused.error().fault, Fault::input);
+    EXPECT_EQ(c.refused.error().message.find("--"), std::string::npos);
+  }
+  LatencyOptions bogus;
+  bogus.method = "bogus";
+  auto method = latency_request(bogus);
+  ASSERT_FALSE(method);
+  EXPECT_EQ(method.error().input, "method");
+  EXPECT_EQ(method.error().fault, Fault::input);
 }
 
 }  // namespace

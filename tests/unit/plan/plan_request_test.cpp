@@ -1,6 +1,7 @@
-// plan_from_request: `threadmap plan` as one call. A refusal says which input it is about (the
-// CLI names the flag from it, so the message itself must not); an unstable matrix is not planned
-// on: the topology stands in and the plan says why; a stable matrix alone stands for the machine.
+// plan_request and plan_from_request: `threadmap plan` checked and as one call. A refusal says
+// which input it is about and whose fault it is (the CLI names the flag and picks the status from
+// them, so the message itself must not name a flag); an unstable matrix is not planned on: the
+// topology stands in and the plan says why; a stable matrix alone stands for the machine.
 #include "src/plan/plan_request.hpp"
 
 #include <gtest/gtest.h>
@@ -29,13 +30,14 @@ std::string moved_matrix_file() {
                           "stability": {"pairs_moved": 1, "pairs_checked": 1}})");
 }
 
-void expect_refused(const PlannedRequest& planned, PlanRequestField field,
+void expect_refused(const Result<PlannedRequest>& planned, const std::string& member, Fault fault,
                     const std::string& phrase) {
-  ASSERT_TRUE(planned.refused.has_value());
-  EXPECT_EQ(planned.refused_field, field);
-  EXPECT_NE(planned.refused->message.find(phrase), std::string::npos) << planned.refused->message;
-  EXPECT_EQ(planned.refused->message.find("bad --"), std::string::npos)
-      << "the library names the value, the CLI the flag: " << planned.refused->message;
+  ASSERT_FALSE(planned.ok());
+  EXPECT_EQ(planned.error().input, member) << planned.error().message;
+  EXPECT_EQ(planned.error().fault, fault) << planned.error().message;
+  EXPECT_NE(planned.error().message.find(phrase), std::string::npos) << planned.error().message;
+  EXPECT_EQ(planned.error().message.find("bad --"), std::string::npos)
+      << "the library names the value, the CLI the flag: " << planned.error().message;
 }
 
 TEST(PlanRequest, ARefusalSaysWhichInputItIsAbout) {
@@ -43,33 +45,34 @@ TEST(PlanRequest, ARefusalSaysWhichInputItIsAbout) {
   bad_policy.threads = 2;
   bad_policy.policy = "nosuch";
   bad_policy.topology_file = kVm;
-  expect_refused(plan_from_request(bad_policy), PlanRequestField::policy, "'nosuch'");
+  expect_refused(plan_from_request(bad_policy), "policy", Fault::input, "'nosuch'");
 
   PlanRequest no_spec;
   no_spec.spec_file = ::testing::TempDir() + "plan_request_none.json";
   no_spec.topology_file = kVm;
-  expect_refused(plan_from_request(no_spec), PlanRequestField::spec, "No such file");
+  expect_refused(plan_from_request(no_spec), "spec_file", Fault::work, "No such file");
 
   PlanRequest no_matrix;
   no_matrix.pairs = 1;
   no_matrix.latency_file = ::testing::TempDir() + "plan_request_none.csv";
-  expect_refused(plan_from_request(no_matrix), PlanRequestField::latency, "No such file");
+  expect_refused(plan_from_request(no_matrix), "latency_file", Fault::work, "No such file");
 
   PlanRequest no_topology;
   no_topology.pairs = 1;
   no_topology.topology_file = ::testing::TempDir() + "plan_request_none.xml";
-  expect_refused(plan_from_request(no_topology), PlanRequestField::topology, "No such file");
+  expect_refused(plan_from_request(no_topology), "topology_file", Fault::work, "No such file");
 
   PlanRequest too_many;
   too_many.pairs = 2;  // 4 threads on 2 CPUs without oversubscription
   too_many.topology_file = kVm;
-  expect_refused(plan_from_request(too_many), PlanRequestField::plan, "4 threads need 4 CPUs");
+  expect_refused(plan_from_request(too_many), "", Fault::work, "4 threads need 4 CPUs");
 
   PlanRequest bad_allowed;
   bad_allowed.pairs = 1;
   bad_allowed.allowed = "77";
   bad_allowed.topology_file = kVm;
-  expect_refused(plan_from_request(bad_allowed), PlanRequestField::plan, "CPU 77");
+  // A CPU the machine planned for lacks is the value's fault, as with plan --ranks.
+  expect_refused(plan_from_request(bad_allowed), "allowed", Fault::input, "CPU 77");
 }
 
 TEST(PlanRequest, AnUnstableMatrixFallsBackToTheTopologyWithTheReason) {
@@ -77,12 +80,13 @@ TEST(PlanRequest, AnUnstableMatrixFallsBackToTheTopologyWithTheReason) {
   request.pairs = 1;
   request.latency_file = moved_matrix_file();
   request.topology_file = kVm;
-  PlannedRequest planned = plan_from_request(request);
-  ASSERT_FALSE(planned.refused) << planned.refused->message;
-  ASSERT_TRUE(planned.topology.has_value());
-  EXPECT_NE(planned.plan.model.find("topology distance"), std::string::npos) << planned.plan.model;
-  EXPECT_NE(planned.plan.model.find("not used"), std::string::npos) << planned.plan.model;
-  EXPECT_NE(planned.plan.model.find("not stable"), std::string::npos) << planned.plan.model;
+  auto planned = plan_from_request(request);
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  ASSERT_TRUE(planned->topology.has_value());
+  EXPECT_NE(planned->plan.model.find("topology distance"), std::string::npos)
+      << planned->plan.model;
+  EXPECT_NE(planned->plan.model.find("not used"), std::string::npos) << planned->plan.model;
+  EXPECT_NE(planned->plan.model.find("not stable"), std::string::npos) << planned->plan.model;
 }
 
 TEST(PlanRequest, AnUnstableMatrixAloneFallsBackToThisMachine) {
@@ -91,22 +95,22 @@ TEST(PlanRequest, AnUnstableMatrixAloneFallsBackToThisMachine) {
   request.oversubscribe = true;  // this machine may have a single allowed CPU
   request.latency_file = moved_matrix_file();
   request.isolated_file = scratch_file("isolated", "\n");  // none, whatever the host says
-  PlannedRequest planned = plan_from_request(request);
-  ASSERT_FALSE(planned.refused) << planned.refused->message;
-  ASSERT_TRUE(planned.topology.has_value());
-  EXPECT_TRUE(planned.topology->is_this_machine());
-  EXPECT_NE(planned.plan.model.find("not used"), std::string::npos) << planned.plan.model;
+  auto planned = plan_from_request(request);
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  ASSERT_TRUE(planned->topology.has_value());
+  EXPECT_TRUE(planned->topology->is_this_machine());
+  EXPECT_NE(planned->plan.model.find("not used"), std::string::npos) << planned->plan.model;
 }
 
 TEST(PlanRequest, AStableMatrixAloneStandsForTheMachine) {
   PlanRequest request;
   request.pairs = 2;
   request.latency_file = kData + "/latency/AMD_Ryzen_9_5950X_3.40_GHz.csv";
-  PlannedRequest planned = plan_from_request(request);
-  ASSERT_FALSE(planned.refused) << planned.refused->message;
-  EXPECT_FALSE(planned.topology.has_value());
-  EXPECT_NE(planned.plan.model.find("measured latency"), std::string::npos) << planned.plan.model;
-  EXPECT_EQ(planned.plan.assignments.size(), 4u);
+  auto planned = plan_from_request(request);
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  EXPECT_FALSE(planned->topology.has_value());
+  EXPECT_NE(planned->plan.model.find("measured latency"), std::string::npos) << planned->plan.model;
+  EXPECT_EQ(planned->plan.assignments.size(), 4u);
 }
 
 TEST(PlanRequest, TheCommandLineOverridesTheSpecsConstraints) {
@@ -116,10 +120,33 @@ TEST(PlanRequest, TheCommandLineOverridesTheSpecsConstraints) {
   request.topology_file = kVm;
   request.allowed = "1";
   request.oversubscribe = true;
-  PlannedRequest planned = plan_from_request(request);
-  ASSERT_FALSE(planned.refused) << planned.refused->message;
-  ASSERT_EQ(planned.plan.assignments.size(), 2u);
-  for (const auto& thread : planned.plan.assignments) EXPECT_EQ(thread.cpus.first(), 1);
+  auto planned = plan_from_request(request);
+  ASSERT_TRUE(planned.ok()) << planned.error().message;
+  ASSERT_EQ(planned->plan.assignments.size(), 2u);
+  for (const auto& thread : planned->plan.assignments) EXPECT_EQ(thread.cpus.first(), 1);
+}
+
+TEST(PlanRequest, TheOptionsGetTheirDefaultsOnce) {
+  PlanOptions options;
+  options.threads = 4;
+  auto request = plan_request(options);
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  EXPECT_DOUBLE_EQ(request->time_limit_s, 1.5);
+  EXPECT_EQ(request->seed, 1u);
+  EXPECT_FALSE(request->format.has_value());
+  options.export_format = "numactl";
+  options.allowed = "0-1";
+  options.seed = 9;
+  request = plan_request(options);
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  EXPECT_EQ(request->format, ExportFormat::numactl);
+  EXPECT_EQ(request->allowed, "0-1");
+  EXPECT_EQ(request->seed, 9u);
+  options.export_format = "hwloc-bind";
+  auto unknown = plan_request(options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().input, "export_format");
+  EXPECT_EQ(unknown.error().fault, Fault::input);
 }
 
 }  // namespace

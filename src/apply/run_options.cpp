@@ -1,0 +1,83 @@
+#include "src/apply/run_options.hpp"
+
+namespace threadmap::apply {
+
+Status check_by_name(bool by_name, const std::string& plan_path) {
+  if (by_name && plan_path.empty())
+    return Error::bad_input("by_name", "matching threads by name needs a plan");
+  return {};
+}
+
+Result<RunCommand> run_request(const RunOptions& o) {
+  if (o.command.empty()) return Error::bad_input("command", "no command given");
+  // Options that would be silently ignored are refused: the user meant something by them.
+  if (o.interval_ms && !o.watch)
+    return Error::bad_input("interval_ms", "a sampling interval applies to a watch only");
+  // A rank record watches too, but only the rank's own process: following needs a watch.
+  if (o.follow && !o.watch)
+    return Error::bad_input("follow", "following the program's children applies to a watch only");
+  if (o.stats && !o.thread_cache)
+    return Error::bad_input("stats", "statistics of the thread cache need the thread cache");
+  // A local rank and size name the rank for launchers threadmap does not read: K/N from them.
+  std::string ranks = o.ranks;
+  if (o.local_rank || o.local_size) {
+    if (!o.local_rank || !o.local_size)
+      return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
+                              "a local rank and a local size go together");
+    if (!ranks.empty() && ranks != "auto")
+      return Error::bad_input("ranks",
+                              "a local rank and size name the rank: no rank K/N besides them");
+    ranks = std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
+  }
+  if (o.gpus > 0 && ranks.empty())
+    return Error::bad_input("gpus", "GPUs per rank apply to a rank only (auto or K/N)");
+  if (!o.topology_file.empty() && (ranks.empty() || o.gpus <= 0))
+    return Error::bad_input("topology_file",
+                            "a recorded topology decides where a rank's GPUs are: it goes with "
+                            "a rank and GPUs per rank");
+  if (!o.record_dir.empty() && ranks.empty())
+    return Error::bad_input("record_dir", "a rank record needs a rank (auto or K/N)");
+  if (!o.cpus.empty() && !ranks.empty())
+    return Error::bad_input("cpus",
+                            "a CPU list cannot be combined with a rank: the rank's share is the "
+                            "CPU list (a policy orders the threads inside it)");
+  if (o.policy && (!o.plan_path.empty() || (o.cpus.empty() && ranks.empty())))
+    return Error::bad_input("policy",
+                            "a policy orders a CPU list or a rank's share, without a plan");
+  if (!o.plan_path.empty() && !o.cpus.empty())
+    return Error::bad_input("cpus", "a plan and a CPU list cannot be combined");
+  if (auto st = check_by_name(o.by_name, o.plan_path); !st) return st.error();
+  // --mem alone also needs the pin library: it is what sets the policy in every thread.
+  const bool pinning = !o.plan_path.empty() || !o.cpus.empty() || !o.libs.empty() ||
+                       !o.memory.empty() || !ranks.empty();
+  if (!pinning && !o.thread_cache)
+    return Error::bad_input("",
+                            "nothing to apply: no plan, CPUs, library rule, memory policy, "
+                            "rank or thread cache");
+
+  RunCommand checked;
+  RunRequest& r = checked.request;
+  r.plan_path = o.plan_path;
+  r.by_name = o.by_name;
+  r.cpus = o.cpus;
+  r.policy = o.policy.value_or("compact");
+  r.skip = o.skip;
+  r.libs = o.libs;
+  r.memory = o.memory;
+  r.inherit = o.inherit;
+  r.override_affinity = o.override_affinity;
+  r.thread_cache = o.thread_cache;
+  r.verbose = o.verbose;
+  r.command = o.command;
+  checked.watch = o.watch;
+  checked.interval_ms = o.interval_ms.value_or(100);
+  checked.follow = o.follow && o.watch;
+  checked.stats = o.stats;
+  checked.ranks = ranks;
+  checked.gpus = o.gpus;
+  checked.topology_file = o.topology_file;
+  checked.record_dir = o.record_dir;
+  return checked;
+}
+
+}  // namespace threadmap::apply
