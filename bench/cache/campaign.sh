@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The thread cache's measurement campaign, in one call, for a machine you may hold for a few
-# minutes only (issue 25: "prepare one script, built here, that runs glibc / cache / floor
+# minutes only ("prepare one script, built here, that runs glibc / cache / floor
 # interleaved, and keep its output in the docs"). Everything runs under a timeout and writes its
 # output under OUT as it goes, so a campaign cut short still leaves what it finished.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Why one creator's create+join rate swings from run to run (docs/results, issue 25).
+"""Why one creator's create+join rate swings from run to run (docs/results).
 
 Runs threadmap-spawn with one creator again and again, glibc and the cache alternating, and
 records beside every run what could explain its rate: the cache's own wait counters

@@ -13,7 +13,7 @@
  * capabilities, ioprio, personality, set_mempolicy, rseq, set_robust_list, arch_prctl, a raw
  * clone, perf_event_open on this thread, numbers we do not know) retires the thread at its
  * logical exit: one fresh thread is cheap next to a recycled thread acting with another
- * thread's identity. Issue 25; docs/thread-cache-state.md. */
+ * thread's identity (docs/thread-cache-state.md). */
 int tm__syscall_harmless(long number) {
   switch (number) {
     case SYS_read:

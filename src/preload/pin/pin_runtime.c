@@ -208,7 +208,7 @@ static int read_config(const char* text) {
   return 1;
 }
 
-/* Which name rules a thread took (issue 27): `run --plan P --by-name` whose names no thread
+/* Which name rules a thread took: `run --plan P --by-name` whose names no thread
  * ever sets pins nothing, and says so when the program ends. Rules past the first 1024 are not
  * tracked (never reported). */
 #define TM__NAME_TRACKED 1024

@@ -1,4 +1,4 @@
-// The seed's std::async pattern (issue 25): 10,000 tasks in batches of 100, each batch's
+// The seed's std::async pattern: 10,000 tasks in batches of 100, each batch's
 // futures waited for after its tasks finished. Prints the sum of the results (the same with and
 // without the cache); async_batches.sh checks under the cache that >= 90% of the creates were
 // served by parked threads. Holds at most one batch (100 threads) at a time.

@@ -1,5 +1,5 @@
-/* A program that creates a thread before its first pthread key gets key 0, as under glibc
- * (issue 25): the cache's own key (it notices main's thread ending) must not take the lowest
+/* A program that creates a thread before its first pthread key gets key 0, as under glibc:
+ * the cache's own key (it notices main's thread ending) must not take the lowest
  * free slot. The keys that follow are 1, 2, ... too, and a key deleted comes back. */
 #include "semantics.h"
 

@@ -1,4 +1,4 @@
-/* A fork child handler registered before the cache's creates a thread (issue 14): it must get
+/* A fork child handler registered before the cache's creates a thread: it must get
  * a real thread, not one of the parent's parked threads (they do not exist in the child). */
 #define _GNU_SOURCE 1
 #include <sys/wait.h>

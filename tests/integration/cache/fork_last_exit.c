@@ -1,6 +1,6 @@
 /* A child forked from a non-main thread (and from main) that creates and joins a thread and
  * then ends its only thread with pthread_exit ends at once, as under glibc, not after the
- * cache's idle timeout (issue 25, from Open POSIX's pthread_exit/6-1). The parent measures how
+ * cache's idle timeout. The parent measures how
  * long the child lived. */
 #define _GNU_SOURCE
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
 /* Per-thread kernel state a logical thread changed with a raw syscall(2) (or a libc call glibc
- * does not broadcast to every thread) must not reach the next logical thread (issue 25): a fresh
+ * does not broadcast to every thread) must not reach the next logical thread: a fresh
  * thread gets its creator's credentials, groups, capabilities, securebits, capability bounding
  * set, I/O priority, personality and utilization clamps. In a child process per item, thread A
  * changes it, is joined, and thread B (under the cache, served by A's parked physical thread

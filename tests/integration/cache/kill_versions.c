@@ -1,6 +1,6 @@
 /* pthread_kill on a thread that has exited but is not joined: glibc 2.34's pthread_kill
  * returns 0, the old pthread_kill@GLIBC_2.2.5 (binaries linked against older glibc) ESRCH.
- * Under the cache each version must keep its own answer (issue 14). x86_64 only: the old
+ * Under the cache each version must keep its own answer. x86_64 only: the old
  * version's name is the architecture's base version. */
 #define _GNU_SOURCE 1
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* However main ends its own thread, the process ends as with glibc (issue 14): parked or
+/* However main ends its own thread, the process ends as with glibc: parked or
  * finished-but-unjoined threads of the cache must not keep it alive, and it still answers
  * SIGTERM. Each case runs in a child (re-executed with TM_CACHE_IDLE_TIMEOUT_MS=0, so parked
  * threads never time out on their own); the parent prints how it ended, waiting at most 5 s. */

@@ -1,6 +1,6 @@
 /* Under RLIMIT_NPROC (and likewise a cgroup's pids.max), a finished thread no longer holds a
  * kernel task under glibc, joined or not: a program with 3 finished, unjoined threads and a
- * limit of main + 3 can still create 3 more (issue 25). Under the cache the finished threads
+ * limit of main + 3 can still create 3 more. Under the cache the finished threads
  * (and parked ones) hold tasks: a create that fails with EAGAIN must release them and retry.
  * Runs in a child as an unprivileged user (root ignores RLIMIT_NPROC). */
 #define _GNU_SOURCE 1

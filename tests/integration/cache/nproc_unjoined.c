@@ -1,4 +1,4 @@
-/* The resource trap with the measured unjoined bound (issue 25): the bound is measured before
+/* The resource trap with the measured unjoined bound: the bound is measured before
  * the limit drops, so it is far above what the process may hold. Under RLIMIT_NPROC 32, 1,000
  * parent threads are left unjoined, each after creating two children that finish before it
  * joins them (Inncabs floorplan's nesting): 3,000 threads. glibc frees each finished task; the

@@ -1,6 +1,6 @@
 /* A child forked by a thread with PR_SET_PDEATHSIG is signalled when that thread ends (the
  * kernel's parent is the thread, not the process): under the cache the physical thread must
- * really end, not park (issue 25). Main joins the thread and waits ~0.45 s for the signal. */
+ * really end, not park. Main joins the thread and waits ~0.45 s for the signal. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-/* Finished, never-joined threads must not keep kernel tasks (issue 14): glibc frees a thread's
+/* Finished, never-joined threads must not keep kernel tasks: glibc frees a thread's
  * kernel task when it ends, joined or not. N threads that return at once are left unjoined,
  * then the task count of the process (/proc/self/status "Threads:") must stay within a small
  * bound: 1 (main) + the cache's TM_CACHE_MAX_UNJOINED (8) + slack. Then every one is joined

@@ -1,6 +1,6 @@
 /* A process whose threads were all joined is single-threaded again: unshare(CLONE_NEWUSER)
  * and unshare(CLONE_FS), which the kernel refuses a multithreaded process (EINVAL), then
- * succeed (issue 25). Under the cache, the parked threads must be let go first. Each unshare
+ * succeed. Under the cache, the parked threads must be let go first. Each unshare
  * runs in a child process (a user namespace cannot be left). */
 #define _GNU_SOURCE 1
 #include <errno.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# TM_CACHE_STATS's wait counters say where a hand-off went (issue 25: finding where one
+# TM_CACHE_STATS's wait counters say where a hand-off went (finding where one
 # creator's time goes without hardware counters). With spinning off every wait is a
 # "no-spin-fixed" one and nothing spins; with a spin forced on every wait, every wait spins
 # (met or ran out) and none is declined. usage: wait_counters.sh LIB SPAWN_PROGRAM

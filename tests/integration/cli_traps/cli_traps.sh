@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 27's traps that are not bad inputs (those are rows of contract/bad_input.tsv).
+# Traps a newcomer met that are not bad inputs (those are rows of contract/bad_input.tsv).
 #   cli_traps.sh THREADMAP TESTS_DATA_DIR
 set -uo pipefail
 tm=$1 data=$2

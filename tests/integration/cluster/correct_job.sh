@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `threadmap job --strict` on real Open MPI jobs (issue 24): a correct MPI + OpenMP job whose
+# `threadmap job --strict` on real Open MPI jobs: a correct MPI + OpenMP job whose
 # extra threads sleep (an OpenMP team at a passive barrier, a usleep helper, MPI's own threads)
 # passes, although MPI_Init rebinds the main thread at start-up and each rank has more threads
 # than CPUs; `job DIR --json DIR/job.json` does not make the next `job DIR` fail; planted

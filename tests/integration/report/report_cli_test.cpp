@@ -235,7 +235,7 @@ TEST(ReportCli, AnUnstableMatrixIsTheFirstLatencyFindingAndNoStructureIsDrawnFro
   EXPECT_NE(html.find("not stable"), std::string::npos);
 }
 
-// `report --budget` (issue 27): the JSON states the budget, every part's share of it (they add up
+// `report --budget`: the JSON states the budget, every part's share of it (they add up
 // to the budget) and the time each part actually took; the page says the same.
 TEST_F(Report, JsonStatesTheBudgetEachPartsShareAndItsTimeUsed) {
   nlohmann::json j = nlohmann::json::parse(slurp(*dir_ / "report.json"), nullptr, false);
@@ -284,7 +284,7 @@ Glance glance_of(const std::string& html) {
   return {g.substr(0, split), g.substr(split)};
 }
 
-// Issue 27: a matrix of another machine was summarised among this machine's claims ("CPU 39's
+// a matrix of another machine was summarised among this machine's claims ("CPU 39's
 // neighbour 40 is 13.4x farther" on a 2-CPU VM). Its sentences now stand apart, under a label
 // that names the machine it came from (a CSV names none: "machine unknown").
 TEST(ReportCli, AnotherMachinesMatrixIsNotAttributedToThisMachineAtAGlance) {

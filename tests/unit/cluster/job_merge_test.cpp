@@ -138,7 +138,7 @@ TEST(JobMerge, BadRecordsAreRefusedWithTheFileName) {
   }
 }
 
-// Issue 24: what a correct MPI job does must not be a finding.
+// what a correct MPI job does must not be a finding.
 
 TEST(JobMerge, StartUpWindowIsShownApartAndIsNoFinding) {
   std::vector<LoadedRecord> records = clean_job();

@@ -42,7 +42,7 @@ TEST(ProcessThreads, ListsOwnThreadsWithNames) {
   t.join();
 }
 
-// threadmap ps's CPU% column (issue 27): a spinning thread shows CPU use over the sample, a
+// threadmap ps's CPU% column: a spinning thread shows CPU use over the sample, a
 // thread blocked in a sleep shows (almost) none. Bounds only: on a shared box the spinner gets
 // whatever share the scheduler gives it.
 TEST(ProcessThreads, SampleShowsWhoUsesTheCpu) {

@@ -1,4 +1,4 @@
-// The golden corpus of issue 13: for every shared topology and latency matrix, what the tool
+// The golden corpus of for every shared topology and latency matrix, what the tool
 // finds (SMT, levels and domain sizes, NUMA node numbers) and where it places three workloads
 // (ping-pong pairs, the pipeline example, compute-bound threads), checked against the vendor
 // facts of golden_table.cpp. Prints one row per machine for the closing note.

@@ -378,7 +378,7 @@ TEST(DomainsEvidence, FastPairsHwlocCallsTwoCoresAreAClusterNotSmt) {
 namespace {
 
 // A two-CCX Zen part with 16 CPUs (AMD: Ryzen 7 1700/2700 = 8 cores/16 threads as 2 CCX of 4
-// cores, 8MB L3 per CCX; Linux numbers sibling i+8), at the latencies issue 24 recorded: SMT
+// cores, 8MB L3 per CCX; Linux numbers sibling i+8), at the latencies recorded: SMT
 // pairs ~10 ns, within a CCX ~23 ns, across CCXs ~91 ns, +-10% noise.
 Matrix two_ccx_zen(unsigned seed) {
   std::vector<int> cpus;
@@ -399,7 +399,7 @@ Matrix two_ccx_zen(unsigned seed) {
 
 }  // namespace
 
-// Regression (issue 24): at HEAD before the fix the 8-CPU CCXs (joined at ~23 ns, below the SMT
+// Regression: at HEAD before the fix the 8-CPU CCXs (joined at ~23 ns, below the SMT
 // ceiling) were taken for SMT-8, the real pairs were lost and the domains were one group of 16.
 TEST(Domains, TwoCcxZenKeepsSmtPairsAndSplitsTheCcxs) {
   for (unsigned seed = 1; seed <= 5; ++seed) {

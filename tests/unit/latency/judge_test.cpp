@@ -1,4 +1,4 @@
-// The pair judge and the stability rule of issue 24, on fixed samples: two passes that agree,
+// The pair judge and the stability rule, on fixed samples: two passes that agree,
 // two that do not (a vCPU moved between them), and whole matrices judged stable, unstable or
 // unknown, including a saved JSON read back by load.
 #include <gtest/gtest.h>
@@ -144,7 +144,7 @@ TEST(Stability, RuleIsMoreThanTenPercentOfCheckedPairs) {
   EXPECT_EQ(judge_stability(0, 120).state, "stable");
   EXPECT_EQ(judge_stability(12, 120).state, "stable");     // 10%: a few noisy pairs
   EXPECT_EQ(judge_stability(13, 120).state, "unstable");   // beyond 10%
-  EXPECT_EQ(judge_stability(102, 120).state, "unstable");  // the 16-vCPU cloud VM of issue 24
+  EXPECT_EQ(judge_stability(102, 120).state, "unstable");  // the 16-vCPU cloud VM
   EXPECT_EQ(judge_stability(1, 1).state, "unstable");
   EXPECT_EQ(judge_stability(1, 6).state, "stable");  // one pair of a few: not a pattern
   auto st = judge_stability(102, 120);

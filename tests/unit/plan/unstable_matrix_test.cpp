@@ -1,4 +1,4 @@
-// Issue 24: a latency matrix whose pairs moved between passes is not planned on. With a
+// a latency matrix whose pairs moved between passes is not planned on. With a
 // topology the plan falls back to it and says why; no "SMT siblings (inferred from the matrix)"
 // is claimed; without a topology the plan refuses, naming the reason.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The three HTML pages (report, job, fleet) share one shell (issue 27): the same style sheet and
+// The three HTML pages (report, job, fleet) share one shell: the same style sheet and
 // phone rules, a header that says when, where, by which version and command the page was made,
 // and nothing outside the page. The job page draws each rank's threads over time, running vs
 // waiting, inside vs outside the rank's share.
