@@ -121,7 +121,7 @@ const std::vector<MatrixRow>& matrix_rows() {
        {8},
        1,
        "AMD spec page: 8 cores/16 threads, 16MB L3 = 2 CCX of 4 cores (8MB each; Zen+); siblings "
-       "adjacent in this file (cells i,i^1 are 9.6-10 ns). the two-CCX regression",
+       "adjacent in this file (cells i,i^1 are 9.6-10 ns). The two-CCX regression",
        {}},
       {"AMD_Ryzen_7_5700X.csv",
        "AMD Ryzen 7 5700X",
