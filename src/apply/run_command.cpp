@@ -32,7 +32,10 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   if (!placement_note.empty() && hooks.note) hooks.note(placement_note);
   PreparedRun prepared;
   prepared.launch = std::move(*launch);
-  prepared.cache_stats = command.stats && request.thread_cache;
+  // A watch counts kernel threads; under the cache one kernel thread serves many logical
+  // ones, so `--watch` reads the cache's counts too (the logical creates, and how many parked
+  // threads served them) as `--stats` does.
+  prepared.cache_stats = (command.stats || command.watch) && request.thread_cache;
   if (command.watch || watch_for_record) {
     prepared.watch =
         watch_settings(command.interval_ms, 0, plan ? &*plan : nullptr, request.by_name);

@@ -37,5 +37,12 @@ grep -qE '^threadmap: thread cache:   pid [0-9]+ python[0-9.]*: 100 creates, ' "
   { echo "FAIL: no line for the python process and its 100 creates"; status=1; }
 grep -qE '^threadmap: thread cache:   [0-9]+ processes created no thread' "$dir/err" ||
   { echo "FAIL: the children that created no thread are not counted"; status=1; }
+# `run --watch --thread-cache`: the watch counts kernel threads, and the cache's counts of logical
+# creates come with it, without --stats (5 rounds of 5 threads: exactly 25 creates).
+"$tm" run --thread-cache --watch -- "$python" "$spawn" subprocess 5 >"$dir/out" 2>"$dir/err"
+creates=$(sed -n 's/^threadmap: thread cache: [0-9]* processes, \([0-9]*\) thread creates: .*/\1/p' "$dir/err")
+[ "$creates" = 25 ] ||
+  { echo "FAIL: run --watch --thread-cache: want 25 logical creates, got '${creates}':"; cat "$dir/err"; status=1; }
+grep -q 'thread' "$dir/err" || { echo "FAIL: no watch summary"; status=1; }
 [ $status -eq 0 ] && echo "ok"
 exit $status
