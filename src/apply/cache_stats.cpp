@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <set>
 
 namespace threadmap::apply {
 namespace {
@@ -110,7 +111,12 @@ std::optional<CacheProcessStats> parse_cache_stats_line(std::string_view line) {
   return stats;
 }
 
-CacheStatsSummary summarize_cache_stats(std::string_view text) {
+namespace {
+
+// Every line of the file whose process `wanted` accepts (all when it is empty), summed; a record
+// that is not final of a process `running` says still runs counts as running, not unfinished.
+CacheStatsSummary summarize(std::string_view text, const std::set<long>& wanted,
+                            const std::set<long>& running) {
   CacheStatsSummary summary;
   std::map<std::string, std::uint64_t> retired;
   std::size_t start = 0;
@@ -126,12 +132,13 @@ CacheStatsSummary summarize_cache_stats(std::string_view text) {
       ++summary.unread_lines;
       continue;
     }
+    if (!wanted.empty() && !wanted.count(stats->pid)) continue;
     summary.from_cache = add(summary.from_cache, stats->from_cache);
     summary.from_system = add(summary.from_system, stats->from_system);
     summary.bypassed = add(summary.bypassed, stats->bypassed);
     for (const auto& [cause, threads] : stats->retired)
       retired[cause] = add(retired[cause], threads);
-    if (!stats->final) ++summary.unfinished;
+    if (!stats->final) ++(running.count(stats->pid) ? summary.running : summary.unfinished);
     summary.processes.push_back(std::move(*stats));
   }
   for (const auto& [cause, threads] : retired) summary.retired.push_back({cause, threads});
@@ -140,6 +147,16 @@ CacheStatsSummary summarize_cache_stats(std::string_view text) {
                      return a.threads > b.threads;  // ties keep the map's order: by name
                    });
   return summary;
+}
+
+}  // namespace
+
+CacheStatsSummary summarize_cache_stats(std::string_view text) { return summarize(text, {}, {}); }
+
+CacheStatsSummary summarize_cache_stats_of(std::string_view text, const std::set<long>& pids,
+                                           const std::set<long>& running) {
+  if (pids.empty()) return {};
+  return summarize(text, pids, running);
 }
 
 }  // namespace threadmap::apply

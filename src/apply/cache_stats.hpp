@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ struct CacheStatsSummary {
   /// Processes whose record is not final (see CacheProcessStats::final): counted as of their
   /// last update.
   int unfinished = 0;
+  /// Processes whose record is not final because they still run (a watch that ended before
+  /// its process): counted as of their last update.
+  int running = 0;
 
   std::uint64_t creates() const;  ///< the three sums above (never wraps)
   /// from_cache / creates; nullopt when nothing was created.
@@ -70,5 +74,12 @@ std::optional<CacheProcessStats> parse_cache_stats_line(std::string_view line);
 /// Every line of a statistics file, summed. Empty lines are skipped; a last line without its
 /// newline was cut short (the cache writes each line whole, newline included) and is unread.
 CacheStatsSummary summarize_cache_stats(std::string_view text);
+
+/// The records of the processes in `pids` only (a watch's process and the ones it followed),
+/// summed as summarize_cache_stats does; lines of other processes are skipped, unreadable ones
+/// still counted. A record that is not final of a process in `running` is counted in
+/// `running`, not in `unfinished`. No pids: an empty summary.
+CacheStatsSummary summarize_cache_stats_of(std::string_view text, const std::set<long>& pids,
+                                           const std::set<long>& running);
 
 }  // namespace threadmap::apply

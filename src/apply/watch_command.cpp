@@ -1,12 +1,47 @@
 #include "src/apply/watch_command.hpp"
 
+#include <set>
+
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_options.hpp"
 #include "src/apply/static_program.hpp"
 #include "src/monitor/process_id.hpp"
+#include "src/os/files.hpp"
+#include "src/os/kernel_affinity.hpp"
+#include "src/os/proc_parse.hpp"
 #include "src/os/process.hpp"
+#include "src/os/procfs.hpp"
 
 namespace threadmap::apply {
+namespace {
+
+// The thread cache's statistics file of a process, when it runs under the cache with
+// TM_CACHE_STATS=FILE (the environment it started with, /proc/PID/environ); "" otherwise or
+// when that cannot be read (another user's process).
+std::string cache_stats_file_of(pid_t pid) {
+  auto environ = os::read_proc_text(os::process_path(pid, "environ"));
+  if (!environ) return "";
+  auto file = os::parse_environ_value(*environ, "TM_CACHE_STATS");
+  return file && !file->empty() && file->front() == '/' ? *file : "";
+}
+
+// The records of the watched processes in that file: the kernel counts threads, the cache
+// counts the logical creates its parked threads served. A process still alive at the end has a
+// live record, counted as of its last update.
+Result<CacheStatsSummary> watched_cache_stats(const std::string& file,
+                                              const monitor::WatchHistory& history) {
+  // A line is a few hundred bytes, a live record 2 KiB: 64 MiB holds tens of thousands.
+  auto text = os::read_file(file, std::size_t{64} << 20, "thread cache statistics");
+  if (!text) return text.error();
+  std::set<long> pids{history.pid()}, running;
+  for (const monitor::ThreadTrack& t : history.threads()) pids.insert(t.pid);
+  for (const monitor::ProcessTrack& p : history.processes()) pids.insert(p.pid);
+  for (long pid : pids)
+    if (os::process_exists(static_cast<pid_t>(pid))) running.insert(pid);
+  return summarize_cache_stats_of(*text, pids, running);
+}
+
+}  // namespace
 
 Result<WatchCommand> watch_request(const WatchOptions& o) {
   if (o.pid.empty() && o.command.empty())
@@ -43,9 +78,15 @@ Result<WatchReport> watch_command(
   settings->on_sample = on_sample;
   WatchReport report;
   if (command.pid > 0) {
+    // Read before the watch: the process may be gone at its end.
+    const std::string stats_file = cache_stats_file_of(command.pid);
     os::InterruptFlag interrupt;  // Ctrl-C ends the watch, not threadmap: the summary still prints
     settings->stop_requested = &os::InterruptFlag::interrupted;
     report.watched = monitor::watch_process(command.pid, false, *settings);
+    if (!stats_file.empty() && *report.watched) {
+      report.cache_stats_file = stats_file;
+      report.cache_stats = watched_cache_stats(stats_file, (*report.watched)->history);
+    }
     return report;
   }
   os::LaunchSpec launch;

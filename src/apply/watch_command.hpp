@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "src/apply/cache_stats.hpp"
 #include "src/monitor/watch_session.hpp"
 #include "threadmap/result.hpp"
 
@@ -52,6 +53,11 @@ struct WatchReport {
   std::optional<int> program_status;
   /// What the watch saw, or why watching failed (the process gone, a sample unreadable).
   std::optional<Result<monitor::WatchResult>> watched;
+  /// A process watched by id that runs under the thread cache with TM_CACHE_STATS=FILE: the
+  /// file, and the cache's counts for the watched processes read from it at the watch's end
+  /// (logical creates, served by parked threads; or why the file could not be read).
+  std::string cache_stats_file;
+  std::optional<Result<CacheStatsSummary>> cache_stats;
 };
 
 /// Reads the plan (unreadable or malformed: the work's fault, about `plan_path`, before

@@ -10,6 +10,7 @@
 #include "src/cli/command.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/os/files.hpp"
+#include "src/render/cache_stats_text.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::cli {
@@ -53,6 +54,14 @@ int run_watch(const WatchCliOptions& given) {
   });
   if (!report) return fail(report.error(), kWatchFlags);
   bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, false);
+  if (report->cache_stats) {
+    if (*report->cache_stats)
+      print("threadmap: thread cache: the counts of " + report->cache_stats_file +
+            " (TM_CACHE_STATS of the watched process) for the processes watched:\n" +
+            render::cache_stats_text(**report->cache_stats));
+    else
+      ours_ok = fail(report->cache_stats->error()) == 0 && ours_ok;
+  }
   if (!report->program_status) return ours_ok ? 0 : 1;
   return apply::combined_exit_status(*report->program_status, ours_ok);
 }

@@ -158,4 +158,18 @@ TaskSched parse_task_sched(std::string_view text) {
   return st;
 }
 
+std::optional<std::string> parse_environ_value(std::string_view environ, std::string_view name) {
+  std::size_t at = 0;
+  while (at < environ.size()) {
+    std::size_t end = environ.find('\0', at);
+    if (end == std::string_view::npos) end = environ.size();
+    const std::string_view entry = environ.substr(at, end - at);
+    if (entry.size() > name.size() && entry.substr(0, name.size()) == name &&
+        entry[name.size()] == '=')
+      return std::string(entry.substr(name.size() + 1));
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace threadmap::os

@@ -66,4 +66,8 @@ struct TaskSched {
 };
 TaskSched parse_task_sched(std::string_view text);
 
+/// The value of `name` in /proc/PID/environ's text (NAME=VALUE entries, each ended by a NUL):
+/// the environment the process started with. nullopt when it is not there.
+std::optional<std::string> parse_environ_value(std::string_view environ, std::string_view name);
+
 }  // namespace threadmap::os

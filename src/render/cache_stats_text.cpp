@@ -45,6 +45,10 @@ std::string cache_stats_text(const apply::CacheStatsSummary& summary,
            " new threads, " + std::to_string(summary.bypassed) + " handed to glibc";
   }
   out += " (counted by the cache in each process)\n";
+  if (summary.running > 0)
+    out += prefix + plural(static_cast<std::uint64_t>(summary.running), "process", "processes") +
+           " still running: counted as of " + (summary.running == 1 ? "its" : "their") +
+           " last update (rewritten when one of its threads parks)\n";
   if (summary.unfinished > 0)
     out += prefix + plural(static_cast<std::uint64_t>(summary.unfinished), "process", "processes") +
            " ended without a last update (a raw exit_group, a signal): counted as of " +

@@ -44,5 +44,20 @@ creates=$(sed -n 's/^threadmap: thread cache: [0-9]* processes, \([0-9]*\) threa
 [ "$creates" = 25 ] ||
   { echo "FAIL: run --watch --thread-cache: want 25 logical creates, got '${creates}':"; cat "$dir/err"; status=1; }
 grep -q 'thread' "$dir/err" || { echo "FAIL: no watch summary"; status=1; }
+# `threadmap watch PID` of a process that runs under the cache with TM_CACHE_STATS=FILE: the
+# watch ends (--duration) while the process still runs, and the cache's counts for it come from
+# its live record, said to be as of its last update.
+live=$dir/live.stats
+LD_PRELOAD=$lib TM_CACHE_STATS=$live "$python" "$spawn" threading 200000 >/dev/null 2>&1 &
+churn=$!
+sleep 0.5
+"$tm" watch "$churn" --duration 0.5 >"$dir/watch" 2>&1
+kill "$churn" 2>/dev/null
+wait "$churn" 2>/dev/null
+creates=$(sed -n 's/^threadmap: thread cache: 1 process, \([0-9]*\) thread creates: .*/\1/p' "$dir/watch")
+[ -n "$creates" ] && [ "$creates" -gt 0 ] ||
+  { echo "FAIL: watch PID: no logical creates from the live record:"; cat "$dir/watch"; status=1; }
+grep -q '^threadmap: thread cache: 1 process still running: counted as of its last update' "$dir/watch" ||
+  { echo "FAIL: watch PID: the live record is not said to be a running process's"; cat "$dir/watch"; status=1; }
 [ $status -eq 0 ] && echo "ok"
 exit $status

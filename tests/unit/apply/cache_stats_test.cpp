@@ -184,3 +184,29 @@ TEST(CacheStatsSummary, SumsNeverWrap) {
 
 }  // namespace
 }  // namespace threadmap::apply
+
+namespace threadmap::apply {
+namespace {
+
+// `watch PID` of a process under the cache: only the watched processes' records count, and a
+// live record of a process still running is "running", not "ended without a last update".
+TEST(CacheStatsOf, OnlyTheWatchedProcessesAndTheirLiveRecords) {
+  const std::string text =
+      "tm-cache-stats/1 pid=10 from-cache=90 from-system=10 bypassed=0 final=0 pad=000\n"
+      "tm-cache-stats/1 pid=11 from-cache=5 from-system=5 bypassed=0 final=1\n"
+      "tm-cache-stats/1 pid=99 from-cache=1000 from-system=1 bypassed=0 final=0\n";
+  CacheStatsSummary s = summarize_cache_stats_of(text, {10, 11}, {10});
+  ASSERT_EQ(s.processes.size(), 2u);
+  EXPECT_EQ(s.from_cache, 95u);
+  EXPECT_EQ(s.creates(), 110u);
+  EXPECT_EQ(s.running, 1);
+  EXPECT_EQ(s.unfinished, 0);
+  // The same record when its process is gone: it ended without its last update.
+  CacheStatsSummary gone = summarize_cache_stats_of(text, {10}, {});
+  EXPECT_EQ(gone.running, 0);
+  EXPECT_EQ(gone.unfinished, 1);
+  EXPECT_TRUE(summarize_cache_stats_of(text, {}, {}).processes.empty());
+}
+
+}  // namespace
+}  // namespace threadmap::apply

@@ -124,3 +124,19 @@ TEST(ParseTaskSched, WithoutSchedDebugNothingIsKnown) {
 
 }  // namespace
 }  // namespace threadmap::os
+
+namespace threadmap::os {
+namespace {
+
+// environ(5) as /proc/PID/environ gives it: NAME=VALUE entries each ended by a NUL.
+TEST(ProcParse, EnvironValueIsFoundByItsWholeName) {
+  const std::string text("PATH=/usr/bin\0TM_CACHE_STATS_X=/no\0TM_CACHE_STATS=/tmp/s=1\0", 59);
+  EXPECT_EQ(parse_environ_value(text, "TM_CACHE_STATS"), "/tmp/s=1");
+  EXPECT_EQ(parse_environ_value(text, "PATH"), "/usr/bin");
+  EXPECT_EQ(parse_environ_value(text, "TM_CACHE"), std::nullopt);  // a prefix is not the name
+  EXPECT_EQ(parse_environ_value(std::string_view("A=", 2), "A"), "");
+  EXPECT_EQ(parse_environ_value("", "A"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace threadmap::os
