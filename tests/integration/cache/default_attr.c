@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1
-/* pthread_setattr_default_np and attr signal masks / affinities on recycled threads (after glibc's tst-default-attr and tst-pthread-attr-sigmask):
+/* pthread_setattr_default_np and attr signal masks / affinities on recycled threads (after glibc's
+ * tst-default-attr and tst-pthread-attr-sigmask):
  *  - a NULL-attr thread gets the default stack size (pthread_getattr_np shows it), and a thread
  *    parked under a smaller default never serves a later, larger request;
  *  - a NULL-attr thread starts with the default signal mask when one is set;

@@ -1,6 +1,6 @@
-/* dlopen of a library that needs an executable stack while threads are parked (after glibc's tst-execstack): glibc then makes every thread's stack executable; the load
- * must not hang, and threads created afterwards run and join. The library's path is compiled in
- * (EXECSTACK_LIB). */
+/* dlopen of a library that needs an executable stack while threads are parked (after glibc's
+ * tst-execstack): glibc then makes every thread's stack executable; the load must not hang, and
+ * threads created afterwards run and join. The library's path is compiled in (EXECSTACK_LIB). */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 
