@@ -9,12 +9,6 @@
 namespace threadmap::cluster {
 namespace {
 
-std::string joined(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 std::string nodes_text(const std::vector<int>& nodes) {
   std::vector<std::string> items;
   for (int n : nodes) items.push_back(std::to_string(n));

@@ -3,13 +3,13 @@
 #include <algorithm>
 
 namespace threadmap::cluster {
-namespace {
-
-std::string joined(const std::vector<std::string>& items, const char* sep) {
+std::string joined(const std::vector<std::string>& items, const char* separator) {
   std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
   return out;
 }
+
+namespace {
 
 bool one_each(const std::vector<std::vector<int>>& sets) {
   return std::all_of(sets.begin(), sets.end(), [](const auto& s) { return s.size() == 1; });
