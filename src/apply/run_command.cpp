@@ -25,9 +25,11 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   // The plan is read once, by prepare_run: for pinning, and with a watch for checking.
   std::optional<plan::PlanFile> plan;
   std::string placement_note;
-  auto launch = prepare_run(request, &memory_note, &plan, &placement_note);
+  std::string view_note;
+  auto launch = prepare_run(request, &memory_note, &plan, &placement_note, &view_note);
   if (!launch) return launch.error();
   if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(memory_note);
+  if (request.verbose && !view_note.empty() && hooks.note) hooks.note(view_note);
   // Always said: the program's threads will not be placed as asked.
   if (!placement_note.empty() && hooks.note) hooks.note(placement_note);
   PreparedRun prepared;

@@ -114,11 +114,24 @@ CpuSet cpus_of_rules(const PinRules& rules) {
   return all;
 }
 
+// What a placed program sees of its CPUs (the pin library's view: src/preload/pin/pin_view.h),
+// and what cannot show it them.
+std::string view_line(const CpuSet& share) {
+  const std::string count = std::to_string(share.count());
+  return "the program sees CPUs " + share.to_list() + " (" + count +
+         ") where runtimes size themselves (glibc's sched_getaffinity and "
+         "pthread_getaffinity_np, libc's syscall function; the main thread runs on all " +
+         count +
+         " until its first thread), as under taskset, while each thread runs where the rules "
+         "place it; not shown to /proc/self/status (Cpus_allowed) or to a system call made "
+         "without libc on a placed thread: those read the thread's own CPUs";
+}
+
 }  // namespace
 
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note,
                                    std::optional<plan::PlanFile>* plan_read,
-                                   std::string* placement_note) {
+                                   std::string* placement_note, std::string* view_note) {
   // run_request refuses an empty command first; a caller that builds a RunRequest itself
   // (tune) gets the same error here rather than a launch of nothing.
   if (r.command.empty()) return Error::bad_input("command", "no command given");
@@ -163,6 +176,8 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
   spec.memory_mode = placed.memory_mode;
   spec.memory_nodes = placed.memory_nodes;
   if (placement_note) *placement_note = placed.warning;
+  if (view_note && placed.warning.empty() && !whole.cpus.empty())
+    *view_note = view_line(whole.cpus);
   for (const auto& variable : r.environment) spec.set_env.push_back(variable);
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);

@@ -54,8 +54,12 @@ struct RunRequest {
 /// once). A program no preload can load into (no PT_INTERP: apply/static_program) is placed as a
 /// whole process instead (the rules' CPUs as its affinity, the memory policy as its policy);
 /// `placement_note`, when given, receives the warning line that says so (empty otherwise).
+/// `view_note`, when given, receives one line saying which CPUs the program sees where it sizes
+/// itself, and where it cannot be shown them (for `run --verbose`; empty without CPU rules or
+/// for a program placed as a whole process, whose warning line says it).
 Result<os::LaunchSpec> prepare_run(const RunRequest& request, std::string* memory_note = nullptr,
                                    std::optional<plan::PlanFile>* plan_read = nullptr,
-                                   std::string* placement_note = nullptr);
+                                   std::string* placement_note = nullptr,
+                                   std::string* view_note = nullptr);
 
 }  // namespace threadmap::apply

@@ -66,7 +66,9 @@ WholeProcessPlacement whole_process_placement(const PreloadReach& reach,
     out.cpus = request.cpus.to_vector();
     gets = std::string("the whole process runs on ") +
            (request.cpus.count() == 1 ? "CPU " : "CPUs ") + request.cpus.to_list() +
-           " (as taskset -c " + request.cpus.to_list() + "), its threads not placed one by one";
+           " (as taskset -c " + request.cpus.to_list() + "), so it sizes itself for " +
+           std::to_string(request.cpus.count()) + (request.cpus.count() == 1 ? " CPU" : " CPUs") +
+           " as under taskset (raw system calls included), its threads not placed one by one";
   }
   if (request.memory) {
     out.memory_mode = kernel_mode(request.memory->mode);

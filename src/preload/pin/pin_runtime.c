@@ -18,6 +18,7 @@
 #include "../common/tm_options.h"
 #include "../common/tm_prim.h"
 #include "pin_log.h"
+#include "pin_view.h"
 
 tm__runtime tm__rt;
 
@@ -315,7 +316,9 @@ static void init_once(void) {
   }
   tm__rt.active = 1;
   pass_on_environment(text);
-  if (tm__rt.config.main_set >= 0) {
+  tm__view_init();
+  /* The main thread runs on the whole share until its first thread (pin_view.h says why). */
+  if (tm__rt.config.main_set >= 0 && !tm__view_share_main()) {
     tm__decision main_decision = {TM__ACTION_SET, tm__rt.config.main_set, "main rule"};
     tm__apply_to_self(&main_decision, "main thread", -1, NULL);
   }
@@ -420,8 +423,16 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (mask) {
     int saved_errno = errno;
-    if (already_has(mask, bytes) || tm__prim_setaffinity_seen(0, bytes, mask) == 0) {
+    tm__view_internal(1);
+    int rc = already_has(mask, bytes) ? 0 : tm__prim_setaffinity_seen(0, bytes, mask);
+    tm__view_internal(0);
+    if (rc == 0) {
       tm__t_pinned = decision->action == TM__ACTION_SET;
+      if (tm__t_pinned) {
+        tm__view_narrowed(decision->set);
+      } else {
+        tm__view_clear();
+      }
     } else {
       report_failure(decision, mask, bytes, errno, label, index, library);
     }
@@ -437,7 +448,9 @@ void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* 
   const unsigned long* mask = decision_mask(decision, &bytes);
   if (!mask) return;
   int self = pthread_equal(thread, pthread_self());
+  tm__view_internal(1);
   int error = pthread_setaffinity_np(thread, bytes, (const cpu_set_t*)(const void*)mask);
+  tm__view_internal(0);
   tm__line line;
   tm__line_start(&line);
   tm__line_str(&line, "thread named '");
@@ -449,7 +462,14 @@ void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* 
     report_failure(decision, mask, bytes, error, label, -1, NULL);
     return;
   }
-  if (self) tm__t_pinned = decision->action == TM__ACTION_SET;
+  if (self) {
+    tm__t_pinned = decision->action == TM__ACTION_SET;
+    if (tm__t_pinned) {
+      tm__view_narrowed(decision->set);
+    } else {
+      tm__view_clear();
+    }
+  }
   if (tm__rt.verbose)
     report_decision(decision, mask, bytes, label, -1, NULL, self ? tm__prim_gettid() : 0);
 }

@@ -16,6 +16,7 @@
 
 #include "../common/tm_futex.h"
 #include "pin_runtime.h"
+#include "pin_view.h"
 
 #define TM__POOL_SIZE 4096
 #define TM__POOL_PROBES 64
@@ -67,6 +68,8 @@ static void* tm__thread_start(void* raw) {
     atomic_store_explicit(&box->state, 1, memory_order_release);
     futex_wake(&box->state);
   }
+  /* A thread the cache hands out again keeps our TLS: its view starts afresh. */
+  tm__view_clear();
   tm__apply_to_self(&info.decision, "thread", info.index, info.library);
   char name[16] = {0};
   if (tm__rt.config.has_name_rules && !info.own_affinity) {
@@ -110,6 +113,7 @@ int tm__create_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*sta
   if (!tm__rt.real_create) return EAGAIN;
   if (!tm__rt.active) return tm__rt.real_create(thread, attr, start, arg);
   tm__keep_rules_here();
+  tm__view_before_thread();
 
   tm__start_info info;
   info.start = start;
