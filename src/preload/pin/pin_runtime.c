@@ -32,9 +32,14 @@ static pthread_once_t tm__init_once = PTHREAD_ONCE_INIT;
 int tm__self_pinned(void) { return tm__t_pinned; }
 
 /* The pin library's integer options (TM_PIN_CONFIG, a string, is parsed by pin_config.c). */
-enum { TM_PIN_OPT_VERBOSE, TM_PIN_OPT_COUNT };
+enum { TM_PIN_OPT_VERBOSE, TM_PIN_OPT_SHARE_VIEW, TM_PIN_OPT_COUNT };
 static struct tm__option tm__pin_options[TM_PIN_OPT_COUNT] = {
     [TM_PIN_OPT_VERBOSE] = {"TM_VERBOSE", 0, 0, 1, "print the configuration and each pin", 0, 0},
+    [TM_PIN_OPT_SHARE_VIEW] = {"TM_PIN_SHARE_VIEW", 1, 0, 1,
+                               "1: the program sees its share where it reads its affinity "
+                               "(pin_view.h); 0: each thread's own mask, the main thread pinned "
+                               "before main() (xthi-style placement checks)",
+                               0, 0},
 };
 
 static void report(const char* a, const char* b) {
@@ -281,6 +286,7 @@ static void init_once(void) {
   tm__line_set_tag(getenv("TM_LINE_TAG"));
   tm__options_read(tm__pin_options, TM_PIN_OPT_COUNT, environ, "pin");
   tm__rt.verbose = (int)tm__pin_options[TM_PIN_OPT_VERBOSE].value;
+  tm__rt.share_view = (int)tm__pin_options[TM_PIN_OPT_SHARE_VIEW].value;
   if (tm__rt.verbose) tm__options_show(tm__pin_options, TM_PIN_OPT_COUNT, "pin");
   /* Our pid, read once: the rules passed on name it, and it tells an exec from a child. */
   tm__init_pid = tm__prim_getpid();

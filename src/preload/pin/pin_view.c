@@ -56,6 +56,8 @@ void tm__view_init(void) {
     allowed = tm__rt.config.sets + (size_t)tm__rt.config.original_set * tm__rt.config.mask_words;
     allowed_words = tm__rt.config.mask_words;
   }
+  /* TM_PIN_SHARE_VIEW=0: no share; every thread reports its own mask, as before the view. */
+  if (!tm__rt.share_view) return;
   tm__share_cpus = tm__share_from_config(&tm__rt.config, allowed, allowed_words, tm__share);
 }
 

@@ -5,6 +5,7 @@
  *   threads_per_rank [THREADS [SECONDS]]
  *   -> "host H rank R/N thread T cpu C allowed LIST"   one line per thread, then per rank
  *      "host H rank R/N main cpu C allowed LIST"
+ *      LIST: the mask the kernel holds for the thread (/proc/thread-self/status)
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -25,10 +26,34 @@ struct worker {
   char allowed[256];
 };
 
+/* The calling thread's mask as the kernel holds it (/proc/thread-self/status), into *SET: not
+ * sched_getaffinity, which the pin library answers with the program's whole share for a thread
+ * it placed (the CPU count runtimes size themselves by, as under taskset). */
+static int kernel_affinity(cpu_set_t* set) {
+  CPU_ZERO(set);
+  FILE* f = fopen("/proc/thread-self/status", "r");
+  if (!f) return -1;
+  char line[4096];
+  int found = -1;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "Cpus_allowed_list:", 18) != 0) continue;
+    found = 0;
+    for (char* p = line + 18; *p;) {
+      while (*p == ' ' || *p == '\t' || *p == ',') ++p;
+      if (*p < '0' || *p > '9') break;
+      long first = strtol(p, &p, 10), last = first;
+      if (*p == '-') last = strtol(p + 1, &p, 10);
+      for (long c = first; c <= last && c < CPU_SETSIZE; ++c) CPU_SET((int)c, set);
+    }
+  }
+  fclose(f);
+  return found;
+}
+
 static void allowed_list(char* out, size_t size) {
   cpu_set_t set;
   out[0] = '\0';
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+  if (kernel_affinity(&set) != 0) {
     snprintf(out, size, "?");
     return;
   }

@@ -1,6 +1,8 @@
 // Test program for `threadmap run`: its threads report, as their very first action, the CPU
-// they are on (sched_getcpu) and their affinity. One line per thread on stdout:
+// they are on (sched_getcpu) and their affinity as the kernel holds it. One line per thread on
+// stdout:
 //   <label> cpu=<N> affinity=<list>
+// The main thread reports as "main-start" first and as "main" when the mode is done.
 // Modes:
 //   pthreads N         N threads created with pthread_create, creation order = index
 //   serial N           N threads created and joined one at a time (reused by a thread cache)
@@ -14,7 +16,7 @@
 //                      forks a child that execs itself "pthreads 1" with that copy (as Python's
 //                      subprocess does with env=os.environ) and PROBE_TAG=child
 //   PROBE_TAG=T in the environment prefixes every label with "T/" (a probe run by a probe)
-//   exit CODE          exits with CODE after reporting the main thread
+//   exit CODE          exits with CODE
 //   sleep MS           one thread that reports, then sleeps MS ms (something to watch)
 //   ownaffinity CPU    thread "own-0" created with pthread_attr_setaffinity_np(CPU), then a
 //                      plain "thread-1", one after the other
@@ -32,15 +34,31 @@
 
 namespace {
 
+// The calling thread's mask as the kernel holds it (/proc/thread-self/status), "0,1": not
+// sched_getaffinity, which the pin library answers with the program's whole share for a thread
+// it placed (the CPU count runtimes size themselves by), as taskset would.
 std::string affinity_list() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  sched_getaffinity(0, sizeof set, &set);
+  std::FILE* f = std::fopen("/proc/thread-self/status", "r");
+  if (!f) return "?";
+  char line[4096];
+  std::string list;
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, "Cpus_allowed_list:", 18) == 0) list = line + 18;
+  std::fclose(f);
   std::string out;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (!CPU_ISSET(c, &set)) continue;
-    if (!out.empty()) out += ",";
-    out += std::to_string(c);
+  size_t at = 0;
+  while (at < list.size()) {
+    while (at < list.size() && (list[at] == ' ' || list[at] == '\t' || list[at] == ',')) ++at;
+    if (at >= list.size() || list[at] < '0' || list[at] > '9') break;
+    size_t end = 0;
+    int first = std::stoi(list.substr(at), &end);
+    at += end;
+    int last = first;
+    if (at < list.size() && list[at] == '-') {
+      last = std::stoi(list.substr(at + 1), &end);
+      at += end + 1;
+    }
+    for (int c = first; c <= last; ++c) out += (out.empty() ? "" : ",") + std::to_string(c);
   }
   return out;
 }
@@ -152,10 +170,7 @@ int copy_environment_then_spawn(const char* self) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  report("main");
+int run_mode(int argc, char** argv) {
   if (argc < 2) return 2;
   std::string mode = argv[1];
   int n = argc > 2 ? std::atoi(argv[2]) : 1;
@@ -215,4 +230,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   return 2;
+}
+
+}  // namespace
+
+// The main thread reports at its start (on the program's whole share: the pin library applies
+// the main rule at the first thread) and at its end (where the main rule put it).
+int main(int argc, char** argv) {
+  report("main-start");
+  int rc = run_mode(argc, argv);
+  report("main");
+  return rc;
 }

@@ -67,6 +67,27 @@ TEST_F(Run, AThreadsOwnAffinityAttributeWinsUnlessOverridden) {
   EXPECT_EQ(q["thread-1"].affinity, "0") << forced.out;
 }
 
+TEST_F(Run, TheMainThreadRunsOnTheWholeShareUntilItsFirstThread) {
+  // What runtimes size themselves by before they make threads (Go's osinit, nproc, xz -T0):
+  // the whole share, as under taskset -c 0-1; the main rule applies at the first thread.
+  const std::string rr = " run --cpus 0-1 --policy round-robin -- " + kProbe + " pthreads 2";
+  auto o = run(kTm + rr);
+  ASSERT_EQ(o.status, 0) << o.err;
+  auto p = placements(o.out);
+  EXPECT_EQ(p["main-start"].affinity, "0,1") << o.out;
+  EXPECT_EQ(p["main"].affinity, "0") << o.out;
+  EXPECT_EQ(p["thread-0"].affinity, "1") << o.out;
+  EXPECT_EQ(p["thread-1"].affinity, "0") << o.out;
+  // TM_PIN_SHARE_VIEW=0: the main thread pinned before main(), each thread seeing its own mask.
+  auto pinned = run("TM_PIN_SHARE_VIEW=0 " + kTm + rr);
+  ASSERT_EQ(pinned.status, 0) << pinned.err;
+  EXPECT_EQ(placements(pinned.out)["main-start"].affinity, "0") << pinned.out;
+  // A program that never makes a thread keeps the share, as under taskset.
+  auto single = run(kTm + " run --cpus 0-1 -- " + kProbe + " exit 0");
+  ASSERT_EQ(single.status, 0) << single.err;
+  EXPECT_EQ(placements(single.out)["main"].affinity, "0,1") << single.out;
+}
+
 TEST_F(Run, ByNameMatchesThreadNamesNotCreationOrder) {
   // Listed in another order than the program creates them.
   std::string plan = tm_test::write_temp("byname.json", R"({"schema":"threadmap.plan/1",
