@@ -42,7 +42,7 @@ TEST_F(Run, NamedThreadsLandOnPlannedCpusFromTheirFirstInstruction) {
     auto o = run(kTm + " run --plan " + plan + " -- " + kProbe + " named 4");
     ASSERT_EQ(o.status, 0) << o.err;
     auto p = placements(o.out);
-    ASSERT_EQ(p.size(), 5u) << o.out;
+    ASSERT_EQ(p.size(), 6u) << o.out;  // main-start, main and the four workers
     const char* expected[][2] = {
         {"main", "0"}, {"worker-0", "1"}, {"worker-1", "0"}, {"worker-2", "1"}, {"worker-3", "0"}};
     for (auto& [label, cpu] : expected) {
@@ -151,7 +151,7 @@ TEST_F(Run, ThousandsOfConcurrentThreadsAreAllPinned) {
   auto o = run(kTm + " run --cpus 0-1 --policy round-robin -- " + kProbe + " pthreads 3000");
   ASSERT_EQ(o.status, 0) << o.err;
   auto p = placements(o.out);
-  ASSERT_EQ(p.size(), 3001u);
+  ASSERT_EQ(p.size(), 3002u);  // main-start, main and the threads
   int wrong = 0;
   for (int k = 0; k < 3000; ++k)
     wrong += p["thread-" + std::to_string(k)].affinity != std::to_string((k + 1) % 2);
