@@ -17,8 +17,8 @@ typedef int (*tm__setname_fn)(pthread_t, const char*);
 /** Process-wide state, written once by tm__runtime_init() and read-only afterwards (except the
  * counters). */
 typedef struct tm__runtime {
-  int active;                                 /**< a valid configuration was read: pin threads */
-  int verbose;                                /**< TM_VERBOSE=1: print each decision */
+  int active;     /**< a valid configuration was read: pin threads */
+  int verbose;    /**< TM_VERBOSE=1: print each decision */
   int share_view; /**< TM_PIN_SHARE_VIEW (default 1): the program sees its share (pin_view.h) */
   tm__pin_config config;                      /**< the rules (arena from mmap) */
   unsigned long original[TM__ORIGINAL_WORDS]; /**< process affinity before we changed it */

@@ -1,5 +1,6 @@
 /* OpenMP test program for `threadmap run`: each thread of a parallel region reports its CPU
- * and affinity (the kernel's) as soon as the region starts: "omp-<thread num> cpu=N affinity=LIST". */
+ * and affinity (the kernel's) as soon as the region starts: "omp-<thread num> cpu=N affinity=LIST".
+ */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <sched.h>
