@@ -231,7 +231,10 @@ TEST(RunCommand, TheMemoryPolicyIsNotedBeforeTheStartOnlyWhenVerbose) {
   options.verbose = true;
   auto verbose = run(options, hooks);
   ASSERT_TRUE(verbose.ok()) << verbose.error().message;
-  ASSERT_EQ(notes.size(), 1u);
+  // The memory policy, then what the program sees of its CPUs (the pin library's share view).
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("memory policy"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[1].rfind("the program sees CPUs 0 (1)", 0), 0u) << notes[1];
   EXPECT_FALSE(started_before_note);
   EXPECT_TRUE(exists(marker));
   unlink(marker.c_str());
