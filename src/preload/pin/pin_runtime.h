@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "pin_config.h"
+#include "pin_log.h"
 
 /** Largest affinity mask we read back (bits): enough for 8192 CPUs. */
 #define TM__ORIGINAL_WORDS (8192 / (sizeof(unsigned long) * 8))
@@ -53,6 +54,9 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
 /** Sets the calling thread's memory policy as `decision` says (set_mempolicy). A failure
  * (EPERM, EINVAL, ENOSYS without NUMA) is reported once and the thread goes on as it was. */
 void tm__apply_memory(const tm__mem_decision* decision, const char* label, long index);
+
+/** Appends "LABEL #INDEX (start routine in LIBRARY)" to `line` (the thread a line is about). */
+void tm__describe_thread(tm__line* line, const char* label, long index, const char* library);
 
 /** Applies a name decision to `thread` (which may be another thread of the process). */
 void tm__apply_name(pthread_t thread, const tm__decision* decision, const char* name);
