@@ -440,7 +440,7 @@ void tm__apply_to_self(const tm__decision* decision, const char* label, long ind
         tm__view_clear();
       }
     } else {
-      report_failure(decision, mask, bytes, errno, label, index, library);
+      report_failure(decision, mask, bytes, -rc, label, index, library);
     }
     errno = saved_errno;
   }
