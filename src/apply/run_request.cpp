@@ -1,11 +1,14 @@
 #include "src/apply/run_request.hpp"
 
+#include <optional>
+
 #include "src/apply/memory_policy.hpp"
 #include "src/apply/pin_env.hpp"
 #include "src/apply/placement.hpp"
 #include "src/apply/static_program.hpp"
 #include "src/core/given_cpus.hpp"
 #include "src/os/install_layout.hpp"
+#include "src/os/process.hpp"
 #include "src/plan/plan_file.hpp"
 #include "src/plan/policy.hpp"
 #include "threadmap/topology.hpp"
@@ -122,9 +125,25 @@ std::string view_line(const CpuSet& share) {
          ") where runtimes size themselves (glibc's sched_getaffinity and "
          "pthread_getaffinity_np, libc's syscall function; the main thread runs on all " +
          count +
-         " until its first thread), as under taskset, while each thread runs where the rules "
-         "place it; not shown to /proc/self/status (Cpus_allowed) or to a system call made "
-         "without libc on a placed thread: those read the thread's own CPUs";
+         " until its first thread; Go with GODEBUG=updatemaxprocs=0), as under taskset, while "
+         "each thread runs where the rules place it; not shown to /proc/self/status "
+         "(Cpus_allowed) or to a system call made without libc on a placed thread: those read "
+         "the thread's own CPUs";
+}
+
+// Go 1.25 and later read the affinity mask again about once a second (sysmon, with a raw system
+// call, on a thread the pin library placed on one CPU) and lower GOMAXPROCS to it;
+// updatemaxprocs=0 keeps the value the runtime read from the share at start. Added to the
+// user's GODEBUG unless it names the setting itself or the share view is off
+// (TM_PIN_SHARE_VIEW=0); a program that is not Go ignores the variable.
+std::optional<std::string> godebug_keeping_maxprocs() {
+  std::optional<std::string> current;
+  for (const auto& [name, value] : os::environment_variables()) {
+    if (name == "GODEBUG") current = value;
+    if (name == "TM_PIN_SHARE_VIEW" && value == "0") return std::nullopt;
+  }
+  if (current && current->find("updatemaxprocs") != std::string::npos) return std::nullopt;
+  return current && !current->empty() ? *current + ",updatemaxprocs=0" : "updatemaxprocs=0";
 }
 
 }  // namespace
@@ -176,8 +195,10 @@ Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note
   spec.memory_mode = placed.memory_mode;
   spec.memory_nodes = placed.memory_nodes;
   if (placement_note) *placement_note = placed.warning;
-  if (view_note && placed.warning.empty() && !whole.cpus.empty())
-    *view_note = view_line(whole.cpus);
+  if (placed.warning.empty() && !whole.cpus.empty()) {
+    if (view_note) *view_note = view_line(whole.cpus);
+    if (auto godebug = godebug_keeping_maxprocs()) spec.set_env.emplace_back("GODEBUG", *godebug);
+  }
   for (const auto& variable : r.environment) spec.set_env.push_back(variable);
   if (r.verbose) spec.set_env.emplace_back("TM_VERBOSE", "1");
   if (!r.line_tag.empty()) spec.set_env.emplace_back("TM_LINE_TAG", r.line_tag);

@@ -8,8 +8,9 @@
 # The CPUs come from this machine (the affinity this script runs with): X = all of them, X = the
 # first one, and X = the first two where there are three or more. For each X:
 #   plain:  taskset -c X CMD                          (the reference)
-#   placed: threadmap run --cpus X -- CMD             and for X = all also `--cpus all` and
-#           threadmap run --cpus X --policy scatter -- CMD
+#   placed: threadmap run --cpus X -- CMD             and for X = all also `--cpus all`,
+#           threadmap run --cpus X --policy scatter -- CMD, `run --plan P` (P: `threadmap plan
+#           --threads N --policy compact`, one thread per CPU) and `run --ranks 0/1`
 # and requires: every placed run prints the same `size` lines as the plain run; under taskset
 # every thread is on X; placed, every thread is on exactly one CPU of X and, with two CPUs or
 # more and two threads or more, on more than one CPU overall (placed one by one), or, with
@@ -80,7 +81,8 @@ run() {
 sizes() { grep '^size ' "$dir/$1.out" | sort; }
 threads() { awk '$1 == "thread-cpus" { print $2 }' "$dir/$1.out"; }
 
-# Placement of a placed run over X.
+# Placement of a placed run over X. Under the plan (one thread per CPU), threads past the plan
+# run where they would without threadmap: on all of X (docs/run-and-watch.md).
 check_placed() {
   local name=$1 x=$2 want list distinct="" n=0
   want=" $(expand "$x") "
@@ -91,6 +93,7 @@ check_placed() {
         fail "$name: a thread of the static program is on CPUs $list, not the whole set $x"
       continue
     fi
+    if [ "$name" = run-plan ] && [ "$(expand "$list")" = "$(expand "$x")" ]; then continue; fi
     if [[ $list == *[,-]* ]] || [[ $want != *" $list "* ]]; then
       fail "$name: a thread is on CPUs $list, not on one CPU of $x (not placed one by one)"
     fi
@@ -99,7 +102,9 @@ check_placed() {
   read -r -a used <<<"$distinct"
   local xs
   read -r -a xs <<<"$(expand "$x")"
-  if [ $static -eq 0 ] && [ ${#xs[@]} -ge 2 ] && [ $n -ge 2 ] && [ ${#used[@]} -lt 2 ]; then
+  # (The plan decides its own spread: `plan --threads N` may leave the main thread unplaced.)
+  if [ $static -eq 0 ] && [ "$name" != run-plan ] && [ ${#xs[@]} -ge 2 ] && [ $n -ge 2 ] &&
+    [ ${#used[@]} -lt 2 ]; then
     fail "$name: all $n threads on CPU $distinct: not spread over $x"
   fi
   if [ $static -eq 1 ] && ! grep -q 'statically linked' "$dir/$name.err"; then
@@ -119,7 +124,12 @@ for x in "${sets[@]}"; do
   if [ "$x" = "$mine" ]; then
     run "run-all" "$threadmap" run --cpus all -- "$@"
     run "run-scatter" "$threadmap" run --cpus "$x" --policy scatter -- "$@"
-    placed+=(run-all run-scatter)
+    # A plan with one thread per CPU (its CPUs are X), and one rank of one: the rank's share.
+    "$threadmap" plan --threads ${#cpus[@]} --policy compact --json >"$dir/plan.json" ||
+      fail "threadmap plan --threads ${#cpus[@]} failed"
+    run "run-plan" "$threadmap" run --plan "$dir/plan.json" -- "$@"
+    run "run-ranks" "$threadmap" run --ranks 0/1 -- "$@"
+    placed+=(run-all run-scatter run-plan run-ranks)
   fi
   echo "taskset -c $x: $(sizes "taskset-$tag" | cut -d' ' -f2- | paste -sd, -)"
   [ -n "$(sizes "taskset-$tag")" ] || fail "taskset -c $x: the program printed no size line"

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 func main() {
@@ -50,4 +51,8 @@ func main() {
 	}
 	close(release)
 	done.Wait()
+	// Go 1.25 and later read the mask again about once a second (sysmon, a raw system call on
+	// its own thread) and follow it: what the program runs with a while after its start.
+	time.Sleep(1500 * time.Millisecond)
+	fmt.Printf("size GOMAXPROCS_after_1.5s %d\n", runtime.GOMAXPROCS(0))
 }

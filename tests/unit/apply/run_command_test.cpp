@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "src/apply/run_request.hpp"
+
 namespace threadmap::apply {
 namespace {
 
@@ -238,6 +240,39 @@ TEST(RunCommand, TheMemoryPolicyIsNotedBeforeTheStartOnlyWhenVerbose) {
   EXPECT_FALSE(started_before_note);
   EXPECT_TRUE(exists(marker));
   unlink(marker.c_str());
+}
+
+// The GODEBUG a placed program starts with (empty: not set by run).
+std::string godebug_for(const RunRequest& r) {
+  auto launch = prepare_run(r);
+  if (!launch) return "error: " + launch.error().message;
+  std::string value;
+  for (const auto& [name, v] : launch->set_env)
+    if (name == "GODEBUG") value = v;
+  return value;
+}
+
+TEST(RunCommand, GoKeepsTheGomaxprocsItReadFromTheShare) {
+  // Go 1.25+ would read the mask again from a thread placed on one CPU and drop to 1.
+  RunRequest r;
+  r.command = {"true"};
+  r.cpus = "0";
+  const char* saved = std::getenv("GODEBUG");
+  std::string before = saved ? saved : "";
+  unsetenv("GODEBUG");
+  std::string alone = godebug_for(r);
+  if (alone.rfind("error:", 0) == 0) GTEST_SKIP() << alone;  // no pin library next to the tests
+  EXPECT_EQ(alone, "updatemaxprocs=0");
+  setenv("GODEBUG", "madvdontneed=1", 1);
+  EXPECT_EQ(godebug_for(r), "madvdontneed=1,updatemaxprocs=0");
+  setenv("GODEBUG", "updatemaxprocs=1", 1);  // the user's own choice stays
+  EXPECT_EQ(godebug_for(r), "");
+  unsetenv("GODEBUG");
+  RunRequest memory_only;
+  memory_only.command = {"true"};
+  memory_only.memory = "local";
+  EXPECT_EQ(godebug_for(memory_only), "");  // no CPUs placed: nothing to keep
+  if (saved) setenv("GODEBUG", before.c_str(), 1);
 }
 
 TEST(RunCommand, StatsWithoutTheThreadCacheIsTheCommandLinesFaultAndNothingStarts) {
