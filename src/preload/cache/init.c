@@ -12,6 +12,7 @@
 #include "../common/tm_sanitizer.h"
 #include "headroom.h"
 #include "identity.h"
+#include "kernel_word.h"
 #include "notes.h"
 #include "options.h"
 #include "shadow.h"
@@ -270,6 +271,7 @@ static void tm__init_threads_once(void) {
   int saved_errno = errno; /* cgroup files may be absent: the program's errno stays its own */
   tm__identity_init();
   tm__shadow_init_threads();
+  tm__kernel_word_init();
   tm__headroom_init();
   tm__wait_init();
   tm__records_init();

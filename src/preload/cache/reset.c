@@ -24,6 +24,7 @@
 
 #include "../common/tm_prim.h"
 #include "fingerprint.h"
+#include "kernel_word.h"
 #include "options.h"
 #include "shadow.h"
 
@@ -82,8 +83,11 @@ static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
 }
 
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
+  int attr_mask = tm__attr_sigmask(attr, &out->sigmask);
+  /* The creator's mask from the kernel when something may change it behind the wrappers. */
+  if (!attr_mask && tm__kernel_mask_on()) tm__shadow_raw()->valid &= ~(unsigned)TM_S_SIGMASK;
   struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
-  if (!tm__attr_sigmask(attr, &out->sigmask)) out->sigmask = s->sigmask;
+  if (!attr_mask) out->sigmask = s->sigmask;
   int from_attr = tm__attr_affinity(attr, &out->affinity);
   if (!from_attr) out->affinity = s->affinity;
   out->timer_slack_ns = s->timer_slack_ns;
@@ -99,6 +103,8 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   unsigned valid = s->valid;
   if (tm__attr_sigmask(attr, &t->want.sigmask))
     valid |= TM_S_SIGMASK;
+  else if (tm__kernel_mask_on())
+    valid &= ~(unsigned)TM_S_SIGMASK; /* the kernel copies the real one: read it when needed */
   else
     t->want.sigmask = s->sigmask;
   if (tm__attr_affinity(attr, &t->want.affinity))
@@ -285,6 +291,7 @@ void tm__tls_reset(void) {
       return;
     }
   }
+  tm__kernel_word_modules(); /* the module set changed: a runtime with its own system calls? */
   list->valid = 1;
   list->n = 0;
   dl_iterate_phdr(tm__tls_reset_one, list);
@@ -368,9 +375,10 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * edited its ucontext's mask). */
   int deep = tm__shadow_verify_signals();
   int paranoid = tm__shadow_paranoid();
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  struct tm_shadow *s = tm__shadow_mask_checked(deep);
   /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
-  if (deep && (s->valid & TM_S_SIGMASK) && tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
+  if ((deep || tm__kernel_mask_on()) && (s->valid & TM_S_SIGMASK) &&
+      tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
     tm__quiet_end();
   /* A filter another thread installed with TSYNC reached this one too. */
   uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);

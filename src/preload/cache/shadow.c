@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "options.h"
 
 _Atomic uint64_t tm__shadow_epoch = 1;
@@ -101,10 +102,12 @@ int tm__read_sched(struct tm_sched *out) {
 
 static void tm__read_items(struct tm_shadow *s, unsigned items) {
   if (items & TM_S_SIGMASK) {
+    /* The system call itself (what glibc's pthread_sigmask makes, without its copies): in
+     * kernel-mask mode this is one of the two reads of every recycle (kernel_word.h). */
     sigset_t m;
-    memset(&m, 0, sizeof m);
-    if (tm__real_sigmask(SIG_BLOCK, NULL, &m) != 0) items &= ~TM_S_SIGMASK;
-    tm__shadow_filter_mask(&m);
+    if (tm__prim_sigmask_read(&m) != 0) items &= ~TM_S_SIGMASK;
+    tm__mask_clear(&m, 32); /* glibc's own signals: never recorded as blocked */
+    tm__mask_clear(&m, 33);
     s->sigmask = m;
   }
   if (items & TM_S_AFFINITY) {
@@ -139,10 +142,22 @@ void tm__shadow_verify_placement(void) {
   tm__sh.valid &= tm__verify_ns == 0 ? 0u : ~(unsigned)(TM_S_AFFINITY | TM_S_SCHED);
 }
 
-int tm__shadow_verify_signals(void) {
-  if (!tm__check_due(&tm__sh.signals_checked_ns)) return 0;
-  tm__sh.valid &= ~(unsigned)TM_S_SIGMASK;
-  return 1;
+int tm__shadow_verify_signals(void) { return tm__check_due(&tm__sh.signals_checked_ns); }
+
+struct tm_shadow *tm__shadow_mask_checked(int verify) {
+  struct tm_shadow *s = &tm__sh;
+  if (!verify && !tm__kernel_mask_on()) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  /* The mask survives an epoch change (only the thread itself changes it): what the shadow
+   * says now is what it would have trusted. */
+  int was_known = (s->valid & TM_S_SIGMASK) != 0;
+  sigset_t said = s->sigmask;
+  s->valid &= ~(unsigned)TM_S_SIGMASK;
+  s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  /* Something no wrapper sees changes masks here (inline system calls): from now on the mask
+   * is read wherever it matters (kernel_word.h). */
+  if (was_known && (s->valid & TM_S_SIGMASK) && memcmp(&said, &s->sigmask, sizeof said) != 0)
+    tm__kernel_word_evidence();
+  return s;
 }
 
 struct tm_shadow *tm__shadow(unsigned need) {

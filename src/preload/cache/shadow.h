@@ -92,9 +92,13 @@ static inline struct tm_identity tm__identity_now(void) {
  * next use). Called where a thread is about to be reused (its creator's capture, the worker's
  * start), never on the path that makes a new thread. With TM_CACHE_VERIFY_MS=0 every item. */
 TM_HIDDEN void tm__shadow_verify_placement(void);
-/* The same for signals, at a logical thread's end: returns 1 when the pending set must be
- * checked now (and makes the mask invalid, so it is read again). */
+/* The same for signals, at a logical thread's end: returns 1 when the mask and the pending set
+ * must be checked now (tm__shadow_mask_checked(1) reads the mask). */
 TM_HIDDEN int tm__shadow_verify_signals(void);
+/* The calling thread's shadow with scheduling and mask valid; the mask read from the kernel
+ * when VERIFY or in kernel-mask mode (kernel_word.h), and a read that contradicts what the
+ * shadow said is evidence that masks change behind the wrappers. */
+TM_HIDDEN struct tm_shadow *tm__shadow_mask_checked(int verify);
 /* 1 when TM_CACHE_VERIFY_MS is 0: every check on every use (seccomp and altstack too). */
 TM_HIDDEN int tm__shadow_paranoid(void);
 /* Sets the calling thread's signal mask through glibc (which keeps its internal signals

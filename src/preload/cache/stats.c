@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "options.h"
 
 int tm__stats_on;
@@ -181,6 +182,8 @@ size_t tm__stats_file_line(char *buf, size_t size, const char *comm, int final) 
     tm__put_pair(t, tm__wait_names[i - TM_COUNT_SPIN_MET], tm__counts[i]);
   }
   tm__put_pair(t, " peak-idle", (unsigned long long)tm__peak_idle);
+  tm__put_pair(t, " kernel-mask",
+               (unsigned long long)atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed));
   /* Causes that would not fit (dozens of distinct ones) are summed as retired.other. */
   unsigned long long other = 0;
   for (unsigned c = 1; c < TM_CAUSE_COUNT; ++c) {
@@ -227,6 +230,11 @@ static void tm__stderr_line(struct tm_text *t) {
   }
   if (!any) tm__put(t, " none");
   tm__put_pair(t, "; peak idle threads", (unsigned long long)tm__peak_idle);
+  static const char *const why[] = {"", "; signal masks read from the kernel (option)",
+                                    "; signal masks read from the kernel (Go runtime)",
+                                    "; signal masks read from the kernel (a mask changed unseen)"};
+  int km = atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed);
+  if (km > 0 && km < 4) tm__put(t, why[km]);
   tm__put(t, "\n");
 }
 
@@ -234,7 +242,8 @@ unsigned long long tm__stats_changes(void) {
   unsigned long long sum = atomic_load_explicit(&tm__retired_total, memory_order_relaxed);
   for (int i = 0; i < TM_COUNT_N; ++i)
     sum += atomic_load_explicit(&tm__counts[i], memory_order_relaxed);
-  return sum + (unsigned long long)atomic_load_explicit(&tm__peak_idle, memory_order_relaxed);
+  return sum + (unsigned long long)atomic_load_explicit(&tm__peak_idle, memory_order_relaxed) +
+         (unsigned long long)atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed);
 }
 
 const char *tm__stats_file(void) { return tm__stats_path[0] ? tm__stats_path : NULL; }
