@@ -26,19 +26,18 @@ struct tm_fpu {
 };
 
 #if defined(__x86_64__) || defined(__i386__)
-/* 1 when RDPKRU/WRPKRU may be used: CPUID.(EAX=7,ECX=0):ECX bit 4, OSPKE (a #UD otherwise). */
+#include <sys/platform/x86.h>
+/* 1 when RDPKRU/WRPKRU may be used: CPUID.(EAX=7,ECX=0):ECX bit 4, OSPKE (a #UD otherwise), as
+ * glibc read it at start-up. Never the cpuid instruction itself: a thread with CPUID faulting
+ * on (arch_prctl(ARCH_SET_CPUID, 0), as record/replay tools set it) gets SIGSEGV for it, and a
+ * fresh thread never runs it. */
 static inline int tm__fpu_pkru_usable(void) {
   static int known = -1;
   int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-  if (k >= 0) return k;
-  unsigned a = 0, b, c = 0, d;
-  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-  k = 0;
-  if (a >= 7) {
-    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-    k = (c >> 4) & 1;
+  if (k < 0) {
+    k = CPU_FEATURE_ACTIVE(OSPKE) != 0;
+    __atomic_store_n(&known, k, __ATOMIC_RELAXED);
   }
-  __atomic_store_n(&known, k, __ATOMIC_RELAXED);
   return k;
 }
 #endif

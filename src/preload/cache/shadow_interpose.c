@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "interpose_next.h"
+#include "kernel_word.h"
 #include "notes.h"
 #include "shadow.h"
 
@@ -266,6 +267,9 @@ TM_EXPORT int nice(int increment) {
 }
 
 void tm__note_prctl(int option, unsigned long a2) {
+  /* The spin's clock would fault in this thread and its clones (and clone copies the flag: the
+   * identity changes below too). */
+  if (option == PR_SET_TSC) tm__note_tsc(a2);
   switch (option) {
     case PR_SET_NAME:
       tm__shadow_raw()->valid &= ~TM_S_NAME;
