@@ -221,6 +221,7 @@ static void tm__init_once(void) {
   tm__handler_interpose_init();
   tm__open_interpose_init();
   tm__syscall_interpose_init();
+  tm__legacy_interpose_init();
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");

@@ -25,6 +25,7 @@
 #include "../common/tm_prim.h"
 #include "fingerprint.h"
 #include "kernel_word.h"
+#include "notes.h"
 #include "options.h"
 #include "shadow.h"
 
@@ -432,5 +433,6 @@ void tm__fresh_logical_state(void) {
   pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
   pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
   uselocale(LC_GLOBAL_LOCALE);
+  tm__libc_thread_freeres(); /* dlerror, h_errno, _res (libc_state.c) */
   errno = 0;
 }

@@ -102,6 +102,15 @@ static void tm__note_syscall(long number, long a1, long a2, long a3) {
     case SYS_capset:
       tm__identity_changed(TM_CAUSE_CAPABILITIES);
       return;
+#if defined(__x86_64__)
+    case SYS_arch_prctl: /* the caller's own FS/GS base, CPUID faulting, ...: no other thread */
+      tm__note_arch_prctl(a1);
+      return;
+    case SYS_ioperm:
+    case SYS_iopl:
+      tm__identity_changed(tm__cause_syscall(number));
+      return;
+#endif
     case SYS_set_mempolicy: /* the mode is the low bits (the flags are bits 13-15) */
       tm__identity_mempolicy((a1 & 0xff) == 0 /* MPOL_DEFAULT */);
       return;

@@ -10,13 +10,13 @@
  * reported as such (the same line with and without the cache) and the part checks nothing more.
  * Breaks when: the spin reads the clock in a process with the TSC disabled, or the PKRU probe
  * executes cpuid. */
-#include "semantics.h" /* first: _GNU_SOURCE */
-
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include "semantics.h" /* first: _GNU_SOURCE */
 
 #ifndef ARCH_SET_CPUID
 #define ARCH_SET_CPUID 0x1012
@@ -57,9 +57,7 @@ static void run_part(const char *name, int (*set)(void)) {
   EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, name);
 }
 
-static int tsc_off(void) {
-  return prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) == 0 ? 0 : errno;
-}
+static int tsc_off(void) { return prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) == 0 ? 0 : errno; }
 
 static int cpuid_faulting(void) {
   return syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0L) == 0 ? 0 : errno;
