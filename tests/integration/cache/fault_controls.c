@@ -10,13 +10,14 @@
  * reported as such (the same line with and without the cache) and the part checks nothing more.
  * Breaks when: the spin reads the clock in a process with the TSC disabled, or the PKRU probe
  * executes cpuid. */
+#define _GNU_SOURCE 1 /* before any header (semantics.h defines it too) */
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "semantics.h" /* first: _GNU_SOURCE */
+#include "semantics.h"
 
 #ifndef ARCH_SET_CPUID
 #define ARCH_SET_CPUID 0x1012

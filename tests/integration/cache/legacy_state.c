@@ -9,13 +9,14 @@
  *    logical thread (glibc frees them at every thread exit).
  * Breaks when: a wrapper is missing (sigblock, sigsetmask, sigstack, arch_prctl), the GS base is
  * not copied, or tm__libc_thread_freeres is not called. */
-#include "semantics.h" /* first: _GNU_SOURCE */
-
+#define _GNU_SOURCE 1 /* before any header (semantics.h defines it too) */
 #include <dlfcn.h>
 #include <netdb.h>
 #include <resolv.h>
 #include <signal.h>
 #include <sys/syscall.h>
+
+#include "semantics.h"
 
 /* sigblock, sigsetmask and sigstack are deprecated: what is tested is that they still work. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

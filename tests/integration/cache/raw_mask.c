@@ -15,12 +15,13 @@
  * worker trusts its shadow at a logical exit (exit side). Run with TM_CACHE_KERNEL_MASK=1 (the
  * test's ctest entry), where the cache cannot know in advance (plain C with inline assembly);
  * with the default, evidence turns kernel reads on after the first stale shadow is seen. */
+#define _GNU_SOURCE 1 /* before any header (semantics.h defines it too) */
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 
-#include "semantics.h" /* first: _GNU_SOURCE */
+#include "semantics.h"
 
 /* rt_sigprocmask through the instruction, not syscall(2) (which the cache interposes). */
 static long raw_sigprocmask(int how, const unsigned long long *set, unsigned long long *old) {
