@@ -143,6 +143,12 @@ TM_HIDDEN void tm__shadow_changed_thread(pthread_t thread, unsigned items);
  * fresh thread would not have too; else the thread retires at its logical exit
  * (syscall_policy.c). */
 TM_HIDDEN int tm__syscall_harmless(long number);
+/* 1 when syscall(2) NUMBER with these arguments only reads (keyctl's queries, Landlock's
+ * ruleset calls, perf_event_open without inherit). */
+TM_HIDDEN int tm__syscall_reads(long number, long a1, long a2, long a3);
+/* The highest system call number the lists were reviewed against (set_mempolicy_home_node,
+ * Linux 5.17: 450 on x86-64 and in the generic table); a larger one may act on any task. */
+#define TM_SYSCALL_KNOWN_MAX 450
 TM_HIDDEN int tm__prctl_harmless(int option, unsigned long a2);
 
 #endif

@@ -141,10 +141,17 @@ static void tm__note_syscall(long number, long a1, long a2, long a3) {
     }
 #endif
     default:
-      /* Landlock, keyrings, rseq, the robust list, arch_prctl, perf_event_open, numbers this
-       * library does not know: what clone copies may have changed, in this thread or another
-       * (identity.h: safe by default). */
-      if (!tm__syscall_harmless(number)) tm__note_foreign(number);
+      /* Reads (by number, or by their arguments: keyctl, Landlock's ruleset calls,
+       * perf_event_open without inherit) change nothing. Keyrings, rseq, the robust list,
+       * Landlock's restrict_self, perf events that clones inherit, and the numbers this library
+       * does not know change the caller only: it alone gets a new identity (identity.h). A
+       * number newer than the library (past TM_SYSCALL_KNOWN_MAX) may be a call on another
+       * task: every thread renews its identity too. */
+      if (tm__syscall_harmless(number) || tm__syscall_reads(number, a1, a2, a3)) return;
+      if (number > TM_SYSCALL_KNOWN_MAX)
+        tm__note_foreign(number);
+      else
+        tm__identity_changed(tm__cause_syscall(number));
       return;
   }
 }
