@@ -188,7 +188,8 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
     tm__arm_main_key();
   }
   struct tm_request req;
-  if (!tm__cacheable(attr, &req)) return tm__create_plain(thread, attr, start, arg);
+  if (!tm__cacheable(attr, &req) || tm__no_reuse_cause())
+    return tm__create_plain(thread, attr, start, arg);
   int r = tm__reuse_parked(thread, attr, &req, start, arg);
   if (r != TM_NONE_PARKED) return r;
   return tm__new_physical(thread, attr, &req, start, arg);

@@ -10,6 +10,15 @@
 
 _Atomic int tm__kernel_mask;
 _Atomic int tm__tsc_may_fault;
+_Atomic unsigned tm__kernel_items;
+_Atomic unsigned tm__no_reuse;
+
+void tm__stop_reuse(unsigned cause) {
+  unsigned none = 0;
+  atomic_compare_exchange_strong(&tm__no_reuse, &none, cause);
+}
+
+void tm__kernel_items_add(unsigned items) { atomic_fetch_or(&tm__kernel_items, items); }
 
 /* The loader's load counter when the modules were last looked at (dlpi_adds). */
 static _Atomic unsigned long long tm__modules_seen;

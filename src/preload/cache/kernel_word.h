@@ -20,6 +20,7 @@
 #ifndef THREADMAP_CACHE_KERNEL_WORD_H
 #define THREADMAP_CACHE_KERNEL_WORD_H
 
+#include "shadow.h"
 #include "tm_cache.h"
 
 /* Why the mask is read from the kernel (0: it is not; the shadow is trusted). */
@@ -36,6 +37,27 @@ TM_HIDDEN extern _Atomic int tm__kernel_mask;
 static inline int tm__kernel_mask_on(void) {
   return atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed) != 0;
 }
+
+/* Shadow items (TM_S_NAME, TM_S_SLACK) read from the kernel where they matter, as the mask in
+ * kernel-mask mode: set once a descriptor that can write them at any time was opened (a
+ * per-thread /proc file: comm, timerslack_ns). */
+TM_HIDDEN extern _Atomic unsigned tm__kernel_items;
+/* The items to read from the kernel now (TM_S_SIGMASK in kernel-mask mode, and the above). */
+static inline unsigned tm__kernel_read_items(void) {
+  return (tm__kernel_mask_on() ? (unsigned)TM_S_SIGMASK : 0u) |
+         atomic_load_explicit(&tm__kernel_items, memory_order_relaxed);
+}
+
+/* Nonzero (a tm_cause) once the process did something after which no parked thread can be
+ * known to be its creator's clone (a cgroup membership file or an audit/LSM file of a thread
+ * opened for writing: a tid written through it later, by any thread, moves or relabels that
+ * thread unseen): creates go to glibc and finishing threads retire. */
+TM_HIDDEN extern _Atomic unsigned tm__no_reuse;
+static inline unsigned tm__no_reuse_cause(void) {
+  return atomic_load_explicit(&tm__no_reuse, memory_order_relaxed);
+}
+TM_HIDDEN void tm__stop_reuse(unsigned cause);
+TM_HIDDEN void tm__kernel_items_add(unsigned items);
 
 /* At the first create: the option, the loaded modules, the creator's TSC state. */
 TM_HIDDEN void tm__kernel_word_init(void);

@@ -51,6 +51,7 @@ int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
   struct tm_sched *out = &match->sched;
   *out = s->sched;
+  tm__sched_of_clone(out); /* the creator's SCHED_RESET_ON_FORK */
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
       inherit == PTHREAD_EXPLICIT_SCHED) {
@@ -85,8 +86,9 @@ static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
 
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   int attr_mask = tm__attr_sigmask(attr, &out->sigmask);
-  /* The creator's mask from the kernel when something may change it behind the wrappers. */
-  if (!attr_mask && tm__kernel_mask_on()) tm__shadow_raw()->valid &= ~(unsigned)TM_S_SIGMASK;
+  /* What may change behind the wrappers is read from the kernel (kernel_word.h). */
+  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
+  if (__builtin_expect(stale != 0, 0)) tm__shadow_raw()->valid &= ~stale;
   struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
   if (!attr_mask) out->sigmask = s->sigmask;
   int from_attr = tm__attr_affinity(attr, &out->affinity);
@@ -102,10 +104,10 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
    * creator's shadow does not know, the new thread reads when it first needs it. */
   struct tm_shadow *s = tm__shadow_raw();
   unsigned valid = s->valid;
+  /* What may change behind the wrappers: the kernel copies the real value, read when needed. */
+  valid &= ~tm__kernel_read_items();
   if (tm__attr_sigmask(attr, &t->want.sigmask))
     valid |= TM_S_SIGMASK;
-  else if (tm__kernel_mask_on())
-    valid &= ~(unsigned)TM_S_SIGMASK; /* the kernel copies the real one: read it when needed */
   else
     t->want.sigmask = s->sigmask;
   if (tm__attr_affinity(attr, &t->want.affinity))
@@ -119,6 +121,7 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   t->want.timer_slack_ns = s->timer_slack_ns;
   memcpy(t->want.name, s->name, sizeof t->want.name);
   t->seed_sched = s->sched;
+  tm__sched_of_clone(&t->seed_sched);
   t->seed_valid = valid;
   t->seed_epoch = s->epoch;
   t->seed_placement_ns = s->placement_checked_ns;
@@ -142,6 +145,7 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->sigmask = t->want.sigmask;
   s->affinity = t->want.affinity;
   s->timer_slack_ns = t->want.timer_slack_ns;
+  s->default_slack_ns = 0; /* a glibc clone: the kernel set its default from its creator */
   memcpy(s->name, t->want.name, sizeof s->name);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
@@ -175,6 +179,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid &= ~TM_S_AFFINITY;
     }
   }
+  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
   if (want->timer_slack_ns != s->timer_slack_ns) {
     tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
@@ -367,6 +372,10 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     why = t->exit_cause;
     goto out;
   }
+  if (tm__no_reuse_cause()) { /* nothing parked could be known to be a clone any more */
+    why = tm__no_reuse_cause();
+    goto out;
+  }
   if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) {
     why = TM_CAUSE_FORK; /* a popen'ed child is alive until pclose */
     goto out;
@@ -416,8 +425,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     }
     t->signal_epoch = signal_epoch;
   }
-  if (!(s->valid & TM_S_SCHED)) {
-    why = TM_CAUSE_SCHEDULING;
+  if (!(s->valid & TM_S_SCHED) || s->sched.reset_on_fork) {
+    why = TM_CAUSE_SCHEDULING; /* unknown, or a flag no clone has: it would never match */
     goto out;
   }
   t->sched = s->sched;

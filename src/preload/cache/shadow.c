@@ -96,6 +96,7 @@ int tm__read_sched(struct tm_sched *out) {
   out->policy = (int)sa.sched_policy;
   out->priority = (int)sa.sched_priority;
   out->nice = sa.sched_nice;
+  out->reset_on_fork = (sa.sched_flags & 1 /* SCHED_FLAG_RESET_ON_FORK */) != 0;
   out->no_new_privs = (int)tm__prim_prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   return 0;
 }
@@ -146,12 +147,14 @@ int tm__shadow_verify_signals(void) { return tm__check_due(&tm__sh.signals_check
 
 struct tm_shadow *tm__shadow_mask_checked(int verify) {
   struct tm_shadow *s = &tm__sh;
-  if (!verify && !tm__kernel_mask_on()) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  unsigned items = tm__kernel_read_items() | (verify ? (unsigned)TM_S_SIGMASK : 0u);
+  if (!items) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
   /* The mask survives an epoch change (only the thread itself changes it): what the shadow
-   * says now is what it would have trusted. */
-  int was_known = (s->valid & TM_S_SIGMASK) != 0;
+   * says now is what it would have trusted. Name and slack, when read from the kernel, are
+   * read by the next start (tm__apply_inherit). */
+  int was_known = (items & s->valid & TM_S_SIGMASK) != 0;
   sigset_t said = s->sigmask;
-  s->valid &= ~(unsigned)TM_S_SIGMASK;
+  s->valid &= ~items;
   s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
   /* Something no wrapper sees changes masks here (inline system calls): from now on the mask
    * is read wherever it matters (kernel_word.h). */
@@ -232,4 +235,15 @@ void tm__shadow_block_all(void) {
   sigset_t all;
   tm__all_signals(&all);
   tm__shadow_set_sigmask(&all);
+}
+
+void tm__sched_of_clone(struct tm_sched *sched) {
+  if (!sched->reset_on_fork) return;
+  /* sched_fork(): a real-time or deadline policy becomes SCHED_NORMAL, a negative nice 0. */
+  if (sched->policy != SCHED_OTHER && sched->policy != SCHED_BATCH && sched->policy != SCHED_IDLE) {
+    sched->policy = SCHED_OTHER;
+    sched->priority = 0;
+  }
+  if (sched->nice < 0) sched->nice = 0;
+  sched->reset_on_fork = 0;
 }

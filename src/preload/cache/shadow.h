@@ -52,6 +52,10 @@ struct tm_shadow {
   sigset_t sigmask;              /* as the kernel holds it (glibc's internal signals never set) */
   cpu_set_t affinity;            /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
+  /* What PR_SET_TIMERSLACK(0) must restore: a clone's default slack is its creator's slack at
+   * the clone; for a recycled logical thread, its creator's at the create (0: the kernel's own
+   * default is right, a thread glibc made). */
+  unsigned long default_slack_ns;
   char name[16];
   struct tm_sched sched;
   /* The inherited-state identity (identity.h): what clone would copy from this thread. */
@@ -125,6 +129,8 @@ TM_HIDDEN extern int tm__seccomp_at_start;
 TM_HIDDEN void tm__shadow_init_threads(void);
 /* What a mask becomes in the kernel: SIGKILL, SIGSTOP and glibc's SIGCANCEL/SIGSETXID removed. */
 TM_HIDDEN void tm__shadow_filter_mask(sigset_t *mask);
+/* What a clone of a thread with scheduling SCHED gets (SCHED_RESET_ON_FORK's rule). */
+TM_HIDDEN void tm__sched_of_clone(struct tm_sched *sched);
 /* Reads the scheduling identity of the calling thread (2 system calls). */
 TM_HIDDEN int tm__read_sched(struct tm_sched *out);
 TM_HIDDEN void tm__shadow_init(void);

@@ -111,6 +111,7 @@ static const char *const tm__cause_names[TM_CAUSE_WORDS] = {
     [TM_CAUSE_IDENTITY] = "identity",
     [TM_CAUSE_CGROUP] = "cgroup",
     [TM_CAUSE_SCHEDULING] = "scheduling",
+    [TM_CAUSE_PROC_WRITE] = "proc-write",
 };
 
 /* A line in a caller's buffer of SIZE bytes; what does not fit is dropped (the retirement
