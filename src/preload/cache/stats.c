@@ -249,6 +249,32 @@ unsigned long long tm__stats_changes(void) {
 
 const char *tm__stats_file(void) { return tm__stats_path[0] ? tm__stats_path : NULL; }
 
+void tm__stats_cannot_write(int err) {
+  static _Atomic int told;
+  if (atomic_exchange(&told, 1)) return;
+  char comm[TM_COMM_BYTES];
+  tm__stats_read_comm(comm);
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "thread cache: statistics of pid ");
+  tm__line_long(&line, (long long)tm__prim_getpid());
+  tm__line_str(&line, " (");
+  tm__line_str(&line, comm);
+  tm__line_str(&line, ", uid ");
+  tm__line_long(&line, (long long)geteuid());
+  tm__line_str(&line, ") cannot be written to TM_CACHE_STATS=");
+  tm__line_str(&line, tm__stats_path);
+  tm__line_str(&line, ": errno ");
+  tm__line_long(&line, err);
+  tm__line_emit(&line);
+}
+
+static unsigned long long tm__stats_creates(void) {
+  return atomic_load(&tm__counts[TM_COUNT_FROM_CACHE]) +
+         atomic_load(&tm__counts[TM_COUNT_FROM_SYSTEM]) +
+         atomic_load(&tm__counts[TM_COUNT_BYPASSED]);
+}
+
 void tm__stats_at_exit(void) {
   if (!tm__stats_on) return;
   /* A child that shares our memory (vfork, a raw clone) is not the process counted here. */
@@ -264,11 +290,18 @@ void tm__stats_at_exit(void) {
   int fd = 2;
   size_t n;
   if (tm__stats_path[0]) {
+    /* A process that made no create has nothing to count (a shell, a fork child that only
+     * exec'd): no line, so a tree of 400 such processes leaves no 400 empty lines. */
+    if (tm__stats_creates() == 0) {
+      errno = saved_errno;
+      return;
+    }
     static char comm[TM_COMM_BYTES];
     tm__stats_read_comm(comm);
     n = tm__stats_file_line(line, sizeof line - 1, comm, 1);
     line[n++] = '\n';
     fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) tm__stats_cannot_write(-fd);
   } else {
     struct tm_text text = {line, sizeof line, 0};
     tm__stderr_line(&text);
