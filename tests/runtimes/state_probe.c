@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,13 @@ static void *probed(void *arg) {
   struct snapshot *now = malloc(sizeof *now);
   if (now) {
     take(now);
+    /* A real-time thread (an explicit attr) has no timer slack: the kernel keeps it at 0. */
+    int policy = (int)raw3(SYS_sched_getscheduler, 0, 0, 0, 0) & ~SCHED_RESET_ON_FORK;
+    int realtime = policy == SCHED_FIFO || policy == SCHED_RR || policy == 6 /* DEADLINE */;
     for (int k = 0; k < N_ITEMS; ++k) {
-      if ((k == I_MASK && st->skip_mask) || (k == N_STATUS - 1 && st->skip_affinity)) continue;
+      if ((k == I_MASK && st->skip_mask) || (k == N_STATUS - 1 && st->skip_affinity) ||
+          (k == I_SLACK && realtime))
+        continue;
       if (strcmp(now->item[k], st->creator.item[k]) != 0)
         report(k < (int)N_STATUS ? status_keys[k] : extra_names[k - N_STATUS], st->creator.item[k],
                now->item[k]);
@@ -142,9 +148,16 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
   st->arg = arg;
   sigset_t m;
   cpu_set_t cpus;
-  st->skip_mask = attr != NULL && pthread_attr_getsigmask_np(attr, &m) == 0;
-  st->skip_affinity = attr != NULL && pthread_attr_getaffinity_np(attr, sizeof cpus, &cpus) == 0 &&
+  /* The attr's mask or affinity, or the process's default ones (pthread_setattr_default_np)
+   * for a NULL attr: the new thread gets those, not its creator's. */
+  pthread_attr_t defaults;
+  const pthread_attr_t *a = attr;
+  int have_defaults = attr == NULL && pthread_getattr_default_np(&defaults) == 0;
+  if (have_defaults) a = &defaults;
+  st->skip_mask = a != NULL && pthread_attr_getsigmask_np(a, &m) == 0;
+  st->skip_affinity = a != NULL && pthread_attr_getaffinity_np(a, sizeof cpus, &cpus) == 0 &&
                       CPU_COUNT(&cpus) != CPU_SETSIZE;
+  if (have_defaults) pthread_attr_destroy(&defaults);
   take(&st->creator);
   int r = next(thread, attr, probed, st);
   if (r != 0) free(st);
