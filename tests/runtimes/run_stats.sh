@@ -64,7 +64,7 @@ live=$dir/live.stats
 LD_PRELOAD=$lib TM_CACHE_STATS=$live "$python" "$spawn" threading 200000 >/dev/null 2>&1 &
 churn=$!
 sleep 0.5
-"$tm" watch "$churn" --duration 0.5 >"$dir/watch" 2>&1
+"$tm" watch "$churn" --duration 0.5 --json "$dir/watch.json" >"$dir/watch" 2>&1
 kill "$churn" 2>/dev/null
 wait "$churn" 2>/dev/null
 creates=$(sed -n 's/^threadmap: thread cache: 1 process, \([0-9]*\) thread creates: .*/\1/p' "$dir/watch")
@@ -72,5 +72,8 @@ creates=$(sed -n 's/^threadmap: thread cache: 1 process, \([0-9]*\) thread creat
   { echo "FAIL: watch PID: no logical creates from the live record:"; cat "$dir/watch"; status=1; }
 grep -q '^threadmap: thread cache: 1 process still running: counted as of its last update' "$dir/watch" ||
   { echo "FAIL: watch PID: the live record is not said to be a running process's"; cat "$dir/watch"; status=1; }
+# The JSON carries the same counts ("thread_cache").
+grep -q '"thread_cache"' "$dir/watch.json" && grep -q '"from_cache": [1-9]' "$dir/watch.json" ||
+  { echo "FAIL: watch --json: no thread_cache counts"; head -c 400 "$dir/watch.json"; status=1; }
 [ $status -eq 0 ] && echo "ok"
 exit $status
