@@ -348,6 +348,23 @@ static int tm__child_alive(const struct tm_thread *t) {
   return 0;
 }
 
+/* A retirement cause known without asking the kernel, or 0. */
+static unsigned tm__cause_without_reads(struct tm_thread *t) {
+  /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
+   * longer what its birth identity names (identity.h). */
+  struct tm_identity now = tm__identity_now();
+  if (!tm__identity_equal(&now, &t->birth)) {
+    unsigned why = tm__identity_cause();
+    return why == TM_CAUSE_NONE ? TM_CAUSE_IDENTITY : why;
+  }
+  if (t->exit_cause) return t->exit_cause;
+  /* Nothing parked could be known to be a clone any more (kernel_word.h). */
+  if (tm__no_reuse_cause()) return tm__no_reuse_cause();
+  /* A popen'ed child is alive until pclose. */
+  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) return TM_CAUSE_FORK;
+  return 0;
+}
+
 unsigned tm__reset_physical(struct tm_thread *t) {
   int saved_errno = errno;
   unsigned why = 0;
@@ -360,26 +377,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     why = TM_CAUSE_ROBUST; /* the kernel's exit path marks them OWNER_DIED */
     goto out;
   }
-  /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
-   * longer what its birth identity names (identity.h). */
-  struct tm_identity now = tm__identity_now();
-  if (!tm__identity_equal(&now, &t->birth)) {
-    why = tm__identity_cause();
-    if (why == TM_CAUSE_NONE) why = TM_CAUSE_IDENTITY;
-    goto out;
-  }
-  if (t->exit_cause) {
-    why = t->exit_cause;
-    goto out;
-  }
-  if (tm__no_reuse_cause()) { /* nothing parked could be known to be a clone any more */
-    why = tm__no_reuse_cause();
-    goto out;
-  }
-  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) {
-    why = TM_CAUSE_FORK; /* a popen'ed child is alive until pclose */
-    goto out;
-  }
+  why = tm__cause_without_reads(t);
+  if (why) goto out;
   /* Usually no system call: the shadow knows (shadow.h). Once per verification interval the
    * mask and the pending set are read again (a signal from another process, a handler that
    * edited its ucontext's mask). */
