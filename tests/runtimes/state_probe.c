@@ -26,13 +26,13 @@
 #include <unistd.h>
 
 enum { ITEM_BYTES = 512 };
-static const char *const status_keys[] = {"Uid:",    "Gid:",    "Groups:",     "CapInh:",
-                                          "CapPrm:", "CapEff:", "CapBnd:",     "CapAmb:",
-                                          "Seccomp:", "NoNewPrivs:", "Cpus_allowed:"};
+static const char *const status_keys[] = {
+    "Uid:",    "Gid:",    "Groups:",  "CapInh:",     "CapPrm:",      "CapEff:",
+    "CapBnd:", "CapAmb:", "Seccomp:", "NoNewPrivs:", "Cpus_allowed:"};
 #define N_STATUS (sizeof status_keys / sizeof status_keys[0])
 enum { I_MASK = N_STATUS, I_CGROUP, I_SLACK, I_NAME, I_GS, I_LOGINUID, N_ITEMS };
-static const char *const extra_names[] = {"sigmask", "cgroup", "timerslack", "name", "gsbase",
-                                          "loginuid"};
+static const char *const extra_names[] = {"sigmask", "cgroup", "timerslack",
+                                          "name",    "gsbase", "loginuid"};
 
 /* System calls through the instruction: libc's syscall(2) is the cache's wrapper, which must
  * not see the probe (it would count the probe's reads as the program's). */
@@ -138,8 +138,7 @@ static void *probed(void *arg) {
   return fn(a);
 }
 
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
-                   void *arg) {
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
   static int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
   if (next == NULL) *(void **)&next = dlsym(RTLD_NEXT, "pthread_create");
   struct start *st = malloc(sizeof *st);
