@@ -53,6 +53,8 @@ Result<RunReport> run_prepared(const PreparedRun& prepared) {
     auto path = os::create_private_temp_file("threadmap-cache-stats");
     if (!path) return path.error();
     stats_path = *path;
+    // A process that switched user (a daemon dropping root) must still append its line.
+    os::allow_appends_from_switched_users(stats_path);
     // Every process of the run appends its line here (descendants inherit the variable); a
     // value the user set is replaced: it would send the lines elsewhere.
     launch.set_env.emplace_back("TM_CACHE_STATS", stats_path);

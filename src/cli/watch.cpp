@@ -53,7 +53,9 @@ int run_watch(const WatchCliOptions& given) {
     os::write_stderr("threadmap: watch: " + line + "\n");
   });
   if (!report) return fail(report.error(), kWatchFlags);
-  bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, false);
+  const apply::CacheStatsSummary* cache =
+      report->cache_stats && *report->cache_stats ? &**report->cache_stats : nullptr;
+  bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, false, cache);
   if (report->cache_stats) {
     if (*report->cache_stats)
       print("threadmap: thread cache: the counts of " + report->cache_stats_file +

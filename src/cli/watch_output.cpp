@@ -3,6 +3,7 @@
 #include "src/cli/command.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/os/files.hpp"
+#include "src/render/cache_stats_json.hpp"
 #include "src/render/watch_timeline.hpp"
 #include "src/render/watch_view.hpp"
 
@@ -27,7 +28,7 @@ Status check_watch_outputs(const WatchOutputs& outputs) {
 }
 
 bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const WatchOutputs& outputs,
-                         bool summary_to_stderr) {
+                         bool summary_to_stderr, const apply::CacheStatsSummary* cache) {
   if (!watched) {
     fail(watched.error().with_context("watch"));
     return false;
@@ -48,8 +49,11 @@ bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const Watc
                      " more were found and not watched\n");
   // Everything is rendered first and written together, so a failing picture leaves no JSON.
   Outputs out = declared(outputs);
-  if (out.wanted(&outputs.json_path))
-    out.set(&outputs.json_path, render::watch_json(w.summary, w.history).dump(2) + "\n");
+  if (out.wanted(&outputs.json_path)) {
+    nlohmann::json json = render::watch_json(w.summary, w.history);
+    if (cache) json["thread_cache"] = render::cache_stats_json(*cache);
+    out.set(&outputs.json_path, json.dump(2) + "\n");
+  }
   if (out.wanted(&outputs.timeline_path)) {
     auto format = render::image_format_for(outputs.timeline_path);
     if (!format) return fail(format.error()) == 0;

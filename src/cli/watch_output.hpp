@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "src/apply/cache_stats.hpp"
 #include "src/monitor/watch_session.hpp"
 #include "threadmap/result.hpp"
 
@@ -21,8 +22,9 @@ struct WatchOutputs {
 Status check_watch_outputs(const WatchOutputs& outputs);
 
 /// Prints the summary of `watched` (or its error) and writes the outputs. Returns false, after
-/// printing the one error line, when watching or writing failed.
+/// printing the one error line, when watching or writing failed. CACHE: the thread cache's
+/// counts for the watched processes, carried in the JSON as "thread_cache" (absent: none).
 bool print_watch_outcome(const Result<monitor::WatchResult>& watched, const WatchOutputs& outputs,
-                         bool summary_to_stderr);
+                         bool summary_to_stderr, const apply::CacheStatsSummary* cache = nullptr);
 
 }  // namespace threadmap::cli

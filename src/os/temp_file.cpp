@@ -1,5 +1,6 @@
 #include "src/os/temp_file.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,10 @@ Result<std::string> create_private_temp_file(const std::string& prefix) {
   }
   ::close(fd);
   return path;
+}
+
+void allow_appends_from_switched_users(const std::string& path) {
+  if (::geteuid() == 0) ::chmod(path.c_str(), 0622);
 }
 
 void remove_file(const std::string& path) { ::unlink(path.c_str()); }

@@ -15,10 +15,11 @@
 # usage: run_case.sh --lib LIB --min-reuse PCT|none [--needs A,B,...] [--skip REASON] -- CMD...
 #   --needs: each item is a program looked up on PATH, or an absolute path that must exist
 set -u
-lib="" min_reuse="" needs="" skip=""
+lib="" min_reuse="" needs="" skip="" probe=""
 while [ $# -gt 0 ]; do
   case $1 in
     --lib) lib=$2; shift 2 ;;
+    --probe) probe=$2; shift 2 ;;
     --min-reuse) min_reuse=$2; shift 2 ;;
     --needs) needs=$2; shift 2 ;;
     --skip) skip=$2; shift 2 ;;
@@ -31,6 +32,10 @@ if [ -z "$lib" ] || [ -z "$min_reuse" ] || [ $# -eq 0 ]; then
   exit 2
 fi
 if [ -n "$skip" ]; then echo "skipped: $skip"; exit 77; fi
+# The library under test must be there and on: a case that ran without it would compare glibc
+# with glibc and pass.
+if [ ! -f "$lib" ]; then echo "FAIL the cache library $lib is missing"; exit 1; fi
+case ${TM_CACHE:-1} in 0) echo "FAIL TM_CACHE=0 in the environment: the cache is off"; exit 1 ;; esac
 if [ -n "${THREADMAP_SANITIZE:-}" ]; then
   echo "skipped: sanitizer build; preload comparisons run in the plain build"
   exit 77
@@ -46,7 +51,11 @@ done
 
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-timeout 120 "$@" >"$dir/plain.out" 2>"$dir/plain.err"
+# --probe: the state probe (state_probe.c) is preloaded in both runs, before the cache, and
+# writes one line per new thread whose kernel-visible state differs from its creator's.
+plain_preload=${probe:+$probe}
+TM_STATE_PROBE_FILE=$dir/plain.probe LD_PRELOAD="$plain_preload" timeout 120 "$@" \
+  >"$dir/plain.out" 2>"$dir/plain.err"
 plain_rc=$?
 # The statistics format the library writes: its tag is a string in the library.
 if grep -qaF 'tm-cache-stats/1' "$lib"; then
@@ -57,7 +66,8 @@ else
   source=stderr
   stats_value=1
 fi
-TM_CACHE_STATS=$stats_value LD_PRELOAD="$lib" timeout 120 "$@" >"$dir/cache.out" 2>"$dir/cache.err"
+TM_STATE_PROBE_FILE=$dir/cache.probe TM_CACHE_STATS=$stats_value \
+  LD_PRELOAD="${probe:+$probe }$lib" timeout 120 "$@" >"$dir/cache.out" 2>"$dir/cache.err"
 cache_rc=$?
 
 status=0
@@ -67,6 +77,14 @@ fi
 if [ "$cache_rc" -ne "$plain_rc" ]; then
   echo "FAIL exit status differs: without the cache $plain_rc, with it $cache_rc"; status=1
 fi
+for run in plain cache; do
+  if [ -s "$dir/$run.probe" ]; then
+    echo "FAIL new threads whose state differs from their creator's ($run run, first lines):"
+    head -n 5 "$dir/$run.probe"
+    echo "  ($(wc -l <"$dir/$run.probe") threads in all)"
+    status=1
+  fi
+done
 if ! cmp -s "$dir/plain.out" "$dir/cache.out"; then
   echo "FAIL stdout differs (- without the cache, + with it):"
   diff -u "$dir/plain.out" "$dir/cache.out" | head -n 40
@@ -116,6 +134,11 @@ if [ "$processes" -eq 0 ]; then
   status=1
 elif [ "$creates" -eq 0 ]; then
   echo "FAIL no thread was created under the cache: the comparison says nothing"
+  status=1
+elif [ $((from_cache + from_system)) -eq 0 ]; then
+  # Every create handed to glibc untouched (the cache disabled itself, or TM_CACHE=0 reached
+  # the program some other way): the comparison says nothing about the cache.
+  echo "FAIL the cache served none of the $creates creates (all handed to glibc)"
   status=1
 fi
 reuse_text="-"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "shadow.h"
 #include "stats.h"
 #include "thread_internal.h"
@@ -127,6 +128,9 @@ static int tm__new_physical(pthread_t *thread, const pthread_attr_t *attr,
                             const struct tm_request *req, void *(*start)(void *), void *arg) {
   struct tm_thread *t = tm__record_alloc();
   if (t == NULL) return tm__create_plain(thread, attr, start, arg);
+  /* A module loaded since the last look may be a runtime that sets masks itself (Go's makes its
+   * threads here): one look at the loader's counter beside a clone. */
+  tm__kernel_word_modules();
   t->stack_size = req->stack_size;
   t->guard_size = req->guard_size;
   tm__seed_new_thread(t, attr);
@@ -184,7 +188,8 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
     tm__arm_main_key();
   }
   struct tm_request req;
-  if (!tm__cacheable(attr, &req)) return tm__create_plain(thread, attr, start, arg);
+  if (!tm__cacheable(attr, &req) || tm__no_reuse_cause())
+    return tm__create_plain(thread, attr, start, arg);
   int r = tm__reuse_parked(thread, attr, &req, start, arg);
   if (r != TM_NONE_PARKED) return r;
   return tm__new_physical(thread, attr, &req, start, arg);

@@ -49,6 +49,11 @@ uint64_t tm__fingerprint_read(void) {
   }
   n = tm__prim_readlink("/proc/thread-self/cwd", text, sizeof text);
   if (n > 0) h = tm__mix(h, text, (size_t)n);
+  /* The audit login uid and the LSM label: clone copies both, /proc writes change them. */
+  n = tm__prim_read_file("/proc/thread-self/loginuid", text, sizeof text);
+  if (n > 0) h = tm__mix(h, text, (size_t)n);
+  n = tm__prim_read_file("/proc/thread-self/attr/current", text, sizeof text);
+  if (n > 0) h = tm__mix(h, text, (size_t)n);
   long values[4] = {
       tm__prim_ioprio_self(),
       tm__prim_personality(),

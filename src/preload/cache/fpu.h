@@ -21,24 +21,40 @@
 struct tm_fpu {
   uint32_t control; /* MXCSR / FPCR */
   uint16_t x87_control, x87_flags;
-  uint32_t status; /* aarch64 FPSR */
-  uint32_t pkru;   /* x86 protection-key rights (0 where the kernel has none enabled) */
+  uint32_t status;  /* aarch64 FPSR */
+  uint32_t pkru;    /* x86 protection-key rights (0 where the kernel has none enabled) */
+  uint64_t gs_base; /* x86-64 GS base where user space may read and write it (FSGSBASE) */
 };
 
 #if defined(__x86_64__) || defined(__i386__)
-/* 1 when RDPKRU/WRPKRU may be used: CPUID.(EAX=7,ECX=0):ECX bit 4, OSPKE (a #UD otherwise). */
+#include <sys/platform/x86.h>
+/* 1 when RDPKRU/WRPKRU may be used: CPUID.(EAX=7,ECX=0):ECX bit 4, OSPKE (a #UD otherwise), as
+ * glibc read it at start-up. Never the cpuid instruction itself: a thread with CPUID faulting
+ * on (arch_prctl(ARCH_SET_CPUID, 0), as record/replay tools set it) gets SIGSEGV for it, and a
+ * fresh thread never runs it. */
 static inline int tm__fpu_pkru_usable(void) {
   static int known = -1;
   int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-  if (k >= 0) return k;
-  unsigned a = 0, b, c = 0, d;
-  __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-  k = 0;
-  if (a >= 7) {
-    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-    k = (c >> 4) & 1;
+  if (k < 0) {
+    k = CPU_FEATURE_ACTIVE(OSPKE) != 0;
+    __atomic_store_n(&known, k, __ATOMIC_RELAXED);
   }
-  __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+  return k;
+}
+#endif
+#if defined(__x86_64__)
+#include <sys/auxv.h>
+/* 1 when RDGSBASE/WRGSBASE may be used: the kernel enabled FSGSBASE (AT_HWCAP2 bit 1). Then a
+ * thread may set its GS base with the instruction, where no wrapper sees it; clone copies the
+ * creator's, so it is copied like the FPU control state (ARCH_SET_GS through arch_prctl
+ * changes the identity as well: legacy_interpose.c). */
+static inline int tm__fpu_gsbase_usable(void) {
+  static int known = -1;
+  int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+  if (k < 0) {
+    k = (getauxval(AT_HWCAP2) & 2) != 0;
+    __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+  }
   return k;
 }
 #endif
@@ -59,6 +75,13 @@ static inline void tm__fpu_capture(struct tm_fpu *out) {
     __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(pkru), "=d"(edx) : "c"(0)); /* rdpkru */
     out->pkru = pkru;
   }
+#if defined(__x86_64__)
+  if (tm__fpu_gsbase_usable()) {
+    uint64_t gs;
+    __asm__ volatile("rdgsbase %0" : "=r"(gs));
+    out->gs_base = gs;
+  }
+#endif
 #elif defined(__aarch64__)
   uint64_t fpcr, fpsr;
   __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
@@ -84,6 +107,10 @@ static inline void tm__fpu_apply(const struct tm_fpu *want) {
   }
   if (now.pkru != want->pkru && tm__fpu_pkru_usable())
     __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(want->pkru), "c"(0), "d"(0)); /* wrpkru */
+#if defined(__x86_64__)
+  if (now.gs_base != want->gs_base && tm__fpu_gsbase_usable())
+    __asm__ volatile("wrgsbase %0" : : "r"(want->gs_base) : "memory");
+#endif
   if (now.x87_flags != want->x87_flags) {
     /* The sticky flags are set only through the environment: store it (which also masks
      * every exception), put the flags in, and load it back (restoring the masks). */

@@ -78,6 +78,7 @@ enum tm_cause {
   TM_CAUSE_IDENTITY,       /* a state change seen by an interposed call with no cause above */
   TM_CAUSE_CGROUP,         /* a cgroup membership file opened for writing */
   TM_CAUSE_SCHEDULING,     /* its scheduling could not be read back */
+  TM_CAUSE_PROC_WRITE,     /* a per-thread /proc file (loginuid, attr/) opened for writing */
   TM_CAUSE_WORDS,
   TM_CAUSE_PRCTL = 64,                       /* + option number, below TM_CAUSE_SYSCALL */
   TM_CAUSE_PRCTL_END = TM_CAUSE_PRCTL + 128, /* options >= 128 count as TM_CAUSE_IDENTITY */

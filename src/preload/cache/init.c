@@ -12,6 +12,7 @@
 #include "../common/tm_sanitizer.h"
 #include "headroom.h"
 #include "identity.h"
+#include "kernel_word.h"
 #include "notes.h"
 #include "options.h"
 #include "shadow.h"
@@ -220,6 +221,7 @@ static void tm__init_once(void) {
   tm__handler_interpose_init();
   tm__open_interpose_init();
   tm__syscall_interpose_init();
+  tm__legacy_interpose_init();
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a
    * logical thread the way glibc ends a thread, so the cache stays off. */
   int have_tls_dtors = TM_RESOLVE(call_tls_dtors, "__call_tls_dtors");
@@ -270,6 +272,7 @@ static void tm__init_threads_once(void) {
   int saved_errno = errno; /* cgroup files may be absent: the program's errno stays its own */
   tm__identity_init();
   tm__shadow_init_threads();
+  tm__kernel_word_init();
   tm__headroom_init();
   tm__wait_init();
   tm__records_init();

@@ -34,5 +34,14 @@ TM_HIDDEN void tm__note_raw_thread_exit(void);
 /* A fork made with syscall(2) ran no fork handlers: the child forgets the parent's parked
  * threads here (init.c). */
 TM_HIDDEN void tm__after_raw_fork_child(void);
+/* Clears glibc's per-thread dlerror message, h_errno and resolver state (libc_state.c). */
+TM_HIDDEN void tm__libc_thread_freeres(void);
+/* The older calls (legacy_interpose.c): looks their next definitions up at start-up. */
+TM_HIDDEN void tm__legacy_interpose_init(void);
+#if defined(__x86_64__)
+/* arch_prctl CODE succeeded in the calling thread (legacy_interpose.c; syscall(2) too). */
+TM_HIDDEN void tm__note_arch_prctl(long code);
+TM_HIDDEN int tm__arch_prctl_harmless(long code);
+#endif
 
 #endif

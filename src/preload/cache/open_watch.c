@@ -21,7 +21,8 @@
 
 #include "../common/tm_prim.h"
 #include "interpose_next.h"
-#include "tm_cache.h"
+#include "kernel_word.h"
+#include "shadow.h"
 
 #define TM_EXPORT __attribute__((visibility("default"), no_sanitize_thread))
 #define TM_TASK_LIST_WINDOW_NS 1000000000ULL
@@ -41,10 +42,44 @@ static int tm__is_membership_file(const char *path) {
          strcmp(base, "cgroup.threads") == 0;
 }
 
+/* A per-thread /proc file that sets what clone copies or the cache gives every new thread:
+ * "comm", "timerslack_ns", "loginuid", or under "attr/" (LSM labels), under /proc (or a
+ * relative path, which may be opened from a /proc directory descriptor). */
+enum { TM_PROC_NONE, TM_PROC_NAME, TM_PROC_SLACK, TM_PROC_IDENTITY };
+static int tm__proc_thread_file(const char *path) {
+  if (path == NULL || (path[0] == '/' && strncmp(path, "/proc/", 6) != 0)) return TM_PROC_NONE;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (strcmp(base, "comm") == 0) return TM_PROC_NAME;
+  if (strcmp(base, "timerslack_ns") == 0) return TM_PROC_SLACK;
+  if (strcmp(base, "loginuid") == 0 || strstr(path, "attr/") != NULL) return TM_PROC_IDENTITY;
+  return TM_PROC_NONE;
+}
+
 void tm__note_open_for_write(const char *path) {
-  if (!tm__is_membership_file(path)) return;
-  tm__identity_changed(TM_CAUSE_CGROUP);
-  tm__identity_foreign(TM_CAUSE_CGROUP);
+  if (tm__is_membership_file(path)) {
+    /* The write comes later, maybe from another thread, and names any tid: from now on no
+     * parked thread is known to be in its creator's cgroup (kernel_word.h). */
+    tm__identity_changed(TM_CAUSE_CGROUP);
+    tm__identity_foreign(TM_CAUSE_CGROUP);
+    tm__stop_reuse(TM_CAUSE_CGROUP);
+    return;
+  }
+  switch (tm__proc_thread_file(path)) {
+    case TM_PROC_NAME: /* written at any time through this descriptor: read where it matters */
+      tm__kernel_items_add(TM_S_NAME);
+      break;
+    case TM_PROC_SLACK:
+      tm__kernel_items_add(TM_S_SLACK);
+      break;
+    case TM_PROC_IDENTITY: /* the audit login uid, an LSM label: copied by clone */
+      tm__identity_changed(TM_CAUSE_PROC_WRITE);
+      tm__identity_foreign(TM_CAUSE_PROC_WRITE);
+      tm__stop_reuse(TM_CAUSE_PROC_WRITE);
+      break;
+    default:
+      break;
+  }
 }
 
 static void tm__note_open(const char *path, int flags) {

@@ -25,6 +25,10 @@
  *                                             (src/preload/common/tm_futex.h)
  *  TM_CACHE_ONCE                 1            1: pthread_once wakes only when a thread sleeps
  *                                             on the word (once.c); 0: glibc's pthread_once
+ *  TM_CACHE_KERNEL_MASK          -1           where a thread's signal mask matters, read it from
+ *                                             the kernel: -1 when a runtime with its own system
+ *                                             calls (Go) is loaded or a check found the shadow
+ *                                             stale, 1 always, 0 never (kernel_word.h)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -51,6 +55,7 @@ enum tm_option_id {
   TM_OPT_VERIFY_MS,
   TM_OPT_FUTEX_SLOTS,
   TM_OPT_ONCE,
+  TM_OPT_KERNEL_MASK,
   TM_OPT_COUNT
 };
 

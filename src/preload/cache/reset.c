@@ -24,6 +24,8 @@
 
 #include "../common/tm_prim.h"
 #include "fingerprint.h"
+#include "kernel_word.h"
+#include "notes.h"
 #include "options.h"
 #include "shadow.h"
 
@@ -49,6 +51,7 @@ int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
   struct tm_sched *out = &match->sched;
   *out = s->sched;
+  tm__sched_of_clone(out); /* the creator's SCHED_RESET_ON_FORK */
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
       inherit == PTHREAD_EXPLICIT_SCHED) {
@@ -82,8 +85,12 @@ static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
 }
 
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
+  int attr_mask = tm__attr_sigmask(attr, &out->sigmask);
+  /* What may change behind the wrappers is read from the kernel (kernel_word.h). */
+  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
+  if (__builtin_expect(stale != 0, 0)) tm__shadow_raw()->valid &= ~stale;
   struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
-  if (!tm__attr_sigmask(attr, &out->sigmask)) out->sigmask = s->sigmask;
+  if (!attr_mask) out->sigmask = s->sigmask;
   int from_attr = tm__attr_affinity(attr, &out->affinity);
   if (!from_attr) out->affinity = s->affinity;
   out->timer_slack_ns = s->timer_slack_ns;
@@ -97,6 +104,8 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
    * creator's shadow does not know, the new thread reads when it first needs it. */
   struct tm_shadow *s = tm__shadow_raw();
   unsigned valid = s->valid;
+  /* What may change behind the wrappers: the kernel copies the real value, read when needed. */
+  valid &= ~tm__kernel_read_items();
   if (tm__attr_sigmask(attr, &t->want.sigmask))
     valid |= TM_S_SIGMASK;
   else
@@ -112,6 +121,7 @@ void tm__seed_new_thread(struct tm_thread *t, const pthread_attr_t *attr) {
   t->want.timer_slack_ns = s->timer_slack_ns;
   memcpy(t->want.name, s->name, sizeof t->want.name);
   t->seed_sched = s->sched;
+  tm__sched_of_clone(&t->seed_sched);
   t->seed_valid = valid;
   t->seed_epoch = s->epoch;
   t->seed_placement_ns = s->placement_checked_ns;
@@ -135,6 +145,7 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->sigmask = t->want.sigmask;
   s->affinity = t->want.affinity;
   s->timer_slack_ns = t->want.timer_slack_ns;
+  s->default_slack_ns = 0; /* a glibc clone: the kernel set its default from its creator */
   memcpy(s->name, t->want.name, sizeof s->name);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
@@ -168,6 +179,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid &= ~TM_S_AFFINITY;
     }
   }
+  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
   if (want->timer_slack_ns != s->timer_slack_ns) {
     tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
@@ -285,6 +297,7 @@ void tm__tls_reset(void) {
       return;
     }
   }
+  tm__kernel_word_modules(); /* the module set changed: a runtime with its own system calls? */
   list->valid = 1;
   list->n = 0;
   dl_iterate_phdr(tm__tls_reset_one, list);
@@ -335,6 +348,23 @@ static int tm__child_alive(const struct tm_thread *t) {
   return 0;
 }
 
+/* A retirement cause known without asking the kernel, or 0. */
+static unsigned tm__cause_without_reads(struct tm_thread *t) {
+  /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
+   * longer what its birth identity names (identity.h). */
+  struct tm_identity now = tm__identity_now();
+  if (!tm__identity_equal(&now, &t->birth)) {
+    unsigned why = tm__identity_cause();
+    return why == TM_CAUSE_NONE ? TM_CAUSE_IDENTITY : why;
+  }
+  if (t->exit_cause) return t->exit_cause;
+  /* Nothing parked could be known to be a clone any more (kernel_word.h). */
+  if (tm__no_reuse_cause()) return tm__no_reuse_cause();
+  /* A popen'ed child is alive until pclose. */
+  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) return TM_CAUSE_FORK;
+  return 0;
+}
+
 unsigned tm__reset_physical(struct tm_thread *t) {
   int saved_errno = errno;
   unsigned why = 0;
@@ -347,30 +377,17 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     why = TM_CAUSE_ROBUST; /* the kernel's exit path marks them OWNER_DIED */
     goto out;
   }
-  /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
-   * longer what its birth identity names (identity.h). */
-  struct tm_identity now = tm__identity_now();
-  if (!tm__identity_equal(&now, &t->birth)) {
-    why = tm__identity_cause();
-    if (why == TM_CAUSE_NONE) why = TM_CAUSE_IDENTITY;
-    goto out;
-  }
-  if (t->exit_cause) {
-    why = t->exit_cause;
-    goto out;
-  }
-  if (t->pipes_open > 0 || (t->n_children && tm__child_alive(t))) {
-    why = TM_CAUSE_FORK; /* a popen'ed child is alive until pclose */
-    goto out;
-  }
+  why = tm__cause_without_reads(t);
+  if (why) goto out;
   /* Usually no system call: the shadow knows (shadow.h). Once per verification interval the
    * mask and the pending set are read again (a signal from another process, a handler that
    * edited its ucontext's mask). */
   int deep = tm__shadow_verify_signals();
   int paranoid = tm__shadow_paranoid();
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  struct tm_shadow *s = tm__shadow_mask_checked(deep);
   /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
-  if (deep && (s->valid & TM_S_SIGMASK) && tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
+  if ((deep || tm__kernel_mask_on()) && (s->valid & TM_S_SIGMASK) &&
+      tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
     tm__quiet_end();
   /* A filter another thread installed with TSYNC reached this one too. */
   uint64_t seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
@@ -407,8 +424,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     }
     t->signal_epoch = signal_epoch;
   }
-  if (!(s->valid & TM_S_SCHED)) {
-    why = TM_CAUSE_SCHEDULING;
+  if (!(s->valid & TM_S_SCHED) || s->sched.reset_on_fork) {
+    why = TM_CAUSE_SCHEDULING; /* unknown, or a flag no clone has: it would never match */
     goto out;
   }
   t->sched = s->sched;
@@ -424,5 +441,6 @@ void tm__fresh_logical_state(void) {
   pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
   pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
   uselocale(LC_GLOBAL_LOCALE);
+  tm__libc_thread_freeres(); /* dlerror, h_errno, _res (libc_state.c) */
   errno = 0;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "options.h"
 
 _Atomic uint64_t tm__shadow_epoch = 1;
@@ -95,16 +96,19 @@ int tm__read_sched(struct tm_sched *out) {
   out->policy = (int)sa.sched_policy;
   out->priority = (int)sa.sched_priority;
   out->nice = sa.sched_nice;
+  out->reset_on_fork = (sa.sched_flags & 1 /* SCHED_FLAG_RESET_ON_FORK */) != 0;
   out->no_new_privs = (int)tm__prim_prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   return 0;
 }
 
 static void tm__read_items(struct tm_shadow *s, unsigned items) {
   if (items & TM_S_SIGMASK) {
+    /* The system call itself (what glibc's pthread_sigmask makes, without its copies): in
+     * kernel-mask mode this is one of the two reads of every recycle (kernel_word.h). */
     sigset_t m;
-    memset(&m, 0, sizeof m);
-    if (tm__real_sigmask(SIG_BLOCK, NULL, &m) != 0) items &= ~TM_S_SIGMASK;
-    tm__shadow_filter_mask(&m);
+    if (tm__prim_sigmask_read(&m) != 0) items &= ~TM_S_SIGMASK;
+    tm__mask_clear(&m, 32); /* glibc's own signals: never recorded as blocked */
+    tm__mask_clear(&m, 33);
     s->sigmask = m;
   }
   if (items & TM_S_AFFINITY) {
@@ -139,10 +143,24 @@ void tm__shadow_verify_placement(void) {
   tm__sh.valid &= tm__verify_ns == 0 ? 0u : ~(unsigned)(TM_S_AFFINITY | TM_S_SCHED);
 }
 
-int tm__shadow_verify_signals(void) {
-  if (!tm__check_due(&tm__sh.signals_checked_ns)) return 0;
-  tm__sh.valid &= ~(unsigned)TM_S_SIGMASK;
-  return 1;
+int tm__shadow_verify_signals(void) { return tm__check_due(&tm__sh.signals_checked_ns); }
+
+struct tm_shadow *tm__shadow_mask_checked(int verify) {
+  struct tm_shadow *s = &tm__sh;
+  unsigned items = tm__kernel_read_items() | (verify ? (unsigned)TM_S_SIGMASK : 0u);
+  if (!items) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  /* The mask survives an epoch change (only the thread itself changes it): what the shadow
+   * says now is what it would have trusted. Name and slack, when read from the kernel, are
+   * read by the next start (tm__apply_inherit). */
+  int was_known = (items & s->valid & TM_S_SIGMASK) != 0;
+  sigset_t said = s->sigmask;
+  s->valid &= ~items;
+  s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  /* Something no wrapper sees changes masks here (inline system calls): from now on the mask
+   * is read wherever it matters (kernel_word.h). */
+  if (was_known && (s->valid & TM_S_SIGMASK) && memcmp(&said, &s->sigmask, sizeof said) != 0)
+    tm__kernel_word_evidence();
+  return s;
 }
 
 struct tm_shadow *tm__shadow(unsigned need) {
@@ -217,4 +235,15 @@ void tm__shadow_block_all(void) {
   sigset_t all;
   tm__all_signals(&all);
   tm__shadow_set_sigmask(&all);
+}
+
+void tm__sched_of_clone(struct tm_sched *sched) {
+  if (!sched->reset_on_fork) return;
+  /* sched_fork(): a real-time or deadline policy becomes SCHED_NORMAL, a negative nice 0. */
+  if (sched->policy != SCHED_OTHER && sched->policy != SCHED_BATCH && sched->policy != SCHED_IDLE) {
+    sched->policy = SCHED_OTHER;
+    sched->priority = 0;
+  }
+  if (sched->nice < 0) sched->nice = 0;
+  sched->reset_on_fork = 0;
 }

@@ -52,6 +52,10 @@ struct tm_shadow {
   sigset_t sigmask;              /* as the kernel holds it (glibc's internal signals never set) */
   cpu_set_t affinity;            /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
+  /* What PR_SET_TIMERSLACK(0) must restore: a clone's default slack is its creator's slack at
+   * the clone; for a recycled logical thread, its creator's at the create (0: the kernel's own
+   * default is right, a thread glibc made). */
+  unsigned long default_slack_ns;
   char name[16];
   struct tm_sched sched;
   /* The inherited-state identity (identity.h): what clone would copy from this thread. */
@@ -92,9 +96,13 @@ static inline struct tm_identity tm__identity_now(void) {
  * next use). Called where a thread is about to be reused (its creator's capture, the worker's
  * start), never on the path that makes a new thread. With TM_CACHE_VERIFY_MS=0 every item. */
 TM_HIDDEN void tm__shadow_verify_placement(void);
-/* The same for signals, at a logical thread's end: returns 1 when the pending set must be
- * checked now (and makes the mask invalid, so it is read again). */
+/* The same for signals, at a logical thread's end: returns 1 when the mask and the pending set
+ * must be checked now (tm__shadow_mask_checked(1) reads the mask). */
 TM_HIDDEN int tm__shadow_verify_signals(void);
+/* The calling thread's shadow with scheduling and mask valid; the mask read from the kernel
+ * when VERIFY or in kernel-mask mode (kernel_word.h), and a read that contradicts what the
+ * shadow said is evidence that masks change behind the wrappers. */
+TM_HIDDEN struct tm_shadow *tm__shadow_mask_checked(int verify);
 /* 1 when TM_CACHE_VERIFY_MS is 0: every check on every use (seccomp and altstack too). */
 TM_HIDDEN int tm__shadow_paranoid(void);
 /* Sets the calling thread's signal mask through glibc (which keeps its internal signals
@@ -121,6 +129,8 @@ TM_HIDDEN extern int tm__seccomp_at_start;
 TM_HIDDEN void tm__shadow_init_threads(void);
 /* What a mask becomes in the kernel: SIGKILL, SIGSTOP and glibc's SIGCANCEL/SIGSETXID removed. */
 TM_HIDDEN void tm__shadow_filter_mask(sigset_t *mask);
+/* What a clone of a thread with scheduling SCHED gets (SCHED_RESET_ON_FORK's rule). */
+TM_HIDDEN void tm__sched_of_clone(struct tm_sched *sched);
 /* Reads the scheduling identity of the calling thread (2 system calls). */
 TM_HIDDEN int tm__read_sched(struct tm_sched *out);
 TM_HIDDEN void tm__shadow_init(void);
@@ -139,6 +149,12 @@ TM_HIDDEN void tm__shadow_changed_thread(pthread_t thread, unsigned items);
  * fresh thread would not have too; else the thread retires at its logical exit
  * (syscall_policy.c). */
 TM_HIDDEN int tm__syscall_harmless(long number);
+/* 1 when syscall(2) NUMBER with these arguments only reads (keyctl's queries, Landlock's
+ * ruleset calls, perf_event_open without inherit). */
+TM_HIDDEN int tm__syscall_reads(long number, long a1, long a2, long a3);
+/* The highest system call number the lists were reviewed against (set_mempolicy_home_node,
+ * Linux 5.17: 450 on x86-64 and in the generic table); a larger one may act on any task. */
+#define TM_SYSCALL_KNOWN_MAX 450
 TM_HIDDEN int tm__prctl_harmless(int option, unsigned long a2);
 
 #endif

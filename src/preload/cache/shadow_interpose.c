@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "interpose_next.h"
+#include "kernel_word.h"
 #include "notes.h"
 #include "shadow.h"
 
@@ -266,6 +267,9 @@ TM_EXPORT int nice(int increment) {
 }
 
 void tm__note_prctl(int option, unsigned long a2) {
+  /* The spin's clock would fault in this thread and its clones (and clone copies the flag: the
+   * identity changes below too). */
+  if (option == PR_SET_TSC) tm__note_tsc(a2);
   switch (option) {
     case PR_SET_NAME:
       tm__shadow_raw()->valid &= ~TM_S_NAME;
@@ -295,6 +299,10 @@ TM_EXPORT int prctl(int option, ...) {
   unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
   unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
   va_end(ap);
+  /* 0 restores the thread's default slack, which for a recycled thread is its logical
+   * creator's slack at the create, not its physical creator's (reset.c). */
+  if (option == PR_SET_TIMERSLACK && a2 == 0 && tm__shadow_raw()->default_slack_ns != 0)
+    a2 = tm__shadow_raw()->default_slack_ns;
   int r = next(option, a2, a3, a4, a5);
   int saved_errno = errno;
   tm__note_prctl(option, a2);

@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "options.h"
 
 int tm__stats_on;
@@ -110,6 +111,7 @@ static const char *const tm__cause_names[TM_CAUSE_WORDS] = {
     [TM_CAUSE_IDENTITY] = "identity",
     [TM_CAUSE_CGROUP] = "cgroup",
     [TM_CAUSE_SCHEDULING] = "scheduling",
+    [TM_CAUSE_PROC_WRITE] = "proc-write",
 };
 
 /* A line in a caller's buffer of SIZE bytes; what does not fit is dropped (the retirement
@@ -181,6 +183,8 @@ size_t tm__stats_file_line(char *buf, size_t size, const char *comm, int final) 
     tm__put_pair(t, tm__wait_names[i - TM_COUNT_SPIN_MET], tm__counts[i]);
   }
   tm__put_pair(t, " peak-idle", (unsigned long long)tm__peak_idle);
+  tm__put_pair(t, " kernel-mask",
+               (unsigned long long)atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed));
   /* Causes that would not fit (dozens of distinct ones) are summed as retired.other. */
   unsigned long long other = 0;
   for (unsigned c = 1; c < TM_CAUSE_COUNT; ++c) {
@@ -227,6 +231,11 @@ static void tm__stderr_line(struct tm_text *t) {
   }
   if (!any) tm__put(t, " none");
   tm__put_pair(t, "; peak idle threads", (unsigned long long)tm__peak_idle);
+  static const char *const why[] = {"", "; signal masks read from the kernel (option)",
+                                    "; signal masks read from the kernel (Go runtime)",
+                                    "; signal masks read from the kernel (a mask changed unseen)"};
+  int km = atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed);
+  if (km > 0 && km < 4) tm__put(t, why[km]);
   tm__put(t, "\n");
 }
 
@@ -234,10 +243,37 @@ unsigned long long tm__stats_changes(void) {
   unsigned long long sum = atomic_load_explicit(&tm__retired_total, memory_order_relaxed);
   for (int i = 0; i < TM_COUNT_N; ++i)
     sum += atomic_load_explicit(&tm__counts[i], memory_order_relaxed);
-  return sum + (unsigned long long)atomic_load_explicit(&tm__peak_idle, memory_order_relaxed);
+  return sum + (unsigned long long)atomic_load_explicit(&tm__peak_idle, memory_order_relaxed) +
+         (unsigned long long)atomic_load_explicit(&tm__kernel_mask, memory_order_relaxed);
 }
 
 const char *tm__stats_file(void) { return tm__stats_path[0] ? tm__stats_path : NULL; }
+
+void tm__stats_cannot_write(int err) {
+  static _Atomic int told;
+  if (atomic_exchange(&told, 1)) return;
+  char comm[TM_COMM_BYTES];
+  tm__stats_read_comm(comm);
+  tm__line line;
+  tm__line_start(&line);
+  tm__line_str(&line, "thread cache: statistics of pid ");
+  tm__line_long(&line, (long long)tm__prim_getpid());
+  tm__line_str(&line, " (");
+  tm__line_str(&line, comm);
+  tm__line_str(&line, ", uid ");
+  tm__line_long(&line, (long long)geteuid());
+  tm__line_str(&line, ") cannot be written to TM_CACHE_STATS=");
+  tm__line_str(&line, tm__stats_path);
+  tm__line_str(&line, ": errno ");
+  tm__line_long(&line, err);
+  tm__line_emit(&line);
+}
+
+static unsigned long long tm__stats_creates(void) {
+  return atomic_load(&tm__counts[TM_COUNT_FROM_CACHE]) +
+         atomic_load(&tm__counts[TM_COUNT_FROM_SYSTEM]) +
+         atomic_load(&tm__counts[TM_COUNT_BYPASSED]);
+}
 
 void tm__stats_at_exit(void) {
   if (!tm__stats_on) return;
@@ -254,11 +290,18 @@ void tm__stats_at_exit(void) {
   int fd = 2;
   size_t n;
   if (tm__stats_path[0]) {
+    /* A process that made no create has nothing to count (a shell, a fork child that only
+     * exec'd): no line, so a tree of 400 such processes leaves no 400 empty lines. */
+    if (tm__stats_creates() == 0) {
+      errno = saved_errno;
+      return;
+    }
     static char comm[TM_COMM_BYTES];
     tm__stats_read_comm(comm);
     n = tm__stats_file_line(line, sizeof line - 1, comm, 1);
     line[n++] = '\n';
     fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) tm__stats_cannot_write(-fd);
   } else {
     struct tm_text text = {line, sizeof line, 0};
     tm__stderr_line(&text);

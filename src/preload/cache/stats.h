@@ -29,6 +29,8 @@ TM_HIDDEN void tm__stats_retired(unsigned cause);
 TM_HIDDEN void tm__stats_peak_idle(long long idle_now);
 /* Reads TM_CACHE_STATS (after the options): on, and where the line goes. */
 TM_HIDDEN void tm__stats_init(void);
+/* TM_CACHE_STATS=FILE cannot be opened (ERR): one stderr line naming this process (once). */
+TM_HIDDEN void tm__stats_cannot_write(int err);
 /* A fork child counts for itself from zero and writes its own line. */
 TM_HIDDEN void tm__stats_after_fork(void);
 /* The process ends: writes its one line (stderr or the file), or finalises its live record,

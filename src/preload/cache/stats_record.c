@@ -88,6 +88,7 @@ void tm__stats_record_start(void) {
   if (!atomic_compare_exchange_strong(&tm__rec_state, &expected, TM_REC_STARTING)) return;
   const char *path = tm__stats_file();
   int fd = path ? tm__prim_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666) : -1;
+  if (path && fd < 0) tm__stats_cannot_write(-fd); /* another user's file: said, not lost */
   int state = TM_REC_GONE; /* stderr, or no regular file: the line at the end, as before */
   if (fd >= 0) {
     if (tm__prim_file_id(fd, &tm__rec_file) == 0) {

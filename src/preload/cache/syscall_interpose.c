@@ -102,6 +102,15 @@ static void tm__note_syscall(long number, long a1, long a2, long a3) {
     case SYS_capset:
       tm__identity_changed(TM_CAUSE_CAPABILITIES);
       return;
+#if defined(__x86_64__)
+    case SYS_arch_prctl: /* the caller's own FS/GS base, CPUID faulting, ...: no other thread */
+      tm__note_arch_prctl(a1);
+      return;
+    case SYS_ioperm:
+    case SYS_iopl:
+      tm__identity_changed(tm__cause_syscall(number));
+      return;
+#endif
     case SYS_set_mempolicy: /* the mode is the low bits (the flags are bits 13-15) */
       tm__identity_mempolicy((a1 & 0xff) == 0 /* MPOL_DEFAULT */);
       return;
@@ -132,10 +141,17 @@ static void tm__note_syscall(long number, long a1, long a2, long a3) {
     }
 #endif
     default:
-      /* Landlock, keyrings, rseq, the robust list, arch_prctl, perf_event_open, numbers this
-       * library does not know: what clone copies may have changed, in this thread or another
-       * (identity.h: safe by default). */
-      if (!tm__syscall_harmless(number)) tm__note_foreign(number);
+      /* Reads (by number, or by their arguments: keyctl, Landlock's ruleset calls,
+       * perf_event_open without inherit) change nothing. Keyrings, rseq, the robust list,
+       * Landlock's restrict_self, perf events that clones inherit, and the numbers this library
+       * does not know change the caller only: it alone gets a new identity (identity.h). A
+       * number newer than the library (past TM_SYSCALL_KNOWN_MAX) may be a call on another
+       * task: every thread renews its identity too. */
+      if (tm__syscall_harmless(number) || tm__syscall_reads(number, a1, a2, a3)) return;
+      if (number > TM_SYSCALL_KNOWN_MAX)
+        tm__note_foreign(number);
+      else
+        tm__identity_changed(tm__cause_syscall(number));
       return;
   }
 }

@@ -2,6 +2,8 @@
  * be (docs/thread-cache-state.md): a logical thread that made any other one through
  * syscall(2) or prctl retires its physical thread at its logical exit. Kept apart from the
  * wrappers (shadow_interpose.c): a list to review, not logic. */
+#include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -288,6 +290,34 @@ int tm__prctl_harmless(int option, unsigned long a2) {
       return 1;
     case PR_CAP_AMBIENT:
       return a2 == PR_CAP_AMBIENT_IS_SET;
+    default:
+      return 0;
+  }
+}
+
+/* Numbers that both read and write, classified by their arguments: 1 when this call only
+ * reads (or makes something that changes no thread until another call uses it). */
+int tm__syscall_reads(long number, long a1, long a2, long a3) {
+  (void)a2;
+  switch (number) {
+    case SYS_keyctl:
+      /* KEYCTL_GET_KEYRING_ID without create (0, a3 == 0), KEYCTL_DESCRIBE (6), KEYCTL_READ
+       * (11), KEYCTL_GET_SECURITY (17), KEYCTL_CAPABILITIES (31). */
+      return (a1 == 0 && a3 == 0) || a1 == 6 || a1 == 11 || a1 == 17 || a1 == 31;
+#ifdef SYS_landlock_create_ruleset
+    case SYS_landlock_create_ruleset: /* the ABI version (flag 1), or a ruleset descriptor */
+    case SYS_landlock_add_rule:       /* a rule in a ruleset: no domain until restrict_self */
+      return 1;
+#endif
+    case SYS_perf_event_open: {
+      /* struct perf_event_attr: u32 type, u32 size, then five u64 (config, sample period,
+       * sample type, read format) and the flags word, whose bit 1 is `inherit`: an event that
+       * clones inherit is what clone copies; one that is not follows this task only. */
+      uint64_t flags = 0;
+      if (a1 == 0) return 0;
+      memcpy(&flags, (const char *)a1 + 40, sizeof flags);
+      return (flags & 2) == 0;
+    }
     default:
       return 0;
   }

@@ -76,6 +76,7 @@ struct tm_sched {
   int priority;
   int nice;
   int no_new_privs;
+  int reset_on_fork; /* SCHED_RESET_ON_FORK: a clone gets SCHED_OTHER and nice >= 0, no flag */
 };
 
 /* What a parked thread must have to serve a create: the scheduling the fresh thread would get

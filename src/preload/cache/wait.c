@@ -50,6 +50,7 @@
 
 #include "../common/tm_futex.h"
 #include "../common/tm_prim.h"
+#include "kernel_word.h"
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
@@ -256,6 +257,12 @@ static inline void tm__cpu_relax(void) {
 
 /* Decides whether this wait may spin and for how long (0: go straight to the futex). */
 static long long tm__spin_budget(struct tm_site *site, int partner_running) {
+  /* The spin's deadline is read from the vDSO's fine clock (rdtsc): a thread whose TSC is
+   * disabled would die of it, where a fresh thread never reads a clock (kernel_word.h). */
+  if (atomic_load_explicit(&tm__tsc_may_fault, memory_order_relaxed)) {
+    tm__stats_count(TM_COUNT_SKIP_FIXED);
+    return 0;
+  }
   if (tm__fixed_spin_ns >= 0) {
     if (tm__fixed_spin_ns == 0) tm__stats_count(TM_COUNT_SKIP_FIXED);
     return tm__fixed_spin_ns;

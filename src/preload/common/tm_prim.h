@@ -264,6 +264,12 @@ static inline int tm__prim_sigpending(sigset_t *set) {
   return (int)tm__raw_syscall(SYS_rt_sigpending, (long)set, _NSIG / 8, 0, 0, 0, 0);
 }
 
+/* The calling thread's signal mask as the kernel holds it (the bytes past the kernel's zero). */
+static inline int tm__prim_sigmask_read(sigset_t *set) {
+  memset(set, 0, sizeof *set);
+  return (int)tm__raw_syscall(SYS_rt_sigprocmask, SIG_BLOCK, 0, (long)set, _NSIG / 8, 0, 0);
+}
+
 /* RLIMIT_NPROC's soft limit in *LIMIT (RLIM_INFINITY: none). */
 static inline int tm__prim_nproc_limit(unsigned long long *limit) {
   unsigned long long lim[2];

@@ -13,14 +13,27 @@ if [ -n "$THREADMAP_SANITIZE" ]; then
 fi
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-timeout 60 "$prog" >"$dir/plain.out" 2>"$dir/plain.err"
+# TM_STATE_PROBE_LIB (set by ctest): tests/runtimes/state_probe.c preloaded in both runs, before
+# the cache; each new thread whose kernel-visible state at its first instruction differs from
+# its creator's just before the create is a line in the probe's file, and both must stay empty.
+probe=${TM_STATE_PROBE_LIB:-}
+[ -n "$probe" ] && [ ! -f "$probe" ] && { echo "the state probe $probe is missing"; exit 1; }
+TM_STATE_PROBE_FILE=$dir/plain.probe LD_PRELOAD="$probe" timeout 60 "$prog" \
+  >"$dir/plain.out" 2>"$dir/plain.err"
 plain_rc=$?
 if [ "$plain_rc" -eq 77 ]; then # the program cannot check this here (it says why)
   cat "$dir/plain.out"; exit 77
 fi
-TM_CACHE_STATS=1 LD_PRELOAD="$lib" timeout 60 "$prog" >"$dir/cache.out" 2>"$dir/cache.err"
+TM_STATE_PROBE_FILE=$dir/cache.probe TM_CACHE_STATS=1 LD_PRELOAD="${probe:+$probe }$lib" \
+  timeout 60 "$prog" >"$dir/cache.out" 2>"$dir/cache.err"
 cache_rc=$?
 status=0
+for run in plain cache; do
+  if [ -s "$dir/$run.probe" ]; then
+    echo "new threads whose state differs from their creator's ($run run, first lines):"
+    head -n 5 "$dir/$run.probe"; status=1
+  fi
+done
 if [ "$plain_rc" -ne 0 ]; then
   echo "without the cache: exit status $plain_rc"; cat "$dir/plain.out" "$dir/plain.err"; status=1
 fi

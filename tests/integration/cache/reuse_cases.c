@@ -16,7 +16,11 @@
  * Prints one line (its output is compared with the plain run by the script). Under the library
  * before "reuse where nothing is carried" the first four were not reused (0-5%). */
 #define _GNU_SOURCE 1
+#include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -49,6 +53,22 @@ static void *work(void *arg) {
     unsigned long node0 = 1;
     syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, &node0, 8 * sizeof node0);
     syscall(SYS_set_mempolicy, 0 /* MPOL_DEFAULT */, NULL, 0);
+  } else if (strcmp(mode, "syscall-reads") == 0) {
+    /* Numbers that also write, called so that they only read (syscall_policy.c). */
+    syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -2 /* KEY_SPEC_PROCESS_KEYRING */, 0);
+#ifdef SYS_landlock_create_ruleset
+    syscall(SYS_landlock_create_ruleset, NULL, 0, 1 /* LANDLOCK_CREATE_RULESET_VERSION */);
+#endif
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.size = sizeof attr;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.exclude_kernel = 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+    if (fd >= 0) close((int)fd);
+    char name[16];
+    syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
   } else if (strcmp(mode, "altstack") == 0) {
     static __thread char stack[1 << 16];
     stack_t on = {.ss_sp = stack, .ss_size = sizeof stack, .ss_flags = 0};
@@ -57,6 +77,23 @@ static void *work(void *arg) {
     sigaltstack(&off, NULL);
   }
   return NULL;
+}
+
+/* syscall-beside: a thread that lives through the whole loop makes, once per round, a call
+ * that changes its own identity only (a personality query, not on the harmless list): the
+ * creates of main must keep their reuse (it once renewed every thread's identity). */
+static _Atomic int beside_turn; /* 1: main asks for a call; 0: made; -1: stop */
+static void *beside(void *arg) {
+  (void)arg;
+  for (;;) {
+    int v = atomic_load(&beside_turn);
+    if (v < 0) return NULL;
+    if (v == 1) {
+      syscall(SYS_personality, 0xffffffffL);
+      atomic_store(&beside_turn, 0);
+    }
+    sched_yield();
+  }
 }
 
 int main(int argc, char **argv) {
@@ -74,9 +111,20 @@ int main(int argc, char **argv) {
   }
   int rounds = strcmp(mode, "fork-alive") == 0 || strncmp(mode, "popen", 5) == 0 ? 20 : 200;
   int failed = 0;
+  int with_beside = strcmp(mode, "syscall-beside") == 0;
+  pthread_t beside_thread;
+  if (with_beside && pthread_create(&beside_thread, NULL, beside, NULL) != 0) return 99;
   for (int i = 0; i < rounds; ++i) {
     pthread_t t;
+    if (with_beside) {
+      atomic_store(&beside_turn, 1);
+      while (atomic_load(&beside_turn) == 1) sched_yield();
+    }
     if (pthread_create(&t, NULL, work, NULL) != 0 || pthread_join(t, NULL) != 0) ++failed;
+  }
+  if (with_beside) {
+    atomic_store(&beside_turn, -1);
+    pthread_join(beside_thread, NULL);
   }
   close(keep_alive[1]);
   for (int i = 0; i < n_open_pipes; ++i) pclose(open_pipes[i]);

@@ -41,6 +41,8 @@ check popen-closed 80
 check popen-open 0 fork 19
 check mempolicy 90
 check altstack 90
+check syscall-reads 90
+check syscall-beside 90
 if command -v strace >/dev/null 2>&1; then
   # 200 threads, each sigaltstack on + off: 400 calls; one more per thread would be ours.
   LD_PRELOAD="$lib" timeout 60 strace -f -qq -e trace=sigaltstack -o "$dir/trace" "$prog" altstack >/dev/null

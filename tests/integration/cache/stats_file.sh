@@ -16,7 +16,7 @@ fail() { echo "FAIL $*"; [ -f "$dir/stats" ] && cat "$dir/stats"; status=1; }
 # The preload is set inside timeout: timeout's own process would write a line too.
 run() { rm -f "$dir/stats"; timeout 60 env TM_CACHE_STATS="$dir/stats" LD_PRELOAD="$lib" "$prog" "$1" >/dev/null 2>"$dir/err"; }
 lines() { if [ -f "$dir/stats" ]; then wc -l <"$dir/stats"; else echo 0; fi; }
-format='^tm-cache-stats/1 pid=[0-9][0-9]* ppid=[0-9][0-9]* comm=[^ =][^ =]* from-cache=[0-9][0-9]* from-system=[0-9][0-9]* bypassed=[0-9][0-9]* own-exits=[0-9][0-9]* spin-met=[0-9][0-9]* spin-ran-out=[0-9][0-9]* no-spin-busy=[0-9][0-9]* no-spin-score=[0-9][0-9]* no-spin-spinners=[0-9][0-9]* no-spin-fixed=[0-9][0-9]* peak-idle=[0-9][0-9]*\( retired\.[a-z0-9-][a-z0-9-]*=[1-9][0-9]*\)* final=[01]\( pad=00*\)\{0,1\}$'
+format='^tm-cache-stats/1 pid=[0-9][0-9]* ppid=[0-9][0-9]* comm=[^ =][^ =]* from-cache=[0-9][0-9]* from-system=[0-9][0-9]* bypassed=[0-9][0-9]* own-exits=[0-9][0-9]* spin-met=[0-9][0-9]* spin-ran-out=[0-9][0-9]* no-spin-busy=[0-9][0-9]* no-spin-score=[0-9][0-9]* no-spin-spinners=[0-9][0-9]* no-spin-fixed=[0-9][0-9]* peak-idle=[0-9][0-9]* kernel-mask=[0-3]\( retired\.[a-z0-9-][a-z0-9-]*=[1-9][0-9]*\)* final=[01]\( pad=00*\)\{0,1\}$'
 
 for mode in close-stderr exit-group _exit; do
   run "$mode"
