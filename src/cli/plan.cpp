@@ -33,6 +33,7 @@ constexpr FlagOf kPlanFlags[] = {
     {"ranks", "--ranks"},
     {"host", "--host"},
     {"gpus", "--gpus"},
+    {"gpu_visibility", "--gpu-visibility"},
     {"output", "--output"},
 };
 
@@ -135,6 +136,10 @@ void add_plan_command(CLI::App& app, Runner& selected) {
                    ->expected(0, 1)
                    ->default_str("1")
                    ->check(CLI::Range(1, 64));
+  sub->add_option("--gpu-visibility", opt->gpu_visibility,
+                  "With --gpus: narrow (default: each rank sees only its GPUs) or all-own-first "
+                  "(every GPU, the rank's first: CUDA IPC / NCCL P2P; docs/gpu.md)")
+      ->check(fixed_values({"narrow", "all-own-first"}));
   sub->add_option("--host", opt->host,
                   "With --ranks --export rankfile: the node's name "
                   "(default: this host)");

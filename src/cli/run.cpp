@@ -36,6 +36,7 @@ constexpr FlagOf kRunFlags[] = {
     {"interval_ms", "--interval"},
     {"ranks", "--ranks"},
     {"gpus", "--gpus"},
+    {"gpu_visibility", "--gpu-visibility"},
     {"topology_file", "--topology"},
     {"local_rank", "--local-rank"},
     {"local_size", "--local-size"},
@@ -129,6 +130,11 @@ void add_run_command(CLI::App& app, Runner& selected) {
                    ->expected(0, 1)
                    ->default_str("1")
                    ->check(CLI::Range(1, 64));
+  sub->add_option("--gpu-visibility", r.gpu_visibility,
+                  "With --gpus, when threadmap sets the visible-devices variable: narrow (the "
+                  "default: only the rank's GPUs) or all-own-first (every GPU, the rank's first: "
+                  "for CUDA IPC / NCCL P2P between ranks; docs/gpu.md)")
+      ->check(fixed_values({"narrow", "all-own-first"}));
   sub->add_option("--local-rank", r.local_rank,
                   "With --local-size: this rank's number on its node, for launchers threadmap "
                   "does not read (same as --ranks K/N)")
