@@ -59,9 +59,12 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
     if (!visibility) return visibility.error().as_bad_input("gpu_visibility");
     choice.visibility = *visibility;
   }
-  // Which NVIDIA device files this step may open tells Slurm's device constraint.
-  const os::NvidiaDeviceFiles files = os::probe_nvidia_device_files();
-  choice.files = {files.present, files.openable};
+  // Which NVIDIA device files this step may open tells Slurm's device constraint. Asked only
+  // under Slurm with a GPU list: opening a GPU's file can wake its driver state.
+  if (env.count("SLURM_STEP_GPUS") || env.count("SLURM_JOB_GPUS")) {
+    const os::NvidiaDeviceFiles files = os::probe_nvidia_device_files();
+    choice.files = {files.present, files.openable};
+  }
   auto placed = place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed,
                                 here.cgroup_cpus(), choice);
   // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
