@@ -42,37 +42,16 @@ std::vector<ManagedGpuView> view_of(const os::ManagementReport& report) {
   return out;
 }
 
-// A GPU the KFD topology lists several times at one PCI address is split into partitions (an
-// MI300X in CPX mode): each becomes a device of its own, as hwloc's recorded rsmiN names make it.
-void split_kfd_partitions(std::vector<Device>& devices, const std::vector<os::KfdGpu>& kfd) {
-  std::vector<Device> out;
-  for (Device& d : devices) {
-    std::vector<const os::KfdGpu*> nodes;
-    for (const os::KfdGpu& g : kfd)
-      if (g.bus_id == d.bus_id) nodes.push_back(&g);
-    if (d.kind != DeviceKind::gpu || d.vendor_id != 0x1002 || d.partition >= 0 ||
-        nodes.size() < 2) {
-      out.push_back(std::move(d));
-      continue;
-    }
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      Device part = d;
-      part.partition = static_cast<int>(i);
-      part.uuid = nodes[i]->unique_id ? rocm_uuid(fmt_hex(nodes[i]->unique_id)) : "";
-      out.push_back(std::move(part));
-    }
-  }
-  devices = std::move(out);
-  number_gpus(devices);
-}
-
 // ROCm's own numbering on this machine: the KFD topology (ROCr enumerates its agents in node
 // order), else ROCm SMI's indexes.
 void rocm_order_here(std::vector<Device>& devices, const os::ManagementReport* smi,
                      std::string& sources, std::vector<std::string>& notes) {
   auto kfd = os::read_kfd_gpus();
   if (kfd && !kfd->empty()) {
-    split_kfd_partitions(devices, *kfd);
+    std::vector<std::pair<std::string, std::string>> nodes;
+    for (const os::KfdGpu& g : *kfd)
+      nodes.emplace_back(g.bus_id, g.unique_id ? rocm_uuid(fmt_hex(g.unique_id)) : "");
+    split_amd_partitions(devices, nodes);
     std::vector<std::pair<std::string, int>> order;
     for (const os::KfdGpu& g : *kfd) order.emplace_back(g.bus_id, g.node);
     if (apply_rocm_order(devices, order, "KFD topology", notes)) {

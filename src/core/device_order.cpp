@@ -104,6 +104,30 @@ void number_gpus(std::vector<Device>& devices) {
   }
 }
 
+void split_amd_partitions(std::vector<Device>& devices,
+                          const std::vector<std::pair<std::string, std::string>>& nodes) {
+  std::vector<Device> out;
+  bool split = false;
+  for (Device& d : devices) {
+    std::vector<const std::string*> uuids;
+    for (const auto& [bus, uuid] : nodes)
+      if (bus == d.bus_id) uuids.push_back(&uuid);
+    if (d.kind != DeviceKind::gpu || d.vendor_id != kAmd || d.partition >= 0 || uuids.size() < 2) {
+      out.push_back(std::move(d));
+      continue;
+    }
+    split = true;
+    for (size_t i = 0; i < uuids.size(); ++i) {
+      Device part = d;
+      part.partition = static_cast<int>(i);
+      part.uuid = *uuids[i];
+      out.push_back(std::move(part));
+    }
+  }
+  devices = std::move(out);
+  if (split) number_gpus(devices);
+}
+
 bool apply_rocm_order(std::vector<Device>& devices,
                       const std::vector<std::pair<std::string, int>>& order,
                       const std::string& source, std::vector<std::string>& notes) {

@@ -157,6 +157,13 @@ void number_gpus(std::vector<Device>& devices);
 /// Whether a GPU shares its package and memory with CPUs (AMD Instinct MI300A, by device id).
 bool is_apu(unsigned vendor_id, unsigned device_id);
 
+/// Splits an AMD GPU that `nodes` (bus id, ROCm UUID or "", one entry per KFD GPU node) lists
+/// several times at its PCI address into partitions (an MI300X in CPX mode), each a device with
+/// that entry's UUID, and renumbers the GPUs (number_gpus). A GPU already split, or listed once,
+/// is left as it is.
+void split_amd_partitions(std::vector<Device>& devices,
+                          const std::vector<std::pair<std::string, std::string>>& nodes);
+
 /// Sets index/runtime_order of the AMD GPUs from ROCm's own numbering of them (bus id ->
 /// ROCm index, e.g. from the KFD topology or ROCm SMI), when it names every AMD GPU once; a GPU
 /// it numbers differently from the recorded order adds a note. Returns whether it was used.

@@ -87,6 +87,32 @@ TEST(DeviceOrder, TheKfdTopologysOrderIsRocmsOrder) {
   ASSERT_FALSE(more.empty());
 }
 
+TEST(DeviceOrder, KfdNodesAtOnePciAddressArePartitions) {
+  std::vector<Device> devices = load("amd-4x-mi100-rsmi-nonbus.xml");
+  for (Device& d : devices) d.os_names.clear();  // as hwloc finds them on a machine: no rsmiN
+  number_gpus(devices);
+  // Five KFD GPU nodes: the GPU at 83 twice (two partitions).
+  const std::vector<std::pair<std::string, std::string>> nodes = {
+      {"0000:83:00.0", "GPU-0000000000000a01"},
+      {"0000:83:00.0", "GPU-0000000000000a02"},
+      {"0000:a3:00.0", ""},
+      {"0000:03:00.0", ""},
+      {"0000:23:00.0", ""}};
+  split_amd_partitions(devices, nodes);
+  std::vector<const Device*> gpus = compute_gpus(devices);
+  ASSERT_EQ(gpus.size(), 5u);
+  std::vector<std::string> notes;
+  std::vector<std::pair<std::string, int>> order;
+  for (size_t i = 0; i < nodes.size(); ++i) order.emplace_back(nodes[i].first, int(i) + 1);
+  ASSERT_TRUE(apply_rocm_order(devices, order, "KFD topology", notes));
+  gpus = compute_gpus(devices);
+  EXPECT_EQ(gpus[0]->bus_id, "0000:83:00.0");
+  EXPECT_EQ(gpus[0]->partition, 0);
+  EXPECT_EQ(gpus[1]->partition, 1);
+  EXPECT_EQ(gpus[1]->uuid, "GPU-0000000000000a02");
+  EXPECT_EQ(gpus[4]->bus_id, "0000:23:00.0");
+}
+
 TEST(DeviceOrder, InstinctProcessingAcceleratorsAndPartitionsAreGpus) {
   std::vector<Device> devices = load("amd-mi300x-class12-partitions.xml");
   std::vector<const Device*> gpus = compute_gpus(devices);
