@@ -132,7 +132,7 @@ void add_plan_command(CLI::App& app, Runner& selected) {
       ->check(CLI::Range(1, 1000000));
   auto* gpus = sub->add_option("--gpus", opt->gpus,
                                "With --ranks: N GPUs per rank (default 1), each rank next to its "
-                               "GPUs (bus order), its NIC named (docs/gpu.md)")
+                               "GPUs (the vendor runtime's order), its NIC named (docs/gpu.md)")
                    ->expected(0, 1)
                    ->default_str("1")
                    ->check(CLI::Range(1, 64));

@@ -124,8 +124,8 @@ void add_run_command(CLI::App& app, Runner& selected) {
       ->check(fixed_values({"auto", "K/N"}));
   auto* gpus = sub->add_option("--gpus", r.gpus,
                                "With --ranks: N GPUs per rank (default 1): the rank's GPUs (the "
-                               "launcher's CUDA_VISIBLE_DEVICES & co., else PCI bus order), CPUs "
-                               "local to them, memory on their node, the nearest NIC named "
+                               "launcher's CUDA_VISIBLE_DEVICES & co., else the runtime's order), "
+                               "CPUs local to them, memory on their node, the nearest NIC named "
                                "(docs/gpu.md)")
                    ->expected(0, 1)
                    ->default_str("1")
