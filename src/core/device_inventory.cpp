@@ -205,6 +205,7 @@ DeviceInventory device_inventory(const Topology& topo, bool management) {
     if (vendor == 0x1002u) smi = std::move(report);
   }
   if (has_vendor(0x1002u)) rocm_order_here(inv.devices, &smi, inv.sources, inv.notes);
+  split_mig_instances(inv.devices);
   order_notes(inv.devices, inv.notes);
   return inv;
 }

@@ -70,7 +70,10 @@ Result<const Device*> find_gpu(const std::vector<Device>& devices, std::string_v
   }
   if (auto form = foreign_uuid_form(gpus.front()->vendor_id, key); !form.empty())
     return Error::invalid("'" + std::string(term) + "' is " + form);
-  // A MIG instance stands for its GPU: the CPUs and memory near it are the GPU's.
+  // A MIG instance: the instance itself where the GPU was split (split_mig_instances), else its
+  // GPU. Either way the CPUs and memory near it are the GPU's.
+  for (const Device* g : gpus)
+    if (g->partition >= 0 && strcasecmp(g->uuid.c_str(), std::string(key).c_str()) == 0) return g;
   for (const Device* g : gpus)
     for (const GpuInstance& m : g->mig)
       if (strcasecmp(m.uuid.c_str(), std::string(key).c_str()) == 0) return g;
@@ -82,8 +85,10 @@ Result<const Device*> find_gpu(const std::vector<Device>& devices, std::string_v
   const Device* match = nullptr;
   int matches = 0;
   for (const Device* g : gpus) {
-    if (g->uuid.empty()) continue;
+    if (g->uuid.empty() && g->gpu_uuid.empty()) continue;
     if (strcasecmp(g->uuid.c_str(), uuid.c_str()) == 0) return g;
+    // A partitioned GPU's own UUID names its first partition.
+    if (!g->gpu_uuid.empty() && strcasecmp(g->gpu_uuid.c_str(), uuid.c_str()) == 0) return g;
     // CUDA takes a unique prefix of a UUID too ("GPU-8932f937").
     if (uuid.size() >= 8 && has_prefix(g->uuid, uuid)) {
       match = g;

@@ -104,6 +104,32 @@ void number_gpus(std::vector<Device>& devices) {
   }
 }
 
+void split_mig_instances(std::vector<Device>& devices) {
+  std::vector<Device> out;
+  bool split = false;
+  for (Device& d : devices) {
+    if (d.kind != DeviceKind::gpu || d.vendor_id != kNvidia || d.mig.empty() || d.partition >= 0) {
+      out.push_back(std::move(d));
+      continue;
+    }
+    split = true;
+    for (const GpuInstance& m : d.mig) {
+      Device part = d;
+      part.partition = m.index;
+      part.gpu_uuid = d.uuid;
+      part.uuid = m.uuid;
+      part.mig = {m};
+      out.push_back(std::move(part));
+    }
+  }
+  devices = std::move(out);
+  if (!split) return;
+  number_gpus(devices);
+  for (Device& d : devices)
+    if (d.kind == DeviceKind::gpu && d.vendor_id == kNvidia)
+      d.runtime_order = "PCI bus order, each MIG instance a device (NVML's order), named by UUID";
+}
+
 void split_amd_partitions(std::vector<Device>& devices,
                           const std::vector<std::pair<std::string, std::string>>& nodes) {
   std::vector<Device> out;
@@ -120,6 +146,7 @@ void split_amd_partitions(std::vector<Device>& devices,
     for (size_t i = 0; i < uuids.size(); ++i) {
       Device part = d;
       part.partition = static_cast<int>(i);
+      part.gpu_uuid = d.uuid;
       part.uuid = *uuids[i];
       out.push_back(std::move(part));
     }

@@ -54,9 +54,10 @@ struct Device {
   /// GPUs: where `index` comes from ("PCI bus order", "ROCm SMI names (rsmiN) recorded in the
   /// topology", "KFD topology", ...); "" when nothing says (AMD: index is then bus order).
   std::string runtime_order;
-  /// AMD partitions (MI300X CPX, ...): the partition's number on its GPU, each partition a device
-  /// of its own with its own index; -1 for a whole GPU.
+  /// Partitions (AMD MI300X CPX..., NVIDIA MIG instances): the partition's number on its GPU,
+  /// each partition a device of its own with its own index; -1 for a whole GPU.
   int partition = -1;
+  std::string gpu_uuid;  ///< partitions: the whole GPU's UUID ("" when unknown or not a partition)
   /// The GPU shares its package and memory with CPUs (MI300A): its CPUs and memory are its APU's.
   bool apu = false;
   /// Intel: Level Zero sub-devices (tiles) hwloc recorded (zeN.M); 0 when none were recorded.
@@ -153,6 +154,12 @@ const Device* nearest_nic(const std::vector<Device>& devices, const Device& gpu,
 /// runtime_order as each vendor's runtime counts them (see Device::index). AMD's order comes from
 /// ROCm's names hwloc recorded (rsmiN, then OpenCL's openclPdN) when they name every AMD GPU once.
 void number_gpus(std::vector<Device>& devices);
+
+/// Each MIG instance of an NVIDIA GPU (Device::mig, from NVML) becomes a device of its own, a
+/// partition with its MIG UUID (CUDA takes only that for an instance), so a rank can be given one;
+/// the GPUs are renumbered (number_gpus): an instance's index counts instances, and it is written
+/// by UUID, never by index.
+void split_mig_instances(std::vector<Device>& devices);
 
 /// Whether a GPU shares its package and memory with CPUs (AMD Instinct MI300A, by device id).
 bool is_apu(unsigned vendor_id, unsigned device_id);

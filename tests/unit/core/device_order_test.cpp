@@ -129,6 +129,29 @@ TEST(DeviceOrder, InstinctProcessingAcceleratorsAndPartitionsAreGpus) {
   EXPECT_TRUE(is_gpu_class(0x1200, 0x1002));
 }
 
+TEST(DeviceOrder, MigInstancesAreDevicesOfTheirOwn) {
+  auto t = Topology::load_xml(std::string(THREADMAP_TEST_DATA) +
+                              "/topologies/gpu/ibm-power8-4x-p100.xml");
+  ASSERT_TRUE(t.ok());
+  std::vector<Device> devices = devices_from_hwloc(*t);
+  std::vector<std::string> notes;
+  // What NVML says of a GPU in MIG mode with two instances (as gpu_management reads it).
+  merge_management(
+      devices, {{"0003:01:00.0", 1, "GPU-aaaa", "Tesla P100", {{0, "MIG-1111"}, {1, "MIG-2222"}}}},
+      "NVML", notes);
+  split_mig_instances(devices);
+  std::vector<const Device*> gpus = compute_gpus(devices);
+  ASSERT_EQ(gpus.size(), 5u);
+  const Device* two = gpu(devices, "gpu:MIG-2222");
+  ASSERT_NE(two, nullptr);
+  EXPECT_EQ(two->partition, 1);
+  EXPECT_EQ(two->bus_id, "0003:01:00.0");
+  EXPECT_EQ(two->cpus, gpus[1]->cpus);  // its GPU's CPUs (hwloc-calc pci=0003:01:00.0)
+  EXPECT_EQ(gpu(devices, "gpu:MIG-GPU-aaaa/1/0")->uuid, "MIG-1111");  // the GPU's first instance
+  EXPECT_EQ(gpus[2]->index, 2);
+  EXPECT_EQ(gpus[2]->bus_index, 1);
+}
+
 TEST(DeviceOrder, AnApuIsMarked) {
   std::vector<Device> devices = load("amd-2x-mi300a-apu.xml");
   std::vector<const Device*> gpus = compute_gpus(devices);
