@@ -35,6 +35,13 @@ Result<RunCommand> run_request(const RunOptions& o) {
     return Error::bad_input("topology_file",
                             "a recorded topology decides where a rank's GPUs are: it goes with "
                             "a rank and GPUs per rank");
+  if (!o.gpu_visibility.empty() && o.gpus <= 0)
+    return Error::bad_input("gpu_visibility",
+                            "which GPUs a rank's program sees goes with GPUs per rank (--gpus)");
+  if (!o.gpu_visibility.empty() && o.gpu_visibility != "narrow" &&
+      o.gpu_visibility != "all-own-first")
+    return Error::bad_input("gpu_visibility",
+                            "'" + o.gpu_visibility + "': expected narrow or all-own-first");
   if (!o.record_dir.empty() && ranks.empty())
     return Error::bad_input("record_dir", "a rank record needs a rank (auto or K/N)");
   if (!o.cpus.empty() && !ranks.empty())
@@ -76,6 +83,7 @@ Result<RunCommand> run_request(const RunOptions& o) {
   checked.ranks = ranks;
   checked.gpus = o.gpus;
   checked.topology_file = o.topology_file;
+  checked.gpu_visibility = o.gpu_visibility;
   checked.record_dir = o.record_dir;
   return checked;
 }

@@ -36,6 +36,7 @@ struct RunOptions {
   std::optional<int> interval_ms;     ///< --interval MS
   std::string ranks;                  ///< --ranks auto|K/N
   int gpus = 0;                       ///< --gpus [N] (given alone: 1); 0: not given
+  std::string gpu_visibility;         ///< --gpu-visibility narrow|all-own-first; "": narrow
   std::string topology_file;          ///< --topology FILE (a recording of this machine)
   std::optional<int> local_rank;      ///< --local-rank K
   std::optional<int> local_size;      ///< --local-size N
@@ -55,10 +56,11 @@ struct RunCommand {
   /// With the thread cache: every process of the run writes its statistics line to a private
   /// temporary file (TM_CACHE_STATS=FILE), summed after the program ends (RunReport).
   bool stats = false;
-  std::string ranks;          ///< "auto" or "K/N": run inside this rank's share; empty: no rank
-  int gpus = 0;               ///< with ranks: GPUs per rank, placed next to them; 0: CPUs only
-  std::string topology_file;  ///< with GPUs: decide from this recording of the machine
-  std::string record_dir;     ///< with ranks: write the rank's record here; empty: no record
+  std::string ranks;           ///< "auto" or "K/N": run inside this rank's share; empty: no rank
+  int gpus = 0;                ///< with ranks: GPUs per rank, placed next to them; 0: CPUs only
+  std::string topology_file;   ///< with GPUs: decide from this recording of the machine
+  std::string gpu_visibility;  ///< with GPUs: "narrow" (also "") or "all-own-first"
+  std::string record_dir;      ///< with ranks: write the rank's record here; empty: no record
 };
 
 /// Checks `options` and turns them into a RunCommand. Refuses with Fault::input, naming the

@@ -33,6 +33,7 @@ constexpr FlagOf kPlanFlags[] = {
     {"ranks", "--ranks"},
     {"host", "--host"},
     {"gpus", "--gpus"},
+    {"gpu_visibility", "--gpu-visibility"},
     {"output", "--output"},
 };
 
@@ -131,10 +132,14 @@ void add_plan_command(CLI::App& app, Runner& selected) {
       ->check(CLI::Range(1, 1000000));
   auto* gpus = sub->add_option("--gpus", opt->gpus,
                                "With --ranks: N GPUs per rank (default 1), each rank next to its "
-                               "GPUs (bus order), its NIC named (docs/gpu.md)")
+                               "GPUs (the vendor runtime's order), its NIC named (docs/gpu.md)")
                    ->expected(0, 1)
                    ->default_str("1")
                    ->check(CLI::Range(1, 64));
+  sub->add_option("--gpu-visibility", opt->gpu_visibility,
+                  "With --gpus: narrow (default: each rank sees only its GPUs) or all-own-first "
+                  "(every GPU, the rank's first: CUDA IPC / NCCL P2P; docs/gpu.md)")
+      ->check(fixed_values({"narrow", "all-own-first"}));
   sub->add_option("--host", opt->host,
                   "With --ranks --export rankfile: the node's name "
                   "(default: this host)");

@@ -36,6 +36,7 @@ constexpr FlagOf kRunFlags[] = {
     {"interval_ms", "--interval"},
     {"ranks", "--ranks"},
     {"gpus", "--gpus"},
+    {"gpu_visibility", "--gpu-visibility"},
     {"topology_file", "--topology"},
     {"local_rank", "--local-rank"},
     {"local_size", "--local-size"},
@@ -123,12 +124,17 @@ void add_run_command(CLI::App& app, Runner& selected) {
       ->check(fixed_values({"auto", "K/N"}));
   auto* gpus = sub->add_option("--gpus", r.gpus,
                                "With --ranks: N GPUs per rank (default 1): the rank's GPUs (the "
-                               "launcher's CUDA_VISIBLE_DEVICES & co., else PCI bus order), CPUs "
-                               "local to them, memory on their node, the nearest NIC named "
+                               "launcher's CUDA_VISIBLE_DEVICES & co., else the runtime's order), "
+                               "CPUs local to them, memory on their node, the nearest NIC named "
                                "(docs/gpu.md)")
                    ->expected(0, 1)
                    ->default_str("1")
                    ->check(CLI::Range(1, 64));
+  sub->add_option("--gpu-visibility", r.gpu_visibility,
+                  "With --gpus, when threadmap sets the visible-devices variable: narrow (the "
+                  "default: only the rank's GPUs) or all-own-first (every GPU, the rank's first: "
+                  "for CUDA IPC / NCCL P2P between ranks; docs/gpu.md)")
+      ->check(fixed_values({"narrow", "all-own-first"}));
   sub->add_option("--local-rank", r.local_rank,
                   "With --local-size: this rank's number on its node, for launchers threadmap "
                   "does not read (same as --ranks K/N)")

@@ -54,8 +54,9 @@ std::string slurm_with_gpus(const std::vector<RankShare>& shares,
     mem_items.push_back(one_node_each ? nodes_text(s.memory_nodes)
                                       : plain_hex_mask(s.memory_nodes));
   std::string out = "# " + std::to_string(shares.size()) +
-                    " ranks per node, each next to its GPU(s): GPU indexes in PCI bus order "
-                    "(Slurm's GRES order with AutoDetect=nvml), CPUs and memory nodes OS numbers\n";
+                    " ranks per node, each next to its GPU(s): GPU indexes as the vendor's runtime "
+                    "numbers them (Slurm's GRES order with AutoDetect=nvml or rsmi), CPUs and "
+                    "memory nodes OS numbers\n";
   out += "srun --ntasks-per-node=" + std::to_string(shares.size()) +
          " --gres=gpu:" + std::to_string(total) +
          " --gpu-bind=" + (one_gpu_each ? "map_gpu:" : "mask_gpu:") + joined(gpu_items, ",") +

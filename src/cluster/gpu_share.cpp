@@ -71,8 +71,9 @@ std::vector<std::pair<std::string, std::string>> nic_env(const Device& nic, cons
 
 Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Device>& devices,
                                      const Environment& env, const RankIdentity& id, int per_rank,
-                                     const CpuSet& allowed, const CpuSet& cgroup) {
-  auto assigned = assign_gpus(devices, env, id, per_rank);
+                                     const CpuSet& allowed, const CpuSet& cgroup,
+                                     const GpuChoice& choice) {
+  auto assigned = assign_gpus(devices, env, id, per_rank, choice);
   if (!assigned) return assigned.error();
   GpuPlacement p;
   for (const Device* g : assigned->mine) p.gpus.push_back(*g);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/cluster/launcher_env.hpp"
+#include "src/cluster/rank_gpus.hpp"
 #include "src/cluster/rank_share.hpp"
 #include "src/core/devices.hpp"
 #include "threadmap/result.hpp"
@@ -50,6 +51,7 @@ std::vector<std::pair<std::string, std::string>> nic_env(const Device& nic, cons
 /// topology's own, or this machine's when the topology is a recording of it).
 Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Device>& devices,
                                      const Environment& env, const RankIdentity& id, int per_rank,
-                                     const CpuSet& allowed, const CpuSet& cgroup);
+                                     const CpuSet& allowed, const CpuSet& cgroup,
+                                     const GpuChoice& choice = {});
 
 }  // namespace threadmap::cluster

@@ -34,7 +34,8 @@ Result<apply::RunReport> run_rank_command(const apply::RunCommand& given,
   if (given.ranks.empty()) return apply::run_command(given, hooks);
   apply::RunCommand command = given;
   apply::RunRequest& request = command.request;
-  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file});
+  auto rank = place_rank(request, RankOptions{command.ranks, command.gpus, command.topology_file,
+                                              command.gpu_visibility});
   if (!rank) return rank.error();
   // Every pin line of this rank says where it comes from, as --report-bindings does.
   request.line_tag =

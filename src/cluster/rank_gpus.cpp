@@ -3,37 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "src/cluster/rank_gpus_read.hpp"
+
 namespace threadmap::cluster {
 namespace {
 
 constexpr unsigned kNvidia = 0x10de;
 constexpr unsigned kAmd = 0x1002;
-
-const std::string* find(const Environment& env, const std::string& name) {
-  auto it = env.find(name);
-  return it == env.end() ? nullptr : &it->second;
-}
-
-bool is_index(const std::string& s) {
-  return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : text) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-      cur.push_back(c);
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
 
 std::string joined(const std::vector<std::string>& items, const char* sep = ",") {
   std::string out;
@@ -41,155 +17,25 @@ std::string joined(const std::vector<std::string>& items, const char* sep = ",")
   return out;
 }
 
-// Slurm's GPU list: "0,1" or ranges "0-3" (its GRES indexes follow NVML's, i.e. bus order).
-Result<std::vector<int>> slurm_indexes(const std::string& name, const std::string& value) {
-  std::vector<int> out;
-  for (const std::string& item : split(value, ',')) {
-    size_t dash = item.find('-');
-    std::string a = item.substr(0, dash), b = dash == std::string::npos ? a : item.substr(dash + 1);
-    if (!is_index(a) || !is_index(b) || std::stoi(b) < std::stoi(a))
-      return Error::invalid("bad " + name + "='" + value + "': expected GPU indexes such as 0,1");
-    for (int i = std::stoi(a); i <= std::stoi(b); ++i) out.push_back(i);
-  }
+// The rank's GPUs first, then every other GPU of the node in the runtime's order.
+std::vector<const Device*> own_first_list(const std::vector<const Device*>& mine,
+                                          const std::vector<const Device*>& all) {
+  std::vector<const Device*> out = mine;
+  for (const Device* g : all)
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
   return out;
-}
-
-struct Reading {
-  const std::vector<Device>& devices;
-  std::vector<const Device*> gpus;  // compute GPUs, bus order
-  VisibleGpus out;
-
-  Error bad(const std::string& entry, const std::string& why) const {
-    return Error::invalid(out.variable + "='" + out.value + "': entry '" + entry + "' " + why);
-  }
-
-  // One entry of a vendor variable: an index into `base` (bus order, or Slurm's list), a UUID
-  // or a MIG id.
-  Result<const Device*> entry(const std::string& text, const std::vector<const Device*>& base) {
-    if (is_index(text)) {
-      size_t i = static_cast<size_t>(std::stoi(text));
-      if (i >= base.size())
-        return bad(text, "names no GPU here: there are " + std::to_string(base.size()) + " (0 to " +
-                             std::to_string(base.size() - 1) + ")");
-      return base[i];
-    }
-    auto found = find_device(devices, "gpu:" + text);
-    if (!found) return bad(text, "names no GPU here (" + found.error().message + ")");
-    return *found;
-  }
-
-  Status list(const std::vector<std::string>& entries, const std::vector<const Device*>& base) {
-    for (const std::string& e : entries) {
-      if (e.empty()) return bad(e, "is empty");
-      auto d = entry(e, base);
-      if (!d) return d.error();
-      out.gpus.push_back(*d);
-    }
-    return {};
-  }
-};
-
-bool one_model(const std::vector<const Device*>& gpus) {
-  return std::all_of(gpus.begin(), gpus.end(),
-                     [&](const Device* g) { return g->device_id == gpus.front()->device_id; });
-}
-
-// CUDA numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID; only equal GPUs (ties
-// go by bus id) make that the bus order without asking CUDA.
-Status check_cuda_order(Reading& r, const Environment& env,
-                        const std::vector<std::string>& entries) {
-  if (!std::any_of(entries.begin(), entries.end(), is_index)) return {};
-  const std::string* order = find(env, "CUDA_DEVICE_ORDER");
-  if (order && *order == "PCI_BUS_ID") return {};
-  if (!one_model(r.gpus))
-    return Error::invalid(
-        "CUDA_VISIBLE_DEVICES='" + r.out.value +
-        "' holds indexes in CUDA's default fastest-first order, which only CUDA knows on a "
-        "machine with different GPU models: set CUDA_DEVICE_ORDER=PCI_BUS_ID (nvidia-smi's "
-        "order) or name the GPUs by UUID");
-  r.out.notes.push_back(
-      "CUDA_DEVICE_ORDER is not PCI_BUS_ID: indexes read in bus order (every GPU here is the "
-      "same model, so CUDA's fastest-first order is the bus order)");
-  return {};
 }
 
 }  // namespace
 
-Result<VisibleGpus> visible_gpus(const std::vector<Device>& devices, const Environment& env) {
-  Reading r{devices, compute_gpus(devices), {}};
-  if (r.gpus.empty()) return r.out;
-  const unsigned vendor = r.gpus.front()->vendor_id;
-  // Slurm's list, when there is one: physical indexes in bus order.
-  std::vector<const Device*> slurm;
-  std::string slurm_var;
-  for (const char* var : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}) {
-    const std::string* value = find(env, var);
-    if (!value || value->empty()) continue;
-    auto indexes = slurm_indexes(var, *value);
-    if (!indexes) return indexes.error();
-    for (int i : *indexes) {
-      if (static_cast<size_t>(i) >= r.gpus.size())
-        return Error::invalid(std::string(var) + "='" + *value + "': GPU " + std::to_string(i) +
-                              " is not here (there are " + std::to_string(r.gpus.size()) + ")");
-      slurm.push_back(r.gpus[static_cast<size_t>(i)]);
-    }
-    slurm_var = var;
-    break;
-  }
-  const std::vector<const char*> vendor_vars =
-      vendor == kNvidia ? std::vector<const char*>{"CUDA_VISIBLE_DEVICES"}
-      : vendor == kAmd  ? std::vector<const char*>{"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}
-                        : std::vector<const char*>{"ZE_AFFINITY_MASK"};
-  for (const char* var : vendor_vars) {
-    const std::string* value = find(env, var);
-    if (!value) continue;
-    r.out.variable = var;
-    r.out.value = *value;
-    if (value->empty() || *value == "NoDevFiles")
-      return Error::invalid(std::string(var) + "='" + *value +
-                            "': the program would see no GPU (the launcher gave this rank none)");
-    std::vector<std::string> entries = split(*value, ',');
-    if (r.out.variable == "ZE_AFFINITY_MASK")  // "0.1" is sub-device 1 of device 0
-      for (std::string& e : entries) e = e.substr(0, e.find('.'));
-    std::vector<const Device*> base = r.gpus;
-    if (!slurm.empty() && std::all_of(entries.begin(), entries.end(), is_index)) {
-      std::vector<std::string> slurm_text;
-      for (const Device* d : slurm) slurm_text.push_back(std::to_string(d->index));
-      const bool fits = std::all_of(entries.begin(), entries.end(), [&](const std::string& e) {
-        return static_cast<size_t>(std::stoi(e)) < slurm.size();
-      });
-      if (entries != slurm_text && fits) {
-        base = slurm;
-        r.out.notes.push_back(std::string(var) + " read relative to " + slurm_var + "='" +
-                              joined(slurm_text) +
-                              "' (Slurm numbers a constrained job's GPUs from 0)");
-      }
-    }
-    if (r.out.variable == "CUDA_VISIBLE_DEVICES")
-      if (auto st = check_cuda_order(r, env, entries); !st) return st.error();
-    if (auto st = r.list(entries, base); !st) return st.error();
-    // HIP_VISIBLE_DEVICES selects inside ROCR_VISIBLE_DEVICES's list when both are set.
-    if (r.out.variable == "ROCR_VISIBLE_DEVICES")
-      if (const std::string* hip = find(env, "HIP_VISIBLE_DEVICES"); hip && !hip->empty()) {
-        std::vector<const Device*> inside = r.out.gpus;
-        r.out.gpus.clear();
-        r.out.variable = "HIP_VISIBLE_DEVICES";
-        r.out.value = *hip;
-        if (auto st = r.list(split(*hip, ','), inside); !st) return st.error();
-        r.out.notes.push_back("HIP_VISIBLE_DEVICES read inside ROCR_VISIBLE_DEVICES's list");
-      }
-    return r.out;
-  }
-  if (!slurm.empty()) {
-    r.out.variable = slurm_var;
-    r.out.value = *find(env, slurm_var);
-    r.out.gpus = slurm;
-  }
-  return r.out;
+Result<GpuVisibility> parse_gpu_visibility(const std::string& text) {
+  if (text == "narrow") return GpuVisibility::narrow;
+  if (text == "all-own-first") return GpuVisibility::all_own_first;
+  return Error::invalid("bad GPU visibility '" + text + "': expected narrow or all-own-first");
 }
 
 std::vector<std::pair<std::string, std::string>> visible_devices_env(
-    const std::vector<const Device*>& gpus) {
+    const std::vector<const Device*>& gpus, const Environment& env) {
   if (gpus.empty()) return {};
   std::vector<std::string> indexes, uuids;
   for (const Device* g : gpus) {
@@ -204,20 +50,44 @@ std::vector<std::pair<std::string, std::string>> visible_devices_env(
       if (by_uuid) return {{"CUDA_VISIBLE_DEVICES", joined(uuids)}};
       return {{"CUDA_VISIBLE_DEVICES", joined(indexes)}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
     case kAmd:
+      // ROCr takes "GPU-" + 16 hex digits (Device::uuid's form) or ROCm's own index.
       return {{"ROCR_VISIBLE_DEVICES", by_uuid ? joined(uuids) : joined(indexes)}};
-    default:
-      return {{"ZE_AFFINITY_MASK", joined(indexes)}, {"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
+    default: {
+      // Level Zero: under FLAT/COMBINED (FLAT is the default) each tile is a root device, so a
+      // card is named by its tiles' indexes; under COMPOSITE by its own.
+      auto hierarchy = level_zero_hierarchy(env);
+      std::vector<std::string> roots;
+      if (hierarchy && *hierarchy == "COMPOSITE") {
+        roots = indexes;
+      } else {
+        for (const Device* g : gpus)
+          for (int t = 0; t < (g->tiles > 0 ? g->tiles : 1); ++t)
+            roots.push_back(std::to_string(g->flat_index + t));
+      }
+      return {{"ZE_AFFINITY_MASK", joined(roots)}, {"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
+    }
   }
 }
 
 Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Environment& env,
-                                  const RankIdentity& id, int per_rank) {
+                                  const RankIdentity& id, int per_rank, const GpuChoice& choice) {
   std::vector<const Device*> gpus = compute_gpus(devices);
   if (gpus.empty())
     return Error::invalid("no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
   if (per_rank < 1) return Error::invalid("bad GPU count " + std::to_string(per_rank));
-  auto visible = visible_gpus(devices, env);
+  auto visible = visible_gpus(devices, env, choice.files);
   if (!visible) return visible.error();
+  // torchrun's programs address one GPU, cuda:LOCAL_RANK (torch.cuda.set_device(local_rank)):
+  // with several per rank, only a list naming each rank's own can place it where it computes.
+  if (id.launcher == "torchrun" && per_rank > 1 &&
+      (visible->variable.empty() || visible->gpus.size() != static_cast<size_t>(per_rank)))
+    return Error::invalid("--gpus " + std::to_string(per_rank) +
+                          " under torchrun: its program addresses cuda:LOCAL_RANK, so local rank " +
+                          std::to_string(id.local_rank) +
+                          " would be placed next to GPUs it does not drive; use "
+                          "--gpus 1, or give each rank its own " +
+                          std::to_string(per_rank) +
+                          " GPUs in the visible-devices variable (plan --export wrapper)");
   GpuAssignment a;
   a.notes = visible->notes;
   const size_t per = static_cast<size_t>(per_rank);
@@ -258,10 +128,23 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
   a.mine.assign(gpus.begin() + static_cast<long>(first),
                 gpus.begin() + static_cast<long>(first + per));
   a.node_gpus.assign(gpus.begin(), gpus.begin() + static_cast<long>(need));
-  a.how = "PCI bus order: local rank " + std::to_string(id.local_rank) + " takes GPU " +
+  const std::string order = a.mine.front()->runtime_order.empty()
+                                ? std::string("PCI bus order (ROCm's own order is not known here)")
+                                : a.mine.front()->runtime_order;
+  a.how = order + ": local rank " + std::to_string(id.local_rank) + " takes GPU " +
           std::to_string(a.mine.front()->index) +
           (per == 1 ? "" : "-" + std::to_string(a.mine.back()->index));
-  a.set_env = visible_devices_env(a.mine);
+  const bool own_first = choice.visibility == GpuVisibility::all_own_first;
+  a.set_env = visible_devices_env(own_first ? own_first_list(a.mine, gpus) : a.mine, env);
+  if (own_first)
+    a.notes.push_back(
+        "every GPU stays visible, this rank's own first (its device 0): CUDA IPC "
+        "and NCCL P2P can reach the other ranks' GPUs");
+  if (a.mine.front()->vendor_id == kAmd && a.mine.front()->runtime_order.empty() &&
+      a.mine.front()->uuid.empty())
+    a.notes.push_back(
+        "ROCR_VISIBLE_DEVICES set by PCI bus order: ROCm's order and the GPUs' "
+        "UUIDs are not known here, so the rank may be given a different GPU");
   if (id.launcher == "torchrun") {
     // torchrun's programs pick their GPU by LOCAL_RANK (torch.cuda.set_device(local_rank)):
     // narrowing the visible devices would leave rank 1 without a device 1. The bus order makes
@@ -273,7 +156,7 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
     a.notes.push_back(
         "under torchrun the visible devices are not narrowed: the program picks "
         "its GPU by LOCAL_RANK, which is GPU " +
-        std::to_string(a.mine.front()->index) + " in bus order");
+        std::to_string(a.mine.front()->index) + " in " + order);
   }
   return a;
 }

@@ -23,14 +23,40 @@ struct VisibleGpus {
   std::vector<std::string> notes;  ///< how the value was read (bus order assumed, relative...)
 };
 
-/// Reads the first variable the machine's GPU vendor answers to (NVIDIA: CUDA_VISIBLE_DEVICES;
-/// AMD: ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES inside it; Intel: ZE_AFFINITY_MASK), then
-/// Slurm's SLURM_STEP_GPUS / SLURM_JOB_GPUS. Under Slurm a vendor variable that differs from
-/// Slurm's list is read relative to it (Slurm's ConstrainDevices numbering). EINVAL naming the
-/// variable and the entry when an entry names no GPU here, when the value is empty (the program
-/// would see no GPU), or when an index cannot be mapped (CUDA's default fastest-first order on
-/// a machine with different GPU models).
-Result<VisibleGpus> visible_gpus(const std::vector<Device>& devices, const Environment& env);
+/// What this node's device files say (os::probe_nvidia_device_files); present 0 off-box.
+struct NodeDeviceFiles {
+  int present = 0;   ///< /dev/nvidiaN files
+  int openable = 0;  ///< of those, the ones this process could open
+};
+
+/// Reads the variables of the machine's GPU vendor as its runtime reads them (docs/gpu.md):
+/// NVIDIA: NVIDIA_VISIBLE_DEVICES (the container's GPUs), then CUDA_VISIBLE_DEVICES inside it,
+/// up to its first negative entry; AMD: ROCR_VISIBLE_DEVICES, then GPU_DEVICE_ORDINAL, then
+/// HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES), each inside the one before; Intel:
+/// ZE_AFFINITY_MASK under ZE_FLAT_DEVICE_HIERARCHY; then Slurm's SLURM_STEP_GPUS /
+/// SLURM_JOB_GPUS. Under Slurm an index list is read relative to Slurm's list when `files` show
+/// a device constraint, absolute when every device file opens, and by assumption (said) when no
+/// file says. EINVAL naming the variable, the entry and what exists for: an entry naming no GPU,
+/// an index past the end, a repeated GPU, a UUID in another vendor's form or hwloc's bare hex, a
+/// tile that does not exist, a list that leaves no GPU, CUDA's fastest-first order on a machine
+/// with different GPU models.
+Result<VisibleGpus> visible_gpus(const std::vector<Device>& devices, const Environment& env,
+                                 const NodeDeviceFiles& files = {});
+
+/// Which GPUs a rank's program sees when threadmap sets the variable.
+enum class GpuVisibility {
+  narrow,         ///< only the rank's own GPUs
+  all_own_first,  ///< every GPU of the node, the rank's own first (CUDA IPC, NCCL P2P)
+};
+
+/// "narrow" / "all-own-first" -> the choice; EINVAL naming the value otherwise.
+Result<GpuVisibility> parse_gpu_visibility(const std::string& text);
+
+/// The choices assign_gpus takes beyond the rank and its count.
+struct GpuChoice {
+  GpuVisibility visibility = GpuVisibility::narrow;
+  NodeDeviceFiles files;
+};
 
 /// This rank's GPUs and how they were chosen.
 struct GpuAssignment {
@@ -52,12 +78,15 @@ struct GpuAssignment {
 ///   LOCAL_RANK convention has it);
 /// - none: GPUs rank x per_rank ... in bus order, and the variable is set for the program.
 /// Refused (EINVAL, the rule in the message): no GPU on the machine ("no GPU found ..."), more
-/// ranks x per_rank than GPUs, a variable naming a number of GPUs between the two.
+/// ranks x per_rank than GPUs, a variable naming a number of GPUs between the two, torchrun with
+/// several GPUs per rank and no per-rank list (its program addresses one GPU, cuda:LOCAL_RANK).
 Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Environment& env,
-                                  const RankIdentity& id, int per_rank);
+                                  const RankIdentity& id, int per_rank,
+                                  const GpuChoice& choice = {});
 
-/// The variables that make the program see exactly `gpus` (vendor by vendor, see docs/gpu.md).
+/// The variables that make the program see exactly `gpus`, in that order (vendor by vendor, see
+/// docs/gpu.md); `env` gives Level Zero's hierarchy (tiles are numbered under it).
 std::vector<std::pair<std::string, std::string>> visible_devices_env(
-    const std::vector<const Device*>& gpus);
+    const std::vector<const Device*>& gpus, const Environment& env = {});
 
 }  // namespace threadmap::cluster

@@ -30,6 +30,14 @@ Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& o) {
   request.allowed = o.allowed.value_or("");
   request.host = o.host;
   request.gpus = o.gpus;
+  if (!o.gpu_visibility.empty()) {
+    if (o.gpus <= 0)
+      return Error::bad_input("gpu_visibility",
+                              "which GPUs a rank's program sees goes with GPUs per rank (--gpus)");
+    auto visibility = parse_gpu_visibility(o.gpu_visibility);
+    if (!visibility) return visibility.error().as_bad_input("gpu_visibility");
+    request.gpu_visibility = *visibility;
+  }
   return request;
 }
 
@@ -37,7 +45,7 @@ namespace {
 
 // Every rank of the node as `run --ranks --gpus` places it when the launcher names no GPU.
 Result<std::vector<GpuPlacement>> place_gpu_ranks(const Topology& topo, const CpuSet& allowed,
-                                                  int ranks, int gpus) {
+                                                  int ranks, int gpus, const GpuChoice& choice) {
   DeviceInventory inventory = device_inventory(topo, /*management=*/false);
   std::vector<GpuPlacement> out;
   for (int r = 0; r < ranks; ++r) {
@@ -45,7 +53,7 @@ Result<std::vector<GpuPlacement>> place_gpu_ranks(const Topology& topo, const Cp
     id.local_rank = r;
     id.local_size = ranks;
     id.launcher = "explicit";
-    auto placed = place_with_gpus(topo, inventory.devices, {}, id, gpus, allowed, allowed);
+    auto placed = place_with_gpus(topo, inventory.devices, {}, id, gpus, allowed, allowed, choice);
     if (!placed) return placed.error();
     out.push_back(std::move(*placed));
   }
@@ -90,7 +98,9 @@ Result<RankPlan> plan_ranks(const RankPlanRequest& request) {
   }
   RankPlan plan;
   if (request.gpus > 0) {
-    auto placed = place_gpu_ranks(*topo, allowed, request.ranks, request.gpus);
+    GpuChoice choice;
+    choice.visibility = request.gpu_visibility;
+    auto placed = place_gpu_ranks(*topo, allowed, request.ranks, request.gpus, choice);
     if (!placed)
       return placed.error().code == std::errc::invalid_argument
                  ? placed.error().as_bad_input("gpus")

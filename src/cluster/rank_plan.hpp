@@ -25,6 +25,7 @@ struct RankPlanRequest {
   std::optional<RankExport> format;  ///< export the shares for a launcher; nullopt: do not
   std::string host;  ///< the node's name in a rankfile; empty: this host ("localhost" if none)
   int gpus = 0;      ///< GPUs per rank: each rank next to its GPUs (place_with_gpus); 0: none
+  GpuVisibility gpu_visibility = GpuVisibility::narrow;  ///< what each rank's program sees
 };
 
 /// Checks the rank form of `options` (options.ranks > 0). Refuses with Fault::input, naming the

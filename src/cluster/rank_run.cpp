@@ -1,6 +1,7 @@
 #include "src/cluster/rank_run.hpp"
 
 #include "src/core/devices.hpp"
+#include "src/os/gpu_device_files.hpp"
 #include "src/os/host.hpp"
 #include "src/os/process.hpp"
 #include "threadmap/affinity.hpp"
@@ -44,15 +45,28 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
   // Devices from hwloc; UUIDs and MIG instances from the management library only when the
   // launcher named GPUs that way (opening NVML costs up to a second per rank).
   bool by_uuid = false;
-  for (const char* var : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+  for (const char* var : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                          "NVIDIA_VISIBLE_DEVICES"}) {
     auto it = env.find(var);
     if (it != env.end() && it->second.find('-') != std::string::npos) by_uuid = true;
   }
   DeviceInventory inventory = device_inventory(topo, by_uuid);
   for (const Device* g : compute_gpus(inventory.devices)) host_gpus.push_back(record_gpu(*g));
   const CpuSet allowed = here.allowed_cpus() & topo.complete_cpus();
-  auto placed =
-      place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed, here.cgroup_cpus());
+  GpuChoice choice;
+  if (!options.gpu_visibility.empty()) {
+    auto visibility = parse_gpu_visibility(options.gpu_visibility);
+    if (!visibility) return visibility.error().as_bad_input("gpu_visibility");
+    choice.visibility = *visibility;
+  }
+  // Which NVIDIA device files this step may open tells Slurm's device constraint. Asked only
+  // under Slurm with a GPU list: opening a GPU's file can wake its driver state.
+  if (env.count("SLURM_STEP_GPUS") || env.count("SLURM_JOB_GPUS")) {
+    const os::NvidiaDeviceFiles files = os::probe_nvidia_device_files();
+    choice.files = {files.present, files.openable};
+  }
+  auto placed = place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed,
+                                here.cgroup_cpus(), choice);
   // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
   // are the command line's mistake; anything else the machine's.
   if (!placed)
@@ -64,7 +78,7 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
 }  // namespace
 
 Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
-  return place_rank(request, RankOptions{ranks, 0, ""});
+  return place_rank(request, RankOptions{ranks, 0, "", ""});
 }
 
 Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {

@@ -33,6 +33,7 @@ struct RankOptions {
   /// Decide from this hwloc XML instead of reading the machine (a recording of this machine with
   /// its devices, for a container that hides /sys/bus/pci): its CPUs must exist here.
   std::string topology_file;
+  std::string gpu_visibility;  ///< "narrow" (also "") or "all-own-first" (parse_gpu_visibility)
 };
 
 /// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,

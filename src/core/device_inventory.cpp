@@ -3,8 +3,10 @@
 // management libraries (merged by bus id).
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "src/core/devices.hpp"
+#include "src/os/gpu_device_files.hpp"
 #include "src/os/gpu_management.hpp"
 #include "src/os/pci_sysfs.hpp"
 
@@ -13,6 +15,12 @@ namespace {
 
 std::string kind_word(const Device& d) {
   return d.kind == DeviceKind::gpu ? "GPU" : d.kind == DeviceKind::nic ? "NIC" : "NVMe drive";
+}
+
+std::string fmt_hex(unsigned long long v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%llx", v);
+  return text;
 }
 
 std::string node_text(int node) { return node < 0 ? "none" : std::to_string(node); }
@@ -32,6 +40,66 @@ std::vector<ManagedGpuView> view_of(const os::ManagementReport& report) {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+// ROCm's own numbering on this machine: the KFD topology (ROCr enumerates its agents in node
+// order), else ROCm SMI's indexes.
+void rocm_order_here(std::vector<Device>& devices, const os::ManagementReport* smi,
+                     std::string& sources, std::vector<std::string>& notes) {
+  auto kfd = os::read_kfd_gpus();
+  if (kfd && !kfd->empty()) {
+    std::vector<std::pair<std::string, std::string>> nodes;
+    for (const os::KfdGpu& g : *kfd)
+      nodes.emplace_back(g.bus_id, g.unique_id ? rocm_uuid(fmt_hex(g.unique_id)) : "");
+    split_amd_partitions(devices, nodes);
+    std::vector<std::pair<std::string, int>> order;
+    for (const os::KfdGpu& g : *kfd) order.emplace_back(g.bus_id, g.node);
+    if (apply_rocm_order(devices, order, "KFD topology", notes)) {
+      sources += " + KFD topology";
+      for (Device& d : devices)
+        for (const os::KfdGpu& g : *kfd)
+          if (d.kind == DeviceKind::gpu && d.bus_id == g.bus_id && d.uuid.empty() && g.unique_id)
+            d.uuid = rocm_uuid(fmt_hex(g.unique_id));
+      return;
+    }
+  }
+  if (smi && smi->loaded) {
+    std::vector<std::pair<std::string, int>> order;
+    for (const os::ManagedGpu& g : smi->gpus) order.emplace_back(g.bus_id, g.index);
+    apply_rocm_order(devices, order, "ROCm SMI", notes);
+  }
+}
+
+// Where ROCm's numbering differs from the bus, or is not known at all, the table says so.
+void order_notes(const std::vector<Device>& devices, std::vector<std::string>& notes) {
+  bool unknown = false;
+  int position = 0;  // place in bus order, partitions counted (devices are in bus order)
+  for (const Device& d : devices) {
+    if (d.kind != DeviceKind::gpu || d.vendor_id != 0x1002) continue;
+    unknown = unknown || d.runtime_order.empty();
+    if (!d.runtime_order.empty() && d.index != position)
+      notes.push_back(
+          "GPU " + std::to_string(d.index) + " at " + d.bus_id +
+          (d.partition >= 0 ? " (partition " + std::to_string(d.partition) + ")" : std::string()) +
+          " is ROCm's " + std::to_string(d.index) + " (" + d.runtime_order + ") but would be " +
+          std::to_string(position) +
+          " in PCI bus order: gpu:N and the ROCm/HIP variables use ROCm's");
+    if (d.partition == 1)
+      notes.push_back("the GPU at " + d.bus_id +
+                      " is split into partitions, each a device of its own (a rank can be given "
+                      "one)");
+    if (d.apu && d.partition <= 0)
+      notes.push_back("GPU " + std::to_string(d.index) + " at " + d.bus_id +
+                      " is an APU (MI300A): it shares its package and memory with the CPUs "
+                      "near it (" +
+                      d.cpus.to_list() + "), which are its rank's");
+    ++position;
+  }
+  if (unknown)
+    notes.push_back(
+        "ROCm's order of the AMD GPUs is not known here (no rsmiN/OpenCL names recorded, no "
+        "KFD topology or ROCm SMI): indexes are PCI bus order, which ROCm need not follow; "
+        "name the GPUs by UUID (gpu:GPU-...) or pci:BUSID");
 }
 
 }  // namespace
@@ -92,8 +160,9 @@ void merge_management(std::vector<Device>& devices, const std::vector<ManagedGpu
     d->mig = g.mig;
     if (g.index != d->index)
       notes.push_back(library + " numbers the GPU at " + d->bus_id + " " + std::to_string(g.index) +
-                      ", PCI bus order " + std::to_string(d->index) +
-                      "; gpu:N and --gpus use bus order");
+                      ", threadmap " + std::to_string(d->index) + " (" +
+                      (d->runtime_order.empty() ? std::string("PCI bus order") : d->runtime_order) +
+                      "); gpu:N and --gpus use threadmap's");
   }
 }
 
@@ -101,7 +170,10 @@ DeviceInventory device_inventory(const Topology& topo, bool management) {
   DeviceInventory inv;
   inv.devices = devices_from_hwloc(topo);
   inv.sources = "hwloc I/O objects";
-  if (!topo.is_this_machine()) return inv;
+  if (!topo.is_this_machine()) {
+    order_notes(inv.devices, inv.notes);
+    return inv;
+  }
   auto sysfs = os::read_pci_devices();
   if (sysfs) {
     std::vector<PciFactsView> view;
@@ -113,16 +185,16 @@ DeviceInventory device_inventory(const Topology& topo, bool management) {
   } else {
     inv.notes.push_back("sysfs PCI devices not read: " + sysfs.error().message);
   }
-  if (!management) return inv;
   auto has_vendor = [&](unsigned vendor) {
     return std::any_of(inv.devices.begin(), inv.devices.end(), [&](const Device& d) {
       return d.kind == DeviceKind::gpu && d.vendor_id == vendor;
     });
   };
+  os::ManagementReport smi;
   // Asked only where their GPUs are: opening NVML costs up to a second.
   for (auto [vendor, query] :
        {std::pair{0x10deu, &os::query_nvml}, {0x1002u, &os::query_rocm_smi}}) {
-    if (!has_vendor(vendor)) continue;
+    if (!management || !has_vendor(vendor)) continue;
     os::ManagementReport report = query();
     if (!report.loaded) {
       inv.notes.push_back(report.library + " not used: " + report.why_not);
@@ -130,7 +202,11 @@ DeviceInventory device_inventory(const Topology& topo, bool management) {
     }
     merge_management(inv.devices, view_of(report), report.library, inv.notes);
     inv.sources += " + " + report.library;
+    if (vendor == 0x1002u) smi = std::move(report);
   }
+  if (has_vendor(0x1002u)) rocm_order_here(inv.devices, &smi, inv.sources, inv.notes);
+  split_mig_instances(inv.devices);
+  order_notes(inv.devices, inv.notes);
   return inv;
 }
 
@@ -140,6 +216,15 @@ namespace threadmap {
 
 Result<CpuSet> device_cpus(const Topology& topo, std::string_view term) {
   std::vector<Device> devices = devices_from_hwloc(topo);
+  // On this machine ROCm's order may come from the KFD topology alone.
+  const bool amd = std::any_of(devices.begin(), devices.end(), [](const Device& d) {
+    return d.kind == DeviceKind::gpu && d.vendor_id == 0x1002 && d.runtime_order.empty();
+  });
+  if (amd && topo.is_this_machine()) {
+    std::string sources;
+    std::vector<std::string> notes;
+    rocm_order_here(devices, nullptr, sources, notes);
+  }
   auto found = find_device(devices, term);
   // A UUID only the management library knows (a live machine; hwloc rarely records UUIDs).
   const bool uuid_term = term.size() > 4 && !std::isdigit(static_cast<unsigned char>(term[4])) &&

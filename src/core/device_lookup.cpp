@@ -27,6 +27,26 @@ std::string joined(const std::vector<std::string>& items) {
   return out.empty() ? "none" : out;
 }
 
+// A UUID written the way another vendor writes them: NVIDIA's "GPU-8-4-4-4-12" (or MIG-) on an
+// AMD or Intel node, ROCm's "GPU-" + 16 hex digits on an NVIDIA one. "" when the form fits.
+std::string foreign_uuid_form(unsigned vendor, std::string_view key) {
+  auto hex_run = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c));
+    });
+  };
+  const bool rocm_form = key.size() == 20 && has_prefix(key, "GPU-") && hex_run(key.substr(4));
+  const bool nvidia_form =
+      (has_prefix(key, "GPU-") && key.size() == 40 && key[12] == '-') || has_prefix(key, "MIG-");
+  if (vendor == 0x1002 && nvidia_form)
+    return "an NVIDIA UUID (GPU-8-4-4-4-12 hex digits or MIG-...), and this node's GPUs are AMD's "
+           "(ROCm writes GPU- and 16 hex digits)";
+  if (vendor == 0x10de && rocm_form)
+    return "a ROCm UUID (GPU- and 16 hex digits), and this node's GPUs are NVIDIA's (GPU- and "
+           "8-4-4-4-12 hex digits, as nvidia-smi -L prints)";
+  return "";
+}
+
 Result<const Device*> find_gpu(const std::vector<Device>& devices, std::string_view term,
                                std::string_view key) {
   std::vector<const Device*> gpus = compute_gpus(devices);
@@ -35,24 +55,40 @@ Result<const Device*> find_gpu(const std::vector<Device>& devices, std::string_v
                           "': this machine's topology lists no NVIDIA, AMD or Intel GPU");
   if (all_digits(key)) {
     const size_t n = static_cast<size_t>(std::stoi(std::string(key)));
+    if (gpus.size() > 1 && gpus.front()->runtime_order.empty())
+      return Error::invalid("'" + std::string(term) + "': ROCm's order of these " +
+                            std::to_string(gpus.size()) +
+                            " AMD GPUs is not known here (no rsmiN/OpenCL names recorded, no KFD "
+                            "topology or ROCm SMI), and it need not follow the PCI bus: name the "
+                            "GPU by UUID (gpu:GPU-...) or pci:BUSID");
     if (n >= gpus.size())
-      return Error::invalid(
-          "'" + std::string(term) + "': there are " + std::to_string(gpus.size()) +
-          " GPUs (gpu:0 to gpu:" + std::to_string(gpus.size() - 1) + ", in PCI bus order)");
+      return Error::invalid("'" + std::string(term) + "': there are " +
+                            std::to_string(gpus.size()) +
+                            " GPUs (gpu:0 to gpu:" + std::to_string(gpus.size() - 1) + ", in " +
+                            gpus.front()->runtime_order + ")");
     return gpus[n];
   }
-  // A MIG instance stands for its GPU: the CPUs and memory near it are the GPU's.
+  if (auto form = foreign_uuid_form(gpus.front()->vendor_id, key); !form.empty())
+    return Error::invalid("'" + std::string(term) + "' is " + form);
+  // A MIG instance: the instance itself where the GPU was split (split_mig_instances), else its
+  // GPU. Either way the CPUs and memory near it are the GPU's.
+  for (const Device* g : gpus)
+    if (g->partition >= 0 && strcasecmp(g->uuid.c_str(), std::string(key).c_str()) == 0) return g;
   for (const Device* g : gpus)
     for (const GpuInstance& m : g->mig)
       if (strcasecmp(m.uuid.c_str(), std::string(key).c_str()) == 0) return g;
   // Legacy MIG form MIG-GPU-<uuid>/<gi>/<ci> names its GPU's UUID.
   std::string uuid(key);
+  // hwloc's text of ROCm's unique id (bare hex) is accepted as a name: it is what lstopo prints.
+  if (gpus.front()->vendor_id == 0x1002 && !rocm_uuid(uuid).empty()) uuid = rocm_uuid(uuid);
   if (has_prefix(uuid, "MIG-GPU-")) uuid = uuid.substr(4, uuid.find('/') - 4);
   const Device* match = nullptr;
   int matches = 0;
   for (const Device* g : gpus) {
-    if (g->uuid.empty()) continue;
+    if (g->uuid.empty() && g->gpu_uuid.empty()) continue;
     if (strcasecmp(g->uuid.c_str(), uuid.c_str()) == 0) return g;
+    // A partitioned GPU's own UUID names its first partition.
+    if (!g->gpu_uuid.empty() && strcasecmp(g->gpu_uuid.c_str(), uuid.c_str()) == 0) return g;
     // CUDA takes a unique prefix of a UUID too ("GPU-8932f937").
     if (uuid.size() >= 8 && has_prefix(g->uuid, uuid)) {
       match = g;

@@ -65,8 +65,10 @@ int single_node(hwloc_topology_t topo, hwloc_const_nodeset_t nodeset, hwloc_cons
   return found;
 }
 
-void add_os_devices(hwloc_obj_t pci, Device& d) {
-  for (hwloc_obj_t child = pci->io_first_child; child; child = child->next_sibling) {
+// Every OS device under `obj`, depth first: Level Zero records a card's tiles (zeN.M) as OS
+// devices under the card's (zeN).
+void add_os_devices(hwloc_obj_t obj, Device& d) {
+  for (hwloc_obj_t child = obj->io_first_child; child; child = child->next_sibling) {
     if (child->type != HWLOC_OBJ_OS_DEVICE || !child->name) continue;
     std::string name = child->name;
     d.os_names.push_back(name);
@@ -83,14 +85,19 @@ void add_os_devices(hwloc_obj_t pci, Device& d) {
       default:
         break;
     }
+    unsigned card = 0, tile = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), "ze%u.%u%c", &card, &tile, &tail) == 2) ++d.tiles;
     if (d.uuid.empty()) {
       if (const char* uuid = info(child, "NVIDIAUUID")) d.uuid = uuid;
-      if (const char* uuid = info(child, "AMDUUID")) d.uuid = uuid;
+      // hwloc writes ROCm SMI's unique id as bare hex; ROCm's variables take "GPU-" + 16 digits.
+      if (const char* uuid = info(child, "AMDUUID")) d.uuid = rocm_uuid(uuid);
     }
     if (d.model.empty())
       if (const char* model = info(child, "GPUModel")) d.model = model;
     if (d.vendor.empty())
       if (const char* vendor = info(child, "GPUVendor")) d.vendor = vendor;
+    add_os_devices(child, d);
   }
 }
 
@@ -107,6 +114,7 @@ Device device_of(hwloc_topology_t topo, hwloc_obj_t pci, DeviceKind kind) {
   if (d.model.empty())
     if (const char* model = info(pci, "PCIDevice")) d.model = model;
   if (d.vendor.empty()) d.vendor = known_vendor(d.vendor_id);
+  d.apu = kind == DeviceKind::gpu && is_apu(d.vendor_id, d.device_id);
   hwloc_obj_t parent = hwloc_get_non_io_ancestor_obj(topo, pci);
   if (parent && parent->cpuset) {
     hwloc_bitmap_copy(static_cast<hwloc_bitmap_t>(d.cpus.native_handle()), parent->cpuset);
@@ -116,6 +124,30 @@ Device device_of(hwloc_topology_t topo, hwloc_obj_t pci, DeviceKind kind) {
     d.pci_path.insert(d.pci_path.begin(), up->gp_index);
   for (auto* names : {&d.netdevs, &d.rdma, &d.block}) std::sort(names->begin(), names->end());
   return d;
+}
+
+// An AMD GPU split into partitions (MI300X CPX...) shows one ROCm SMI device per partition
+// under its PCI function: each becomes a device of its own, with its own ROCm index and UUID.
+std::vector<Device> split_partitions(hwloc_obj_t pci, const Device& whole) {
+  std::vector<hwloc_obj_t> rsmi;
+  for (hwloc_obj_t child = pci->io_first_child; child; child = child->next_sibling)
+    if (child->type == HWLOC_OBJ_OS_DEVICE && child->name &&
+        std::strncmp(child->name, "rsmi", 4) == 0)
+      rsmi.push_back(child);
+  if (whole.vendor_id != kAmd || rsmi.size() < 2) return {whole};
+  std::vector<Device> out;
+  for (size_t i = 0; i < rsmi.size(); ++i) {
+    Device part = whole;
+    part.partition = static_cast<int>(i);
+    part.os_names.clear();
+    for (const std::string& name : whole.os_names)
+      if (name.rfind("rsmi", 0) != 0) part.os_names.push_back(name);
+    part.os_names.push_back(rsmi[i]->name);
+    const char* uuid = info(rsmi[i], "AMDUUID");
+    part.uuid = uuid ? rocm_uuid(uuid) : "";
+    out.push_back(std::move(part));
+  }
+  return out;
 }
 
 int kind_rank(DeviceKind kind) {
@@ -137,8 +169,20 @@ const char* device_kind_name(DeviceKind kind) {
 }
 
 bool is_gpu_class(unsigned class_id, unsigned vendor_id) {
+  // AMD's Instinct MI300X/MI300A/MI350 call themselves processing accelerators (class 0x12);
+  // another vendor's 0x12 device (Gaudi, an FPGA) is not a GPU any runtime here drives.
+  if ((class_id >> 8) == 0x12) return vendor_id == kAmd;
   return (class_id >> 8) == 0x03 &&
          (vendor_id == kNvidia || vendor_id == kAmd || vendor_id == kIntel);
+}
+
+std::string rocm_uuid(std::string_view hex) {
+  if (hex.empty() || hex.size() > 16) return "";
+  for (char c : hex)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return "";
+  std::string digits(16 - hex.size(), '0');
+  for (char c : hex) digits += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "GPU-" + digits;
 }
 
 // Network controllers, and InfiniBand adapters that still call themselves a serial bus (0x0c06).
@@ -171,7 +215,8 @@ std::vector<Device> devices_from_hwloc(const Topology& topo) {
        pci = hwloc_get_next_pcidev(handle, pci)) {
     const unsigned cls = pci->attr->pcidev.class_id;
     if (is_gpu_class(cls, pci->attr->pcidev.vendor_id))
-      out.push_back(device_of(handle, pci, DeviceKind::gpu));
+      for (Device& d : split_partitions(pci, device_of(handle, pci, DeviceKind::gpu)))
+        out.push_back(std::move(d));
     else if (is_nic_class(cls))
       out.push_back(device_of(handle, pci, DeviceKind::nic));
     else if (is_nvme_class(cls))
@@ -179,14 +224,10 @@ std::vector<Device> devices_from_hwloc(const Topology& topo) {
   }
   std::sort(out.begin(), out.end(), [](const Device& a, const Device& b) {
     if (a.kind != b.kind) return kind_rank(a.kind) < kind_rank(b.kind);
-    return a.bus_id < b.bus_id;
+    if (a.bus_id != b.bus_id) return a.bus_id < b.bus_id;
+    return a.partition < b.partition;
   });
-  // GPU indexes: bus order among the GPUs of one vendor (nvidia-smi counts NVIDIA's only).
-  for (unsigned vendor : {kNvidia, kAmd, kIntel}) {
-    int next = 0;
-    for (Device& d : out)
-      if (d.kind == DeviceKind::gpu && d.vendor_id == vendor) d.index = next++;
-  }
+  number_gpus(out);
   return out;
 }
 
@@ -195,6 +236,8 @@ std::vector<const Device*> compute_gpus(const std::vector<Device>& devices) {
     std::vector<const Device*> out;
     for (const Device& d : devices)
       if (d.kind == DeviceKind::gpu && d.vendor_id == vendor) out.push_back(&d);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Device* a, const Device* b) { return a->index < b->index; });
     if (!out.empty()) return out;
   }
   return {};

@@ -43,9 +43,28 @@ struct Device {
   std::vector<std::string> rdma;      ///< NICs: "mlx5_0"
   std::vector<std::string> block;     ///< NVMe: "nvme0n1"
   std::vector<std::string> os_names;  ///< every OS device name hwloc gives it ("cuda0", "card1")
-  /// GPUs: position in PCI bus order among the GPUs of its vendor -- nvidia-smi's order and
-  /// CUDA's with CUDA_DEVICE_ORDER=PCI_BUS_ID. -1 for other devices.
+  /// GPUs: the index the vendor's runtime gives it, which `gpu:N`, `--gpus` and every
+  /// visible-devices variable mean: NVIDIA, PCI bus order (nvidia-smi's, CUDA's with
+  /// CUDA_DEVICE_ORDER=PCI_BUS_ID); AMD, ROCm's enumeration order (runtime_order says from
+  /// where; bus order when nothing says); Intel, Level Zero's root devices in bus order
+  /// (ZE_ENABLE_PCI_ID_DEVICE_ORDER=1), counted per card. -1 for other devices.
   int index = -1;
+  /// GPUs: position in PCI bus order among the GPUs (partitions: their GPU's) of its vendor.
+  int bus_index = -1;
+  /// GPUs: where `index` comes from ("PCI bus order", "ROCm SMI names (rsmiN) recorded in the
+  /// topology", "KFD topology", ...); "" when nothing says (AMD: index is then bus order).
+  std::string runtime_order;
+  /// Partitions (AMD MI300X CPX..., NVIDIA MIG instances): the partition's number on its GPU,
+  /// each partition a device of its own with its own index; -1 for a whole GPU.
+  int partition = -1;
+  std::string gpu_uuid;  ///< partitions: the whole GPU's UUID ("" when unknown or not a partition)
+  /// The GPU shares its package and memory with CPUs (MI300A): its CPUs and memory are its APU's.
+  bool apu = false;
+  /// Intel: Level Zero sub-devices (tiles) hwloc recorded (zeN.M); 0 when none were recorded.
+  int tiles = 0;
+  /// Intel: its first tile's index among Level Zero's root devices under the FLAT hierarchy (every
+  /// tile of every card, in bus order; a card with no recorded tiles counts as one).
+  int flat_index = -1;
   std::string uuid;              ///< GPUs: "GPU-..." from hwloc's infos or the management library
   std::vector<GpuInstance> mig;  ///< GPUs: MIG instances (management library only)
   int management_index = -1;     ///< GPUs: the management library's index, -1 when not asked
@@ -65,7 +84,8 @@ struct DeviceInventory {
 };
 
 /// The GPUs, NICs and NVMe drives of hwloc's I/O objects in `topo` (the loader keeps the
-/// important I/O objects). GPUs are PCI display/3D devices (class 0x03) of NVIDIA, AMD or Intel.
+/// important I/O objects). GPUs are PCI display/3D devices (class 0x03) of NVIDIA, AMD or Intel,
+/// and AMD's processing accelerators (class 0x12: Instinct MI300X/MI300A/MI350).
 std::vector<Device> devices_from_hwloc(const Topology& topo);
 
 /// devices_from_hwloc, and on this machine (topo.is_this_machine()) sysfs compared with it
@@ -106,8 +126,8 @@ bool is_nic_class(unsigned class_id);
 bool is_nvme_class(unsigned class_id);
 
 /// The GPUs `gpu:N` and `--gpus` count: those of the first vendor present among NVIDIA, AMD,
-/// Intel (a workstation's integrated Intel GPU does not shift the NVIDIA GPUs' numbers), in bus
-/// order, so that element i has index i.
+/// Intel (a workstation's integrated Intel GPU does not shift the NVIDIA GPUs' numbers), in the
+/// runtime's order, so that element i has index i.
 std::vector<const Device*> compute_gpus(const std::vector<Device>& devices);
 
 /// The device a CPU-expression term names: "gpu:N" (index in compute_gpus), "gpu:UUID"
@@ -129,6 +149,38 @@ bool is_device_term(std::string_view term);
 /// NIC is near by any of these (a NIC on another node is not named: it would only narrow what
 /// the communication libraries may use).
 const Device* nearest_nic(const std::vector<Device>& devices, const Device& gpu, std::string* why);
+
+/// Numbers the GPUs of `devices` (already in bus order): bus_index, and index with
+/// runtime_order as each vendor's runtime counts them (see Device::index). AMD's order comes from
+/// ROCm's names hwloc recorded (rsmiN, then OpenCL's openclPdN) when they name every AMD GPU once.
+void number_gpus(std::vector<Device>& devices);
+
+/// Each MIG instance of an NVIDIA GPU (Device::mig, from NVML) becomes a device of its own, a
+/// partition with its MIG UUID (CUDA takes only that for an instance), so a rank can be given one;
+/// the GPUs are renumbered (number_gpus): an instance's index counts instances, and it is written
+/// by UUID, never by index.
+void split_mig_instances(std::vector<Device>& devices);
+
+/// Whether a GPU shares its package and memory with CPUs (AMD Instinct MI300A, by device id).
+bool is_apu(unsigned vendor_id, unsigned device_id);
+
+/// Splits an AMD GPU that `nodes` (bus id, ROCm UUID or "", one entry per KFD GPU node) lists
+/// several times at its PCI address into partitions (an MI300X in CPX mode), each a device with
+/// that entry's UUID, and renumbers the GPUs (number_gpus). A GPU already split, or listed once,
+/// is left as it is.
+void split_amd_partitions(std::vector<Device>& devices,
+                          const std::vector<std::pair<std::string, std::string>>& nodes);
+
+/// Sets index/runtime_order of the AMD GPUs from ROCm's own numbering of them (bus id ->
+/// ROCm index, e.g. from the KFD topology or ROCm SMI), when it names every AMD GPU once; a GPU
+/// it numbers differently from the recorded order adds a note. Returns whether it was used.
+bool apply_rocm_order(std::vector<Device>& devices,
+                      const std::vector<std::pair<std::string, int>>& order,
+                      const std::string& source, std::vector<std::string>& notes);
+
+/// "GPU-" + 16 hex digits, zero-padded, as ROCm writes a unique id ("GPU-04c04714172e6268"),
+/// from hwloc's bare hex text ("4c04714172e6268"); "" when the text is not hex of 1-16 digits.
+std::string rocm_uuid(std::string_view hex);
 
 /// "0000:34:00.0" from "34:00.0", "0000:34:00.0", "00000000:34:00.0" (any case); "" when the
 /// text is not a PCI bus id.

@@ -59,6 +59,9 @@ Result<PlanRequest> plan_request(const PlanOptions& o) {
     return Error::bad_input("host", "a node name is for rank shares: it needs a rank count");
   if (o.gpus > 0)
     return Error::bad_input("gpus", "GPUs per rank are for rank shares: they need a rank count");
+  if (!o.gpu_visibility.empty())
+    return Error::bad_input("gpu_visibility",
+                            "which GPUs a rank's program sees is for rank shares with GPUs");
   PlanRequest request;
   if (!o.export_format.empty()) {
     auto format = parse_export_format(o.export_format);

@@ -36,6 +36,7 @@ struct PlanOptions {
   int ranks = 0;                       ///< --ranks N
   std::string host;                    ///< --host NAME
   int gpus = 0;                        ///< --gpus [N] (given alone: 1); 0: not given
+  std::string gpu_visibility;          ///< --gpu-visibility narrow|all-own-first; "": narrow
   std::string output;                  ///< -o, --output FILE
   std::optional<double> time_limit_s;  ///< --time-limit S
   std::optional<std::uint64_t> seed;   ///< --seed N

@@ -25,6 +25,17 @@ std::string vendor_model(const Device& d) {
   return vendor.empty() || vm.find(vendor) != std::string::npos ? vm : vendor + " " + vm;
 }
 
+// What the index column cannot say: a partition, an APU, Level Zero tiles.
+std::string shape(const Device& d) {
+  std::string out;
+  if (d.partition >= 0) out += fmt::format(" partition {}", d.partition);
+  if (d.apu) out += " (APU)";
+  if (d.tiles > 0) out += fmt::format(" {} tiles", d.tiles);
+  return out;
+}
+
+std::string index_text(int i) { return i >= 0 ? std::to_string(i) : ""; }
+
 int count(const DeviceInventory& inv, DeviceKind kind) {
   int n = 0;
   for (const Device& d : inv.devices) n += d.kind == kind;
@@ -36,16 +47,21 @@ int count(const DeviceInventory& inv, DeviceKind kind) {
 std::string device_table_text(const DeviceInventory& inv) {
   if (inv.devices.empty())
     return "devices: none (the topology lists no GPU, NIC or NVMe drive; " + inv.sources + ")\n";
-  TextTable table({"device", "index>", "PCI", "model", "node>", "local CPUs", "names / UUID"});
+  TextTable table(
+      {"device", "index>", "bus>", "PCI", "model", "node>", "local CPUs", "names / UUID"});
   for (const Device& d : inv.devices) {
     std::string names = names_of(d);
     if (!d.uuid.empty()) names += (names.empty() ? "" : " ") + d.uuid;
     if (!d.mig.empty()) names += fmt::format(" ({} MIG)", d.mig.size());
-    table.add_row({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "", d.bus_id,
-                   vendor_model(d), d.numa_node >= 0 ? std::to_string(d.numa_node) : "none",
-                   d.cpus.to_list(), names});
+    table.add_row({device_kind_name(d.kind), index_text(d.index), index_text(d.bus_index), d.bus_id,
+                   vendor_model(d) + shape(d),
+                   d.numa_node >= 0 ? std::to_string(d.numa_node) : "none", d.cpus.to_list(),
+                   names});
   }
-  std::string out = "devices (" + inv.sources + "; GPU index = PCI bus order, node = OS number):\n";
+  std::string out = "devices (" + inv.sources +
+                    "; GPU index = the vendor runtime's (NVIDIA: PCI bus order; AMD: ROCm's "
+                    "order; Intel: Level Zero cards in bus order), bus = PCI bus order, node = OS "
+                    "number):\n";
   out += table.str();
   for (const std::string& note : inv.notes) out += "note: " + note + "\n";
   return out;
@@ -60,16 +76,18 @@ std::string device_table_html(const DeviceInventory& inv) {
   for (const Device& d : inv.devices) {
     std::string names = names_of(d);
     if (!d.uuid.empty()) names += (names.empty() ? "" : " ") + d.uuid;
-    rows.push_back({device_kind_name(d.kind), d.index >= 0 ? std::to_string(d.index) : "", d.bus_id,
-                    vendor_model(d), d.numa_node >= 0 ? std::to_string(d.numa_node) : "none",
-                    d.cpus.to_list(), names});
+    rows.push_back(
+        {device_kind_name(d.kind), index_text(d.index), d.bus_id, vendor_model(d) + shape(d),
+         d.numa_node >= 0 ? std::to_string(d.numa_node) : "none", d.cpus.to_list(), names});
   }
   out += html::stacked_table(
       {"device", "index", "PCI", "model", "NUMA node", "local CPUs", "names"}, rows, {1, 4});
-  out += "<p>Source: " + html::escape(inv.sources) +
-         ". GPU index = PCI bus order (nvidia-smi's); NUMA node = OS number, none when the "
-         "device hangs off several nodes. Use them as <code>gpu:N</code>, <code>nic:NAME</code>, "
-         "<code>pci:BUSID</code> in CPU expressions (docs/gpu.md).</p>\n";
+  out +=
+      "<p>Source: " + html::escape(inv.sources) +
+      ". GPU index = the vendor runtime's (NVIDIA: PCI bus order, nvidia-smi's; AMD: ROCm's order; "
+      "Intel: Level Zero cards in bus order); NUMA node = OS number, none when the "
+      "device hangs off several nodes. Use them as <code>gpu:N</code>, <code>nic:NAME</code>, "
+      "<code>pci:BUSID</code> in CPU expressions (docs/gpu.md).</p>\n";
   if (!inv.notes.empty()) {
     out += "<ul class=\"notes\">\n";
     for (const std::string& note : inv.notes) out += "<li>" + html::escape(note) + "</li>\n";
@@ -100,6 +118,13 @@ nlohmann::json device_json(const Device& d) {
           {"numa_node", d.numa_node >= 0 ? json(d.numa_node) : json(nullptr)},
           {"cpus", d.cpus.to_list()},
           {"index", d.index >= 0 ? json(d.index) : json(nullptr)},
+          {"bus_index", d.bus_index >= 0 ? json(d.bus_index) : json(nullptr)},
+          {"runtime_order", d.kind != DeviceKind::gpu ? json(nullptr)
+                            : d.runtime_order.empty() ? json("unknown")
+                                                      : json(d.runtime_order)},
+          {"partition", d.partition >= 0 ? json(d.partition) : json(nullptr)},
+          {"apu", d.apu},
+          {"tiles", d.tiles > 0 ? json(d.tiles) : json(nullptr)},
           {"management_index", d.management_index >= 0 ? json(d.management_index) : json(nullptr)},
           {"uuid", d.uuid.empty() ? json(nullptr) : json(d.uuid)},
           {"mig", mig},

@@ -62,7 +62,7 @@ check_bad() {  # PHRASE ENV... -- ARGS...
   [ ! -e "$work/ran" ] || fail "$*: the program ran"
   echo "ok: bad input: $(cat "$work/err")"
 }
-check_bad "bad --gpus: CUDA_VISIBLE_DEVICES='9': entry '9' names no GPU here: there are 8" CUDA_VISIBLE_DEVICES=9 -- run --ranks 0/1 --gpus --topology "$xml"
+check_bad "bad --gpus: CUDA_VISIBLE_DEVICES='9': entry '9' is past the end: there are 8" CUDA_VISIBLE_DEVICES=9 -- run --ranks 0/1 --gpus --topology "$xml"
 check_bad "need 9 GPUs; this node has 8" X=1 -- run --ranks 0/9 --gpus --topology "$xml"
 check_bad "no GPU found" X=1 -- run --ranks 0/1 --gpus --topology "$data/topologies/this-vm-kvm-2vcpu-epyc.xml"
 check_bad "that this machine lacks" X=1 -- run --ranks 0/1 --gpus --topology "$data/topologies/gpu/nvidia-dgx2-16x-v100.xml"

@@ -136,7 +136,7 @@ TEST(RankGpus, RefusalsStateTheRule) {
   std::vector<Device> devices = dgx2();
   auto missing = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", "16"}}, rank(0, 1), 1);
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().message.find("entry '16' names no GPU here: there are 16"),
+  EXPECT_NE(missing.error().message.find("entry '16' is past the end: there are 16"),
             std::string::npos)
       << missing.error().message;
   auto empty = assign_gpus(devices, {{"CUDA_VISIBLE_DEVICES", ""}}, rank(0, 1), 1);
@@ -212,9 +212,14 @@ TEST(RankGpus, AmdRocrAndHipVariables) {
 
 TEST(RankGpus, IntelAffinityMaskNamesDevicesAndSubDevices) {
   std::vector<Device> intel = {made(0x8086, "0000:3a:00.0", 0), made(0x8086, "0000:9a:00.0", 1)};
-  auto a = assign_gpus(intel, {{"ZE_AFFINITY_MASK", "1.0"}}, rank(0, 1), 1);
+  number_gpus(intel);
+  // N.M is sub-device M of card N under COMPOSITE; under FLAT (the default) cards have none.
+  auto a =
+      assign_gpus(intel, {{"ZE_AFFINITY_MASK", "1.0"}, {"ZE_FLAT_DEVICE_HIERARCHY", "COMPOSITE"}},
+                  rank(0, 1), 1);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(a->mine[0]->bus_id, "0000:9a:00.0");
+  EXPECT_FALSE(assign_gpus(intel, {{"ZE_AFFINITY_MASK", "1.0"}}, rank(0, 1), 1).ok());
   auto set = assign_gpus(intel, {}, rank(1, 2), 1);
   ASSERT_TRUE(set.ok());
   EXPECT_EQ(value_of(*set, "ZE_AFFINITY_MASK"), "1");

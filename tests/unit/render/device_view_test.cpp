@@ -21,9 +21,15 @@ TEST(DeviceView, TextTableOneRowPerDeviceThenTheNotes) {
   DeviceInventory inv = dgx2();
   inv.notes = {"0000:34:00.0: sysfs numa_node says 1, hwloc places the GPU on node 0"};
   std::string text = device_table_text(inv);
-  EXPECT_EQ(text.rfind("devices (hwloc I/O objects; GPU index = PCI bus order", 0), 0u) << text;
-  EXPECT_NE(text.find("gpu        15  0000:e7:00.0  NVIDIA Tesla V100-SXM3-32GB-H     1  24-25"),
-            std::string::npos)
+  EXPECT_EQ(text.rfind("devices (hwloc I/O objects; GPU index = the vendor runtime's (NVIDIA: "
+                       "PCI bus order;",
+                       0),
+            0u)
+      << text;
+  // index (the runtime's) and bus (PCI bus order) agree on NVIDIA.
+  EXPECT_NE(
+      text.find("gpu        15   15  0000:e7:00.0  NVIDIA Tesla V100-SXM3-32GB-H     1  24-25"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("note: 0000:34:00.0: sysfs numa_node says 1"), std::string::npos);
   EXPECT_EQ(device_counts_text(inv), "16 GPUs, 0 NICs, 0 NVMe");
@@ -40,6 +46,10 @@ TEST(DeviceView, JsonKeysAsDocumented) {
   EXPECT_EQ(g["kind"], "gpu");
   EXPECT_EQ(g["pci_bus_id"], "0000:b7:00.0");
   EXPECT_EQ(g["index"], 8);
+  EXPECT_EQ(g["bus_index"], 8);
+  EXPECT_EQ(g["runtime_order"], "PCI bus order (nvidia-smi's)");
+  EXPECT_TRUE(g["partition"].is_null());
+  EXPECT_EQ(g["apu"], false);
   EXPECT_EQ(g["numa_node"], 1);
   EXPECT_EQ(g["cpus"], "24-25");
   EXPECT_EQ(g["vendor_id"], "10de");
