@@ -1,0 +1,311 @@
+#include "src/cluster/node_gpu_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace threadmap::cluster {
+namespace {
+
+// The node's NUMA nodes as CPU domains (within `allowed`, logical order), with the package each
+// sits in; CPUs no NUMA node lists form one more domain.
+struct Domains {
+  std::vector<CpuSet> cpus;
+  std::vector<int> os_index;  // -1 for the leftover domain
+  std::vector<int> package;
+};
+
+Domains domains_of(const Topology& topo, const CpuSet& allowed) {
+  Domains d;
+  std::vector<NumaNode> nodes = topo.numa_nodes();
+  std::sort(nodes.begin(), nodes.end(),
+            [](const NumaNode& a, const NumaNode& b) { return a.logical_index < b.logical_index; });
+  CpuSet covered;
+  for (const NumaNode& n : nodes) {
+    CpuSet part = (n.cpus & allowed) - covered;
+    if (part.empty()) continue;
+    covered |= part;
+    d.cpus.push_back(part);
+    d.os_index.push_back(n.os_index);
+  }
+  if (!(allowed - covered).empty()) {
+    d.cpus.push_back(allowed - covered);
+    d.os_index.push_back(-1);
+  }
+  const std::vector<CpuSet> packages = topo.groups(Level::package);
+  for (const CpuSet& c : d.cpus) {
+    int pkg = -1;
+    for (size_t p = 0; p < packages.size() && pkg < 0; ++p)
+      if (!(packages[p] & c).empty()) pkg = static_cast<int>(p);
+    d.package.push_back(pkg);
+  }
+  return d;
+}
+
+// The domains a GPU calls home: its NUMA node's, else every domain its local CPUs meet (a GPU
+// the firmware gave no node: hwloc attaches it above several).
+std::vector<size_t> gpu_domains(const Domains& d, const Device& gpu) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < d.cpus.size(); ++i)
+    if (gpu.numa_node >= 0 ? d.os_index[i] == gpu.numa_node : !(d.cpus[i] & gpu.cpus).empty())
+      out.push_back(i);
+  return out;
+}
+
+size_t root(std::vector<size_t>& parent, size_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+// Splits `cpus` between `ranks` (local rank numbers) and gives each the part that meets its GPUs
+// most; `how` receives split_shares's phrase.
+Status share_out(const Topology& topo, const CpuSet& cpus, const std::vector<int>& ranks,
+                 std::vector<NodeRank>& out, std::string& how) {
+  auto parts = split_shares(topo, cpus, static_cast<int>(ranks.size()));
+  if (!parts) return parts.error();
+  how = parts->front().how;
+  std::vector<bool> used(parts->size(), false);
+  // Ranks whose GPUs are local to the fewest CPUs choose first (a GPU with no NUMA node of its
+  // own is local to many and can take what is left).
+  std::vector<int> order = ranks;
+  auto near_count = [&](int r) {
+    CpuSet near;
+    for (const Device* g : out[static_cast<size_t>(r)].gpus) near |= g->cpus;
+    return (near & cpus).count();
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return near_count(a) < near_count(b); });
+  for (int r : order) {
+    CpuSet near;
+    for (const Device* g : out[static_cast<size_t>(r)].gpus) near |= g->cpus;
+    size_t best = parts->size();
+    for (size_t p = 0; p < parts->size(); ++p)
+      if (!used[p] && (best == parts->size() || ((*parts)[p].cpus & near).count() >
+                                                     ((*parts)[best].cpus & near).count()))
+        best = p;
+    used[best] = true;
+    out[static_cast<size_t>(r)].share.cpus |= (*parts)[best].cpus;
+  }
+  return Status{};
+}
+
+// GPU-less domains `extra` dealt to the ranks of a home: whole parts, at most one per rank.
+Status deal_extra(const Topology& topo, const CpuSet& extra, const std::vector<int>& ranks,
+                  std::vector<NodeRank>& out) {
+  const int n = static_cast<int>(ranks.size());
+  const int m = std::min(n, static_cast<int>(extra.count()));
+  auto parts = split_shares(topo, extra, m);
+  if (!parts) return parts.error();
+  for (int j = 0; j < m; ++j)
+    out[static_cast<size_t>(ranks[static_cast<size_t>(j * n / m)])].share.cpus |=
+        (*parts)[static_cast<size_t>(j)].cpus;
+  return Status{};
+}
+
+std::string node_names(const Domains& d, const std::vector<size_t>& which) {
+  std::string out;
+  for (size_t i : which)
+    out += (out.empty() ? "" : ",") +
+           (d.os_index[i] >= 0 ? std::to_string(d.os_index[i]) : std::string("(none)"));
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Each home's CPUs split between its ranks, then its GPU-less domains dealt to them; the notes
+// say where CPUs had to be shared.
+Status share_homes(const Topology& topo, const Domains& d, const std::vector<bool>& is_home,
+                   const std::vector<size_t>& owner, const std::vector<long>& home_of,
+                   NodeGpuPlan& plan) {
+  for (size_t h = 0; h < d.cpus.size(); ++h) {
+    if (!is_home[h] || owner[h] != h) continue;
+    std::vector<int> here;
+    for (size_t r = 0; r < home_of.size(); ++r)
+      if (owner[static_cast<size_t>(home_of[r])] == h) here.push_back(static_cast<int>(r));
+    if (here.empty()) continue;
+    CpuSet home, extra;
+    std::vector<size_t> home_nodes, extra_nodes;
+    for (size_t i = 0; i < d.cpus.size(); ++i) {
+      if (owner[i] != h) continue;
+      (is_home[i] ? home : extra) |= d.cpus[i];
+      (is_home[i] ? home_nodes : extra_nodes).push_back(i);
+    }
+    std::string how;
+    if (auto st = share_out(topo, home, here, plan.ranks, how); !st) return st;
+    std::string text = "the GPUs' NUMA node(s) " + node_names(d, home_nodes) + " (" +
+                       home.to_list() + ")" +
+                       (here.size() > 1 ? " " + how + " between " + std::to_string(here.size()) +
+                                              " ranks"
+                                        : "");
+    if (!extra.empty()) {
+      if (auto st = deal_extra(topo, extra, here, plan.ranks); !st) return st;
+      text += ", with NUMA node(s) " + node_names(d, extra_nodes) + " (" + extra.to_list() +
+              ", no GPU there) nearest them";
+    }
+    if (home.count() < here.size())
+      plan.notes.push_back(fmt::format(
+          "{} ranks on the {} CPU(s) of NUMA node(s) {}: the node cannot give each its own "
+          "CPUs, so ranks share CPUs there",
+          here.size(), home.count(), node_names(d, home_nodes)));
+    for (int r : here) {
+      RankShare& s = plan.ranks[static_cast<size_t>(r)].share;
+      s.how = text;
+      s.source = ShareSource::split;
+      s.memory_nodes = memory_nodes_of(topo, s.cpus);
+    }
+  }
+  return Status{};
+}
+
+// How many of `ranks` each slot gets when they outnumber the slots: in proportion to the CPUs
+// of the slot's home (shared evenly between slots with the same home), largest remainders first,
+// so that a GPU alone on a node takes as many ranks as two GPUs sharing one of the same size.
+std::vector<int> ranks_per_slot(const std::vector<CpuSet>& homes, int ranks) {
+  std::vector<double> weight;
+  double total = 0;
+  for (const CpuSet& h : homes) {
+    const double same = static_cast<double>(std::count(homes.begin(), homes.end(), h));
+    weight.push_back(std::max<double>(1, static_cast<double>(h.count())) / same);
+    total += weight.back();
+  }
+  std::vector<int> out;
+  std::vector<std::pair<double, size_t>> remainder;
+  int given = 0;
+  for (size_t s = 0; s < homes.size(); ++s) {
+    const double exact = ranks * weight[s] / total;
+    out.push_back(std::max(1, static_cast<int>(exact)));
+    given += out.back();
+    remainder.push_back({-(exact - static_cast<int>(exact)), s});
+  }
+  std::sort(remainder.begin(), remainder.end());
+  for (size_t i = 0; given < ranks; i = (i + 1) % remainder.size(), ++given)
+    ++out[remainder[i].second];
+  while (given > ranks)  // slots bumped to one rank each: take back from the largest
+    --*std::max_element(out.begin(), out.end()), --given;
+  return out;
+}
+
+// Rank r's GPU slot: spread over the slots when ranks are fewer, consecutive ranks together
+// when more (ranks_per_slot of them).
+std::vector<std::vector<const Device*>> slots_of(const std::vector<const Device*>& gpus,
+                                                 const Domains& d, int ranks, int per_rank,
+                                                 SlotOrder order, NodeGpuPlan& plan) {
+  const int slots = static_cast<int>(gpus.size()) / per_rank;
+  std::vector<int> first_rank(static_cast<size_t>(slots) + 1, 0);
+  if (ranks > slots) {
+    std::vector<CpuSet> homes;
+    for (int s = 0; s < slots; ++s) {
+      CpuSet home;
+      for (int g = s * per_rank; g < (s + 1) * per_rank; ++g)
+        for (size_t i : gpu_domains(d, *gpus[static_cast<size_t>(g)])) home |= d.cpus[i];
+      homes.push_back(home);
+    }
+    std::vector<int> count = ranks_per_slot(homes, ranks);
+    for (int s = 0; s < slots; ++s)
+      first_rank[static_cast<size_t>(s) + 1] = first_rank[static_cast<size_t>(s)] + count[static_cast<size_t>(s)];
+  }
+  std::vector<std::vector<const Device*>> out;
+  for (int r = 0; r < ranks; ++r) {
+    int s = 0;
+    if (order == SlotOrder::by_rank)
+      s = r;
+    else if (ranks <= slots)
+      s = static_cast<int>(static_cast<long>(r) * slots / ranks);
+    else
+      while (r >= first_rank[static_cast<size_t>(s) + 1]) ++s;
+    out.emplace_back(gpus.begin() + s * per_rank, gpus.begin() + (s + 1) * per_rank);
+  }
+  if (ranks > slots)
+    plan.notes.push_back(fmt::format(
+        "{} ranks and {} GPU slot(s) of {} GPU(s): ranks share GPUs, consecutive ranks on one "
+        "slot (in proportion to the CPUs of its NUMA node(s)), each on CPUs of its GPU's domain "
+        "(NVIDIA MPS lets their kernels run at once)",
+        ranks, slots, per_rank));
+  else if (ranks < slots && order == SlotOrder::spread)
+    plan.notes.push_back(fmt::format(
+        "{} rank(s) and {} GPU slot(s): the ranks' GPUs are spread over the node (slot r x {} / "
+        "{}); the other GPUs are given to no rank",
+        ranks, slots, slots, ranks));
+  return out;
+}
+
+}  // namespace
+
+Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Device>& devices,
+                                   const CpuSet& allowed, int ranks, int per_rank,
+                                   SlotOrder order) {
+  std::vector<const Device*> gpus = compute_gpus(devices);
+  if (gpus.empty())
+    return Error::invalid("no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
+  if (per_rank < 1 || per_rank > static_cast<int>(gpus.size()))
+    return Error::invalid(fmt::format("bad GPU count {} per rank: this node has {} GPU(s)",
+                                      per_rank, gpus.size()));
+  if (ranks < 1) return Error::invalid("bad rank count " + std::to_string(ranks));
+  if (allowed.empty()) return Error::invalid("no CPUs to split between ranks");
+  if (order == SlotOrder::by_rank && static_cast<size_t>(ranks * per_rank) > gpus.size())
+    return Error::invalid(fmt::format("{} rank(s) x {} GPU(s) each need {} GPUs; this node has {}",
+                                      ranks, per_rank, ranks * per_rank, gpus.size()));
+  NodeGpuPlan plan;
+  const Domains d = domains_of(topo, allowed);
+  plan.ranks.resize(static_cast<size_t>(ranks));
+  std::vector<std::vector<const Device*>> slot = slots_of(gpus, d, ranks, per_rank, order, plan);
+  // Homes: the union of the domains of each rank's GPUs, merged where ranks' GPUs meet.
+  std::vector<size_t> parent(d.cpus.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::vector<long> home_of(static_cast<size_t>(ranks), -1);
+  for (int r = 0; r < ranks; ++r) {
+    plan.ranks[static_cast<size_t>(r)].gpus = slot[static_cast<size_t>(r)];
+    std::vector<size_t> mine;
+    for (const Device* g : slot[static_cast<size_t>(r)])
+      for (size_t i : gpu_domains(d, *g)) mine.push_back(i);
+    for (size_t i : mine) parent[root(parent, i)] = root(parent, mine.front());
+    if (!mine.empty()) home_of[static_cast<size_t>(r)] = static_cast<long>(mine.front());
+  }
+  std::vector<bool> is_home(d.cpus.size(), false);
+  for (long h : home_of)
+    if (h >= 0) is_home[root(parent, static_cast<size_t>(h))] = true;
+  for (size_t i = 0; i < d.cpus.size(); ++i) is_home[i] = is_home[root(parent, i)];
+  if (std::none_of(is_home.begin(), is_home.end(), [](bool b) { return b; })) {
+    // No GPU's CPUs are allowed here: the allowed CPUs are one home for every rank.
+    for (size_t i = 0; i < d.cpus.size(); ++i) parent[i] = 0, is_home[i] = true;
+    plan.notes.push_back("no GPU's local CPUs are among the allowed CPUs " + allowed.to_list() +
+                         ": they are split between the ranks instead");
+  }
+  for (long& h : home_of)
+    if (h < 0) {
+      // This rank's GPUs sit outside the allowed CPUs: it joins the first home.
+      h = static_cast<long>(std::find(is_home.begin(), is_home.end(), true) - is_home.begin());
+      plan.notes.push_back("a GPU's local CPUs are not among the allowed CPUs: its rank shares "
+                           "the first home's CPUs");
+    }
+  // GPU-less domains go to the nearest home.
+  std::vector<size_t> owner(d.cpus.size());
+  std::vector<size_t> home_cpus(d.cpus.size(), 0);
+  for (size_t i = 0; i < d.cpus.size(); ++i)
+    if (is_home[i]) owner[i] = root(parent, i), home_cpus[owner[i]] += d.cpus[i].count();
+  for (size_t i = 0; i < d.cpus.size(); ++i) {
+    if (is_home[i]) continue;
+    size_t best = d.cpus.size();
+    auto key = [&](size_t h) {
+      bool same_package = false;
+      size_t gap = d.cpus.size();
+      for (size_t j = 0; j < d.cpus.size(); ++j)
+        if (is_home[j] && owner[j] == h) {
+          same_package = same_package || (d.package[j] == d.package[i] && d.package[i] >= 0);
+          gap = std::min(gap, j > i ? j - i : i - j);
+        }
+      return std::tuple{same_package ? 0 : 1, home_cpus[h], gap};
+    };
+    for (size_t h = 0; h < d.cpus.size(); ++h)
+      if (is_home[h] && owner[h] == h && (best == d.cpus.size() || key(h) < key(best))) best = h;
+    owner[i] = best;
+    home_cpus[best] += d.cpus[i].count();
+  }
+  if (auto st = share_homes(topo, d, is_home, owner, home_of, plan); !st) return st.error();
+  return plan;
+}
+
+}  // namespace threadmap::cluster
