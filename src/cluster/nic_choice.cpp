@@ -93,10 +93,10 @@ NicChoice choose_nic(const std::vector<Device>& devices,
             is_verbs(facts_of(facts, d).transport))
           out.other_rails.push_back(d.rdma.front());
   } else {
-    out.why = slow.empty() ? "no NIC with a netdev or RDMA name is near the GPU (same PCIe "
-                             "switch, root complex, NUMA node or CPUs)"
-                           : "only slow management port(s) near the GPU, not named: " +
-                                 joined(slow, ", ");
+    out.why = slow.empty()
+                  ? "no NIC with a netdev or RDMA name is near the GPU (same PCIe "
+                    "switch, root complex, NUMA node or CPUs)"
+                  : "only slow management port(s) near the GPU, not named: " + joined(slow, ", ");
   }
   return out;
 }

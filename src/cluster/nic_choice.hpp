@@ -21,7 +21,7 @@ namespace threadmap::cluster {
 struct NicChoice {
   const Device* nic = nullptr;  ///< null: no fast NIC near the GPU
   NicFacts facts;               ///< the chosen NIC's
-  std::string why;              ///< "InfiniBand (verbs device mlx5_0 ...), on the GPU's NUMA node 1"
+  std::string why;  ///< "InfiniBand (verbs device mlx5_0 ...), on the GPU's NUMA node 1"
   /// Every other NIC of the same verbs transport on the node, for NCCL_IB_HCA's list after this
   /// rank's own (names of their first RDMA device, bus order).
   std::vector<std::string> other_rails;

@@ -72,7 +72,8 @@ Status share_out(const Topology& topo, const CpuSet& cpus, const std::vector<int
   auto near_count = [&](int r) {
     CpuSet near;
     for (const Device* g : out[static_cast<size_t>(r)].gpus) near |= g->cpus;
-    return (near & cpus).count();
+    const size_t count = (near & cpus).count();
+    return count == 0 ? cpus.count() + 1 : count;  // a GPU local to none of them: last
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return near_count(a) < near_count(b); });
@@ -81,8 +82,8 @@ Status share_out(const Topology& topo, const CpuSet& cpus, const std::vector<int
     for (const Device* g : out[static_cast<size_t>(r)].gpus) near |= g->cpus;
     size_t best = parts->size();
     for (size_t p = 0; p < parts->size(); ++p)
-      if (!used[p] && (best == parts->size() || ((*parts)[p].cpus & near).count() >
-                                                     ((*parts)[best].cpus & near).count()))
+      if (!used[p] && (best == parts->size() ||
+                       ((*parts)[p].cpus & near).count() > ((*parts)[best].cpus & near).count()))
         best = p;
     used[best] = true;
     out[static_cast<size_t>(r)].share.cpus |= (*parts)[best].cpus;
@@ -134,12 +135,22 @@ Status share_homes(const Topology& topo, const Domains& d, const std::vector<boo
       (is_home[i] ? home_nodes : extra_nodes).push_back(i);
     }
     std::string how;
+    // More ranks than the home has CPUs: the GPU-less nodes are split with it, so that each rank
+    // still has CPUs of its own (some of them not local to its GPU).
+    const bool together = home.count() < here.size() && !extra.empty();
+    if (together) {
+      plan.notes.push_back(fmt::format(
+          "{} ranks and {} CPU(s) on NUMA node(s) {}: some ranks get CPUs of NUMA node(s) {} "
+          "instead, not local to their GPU",
+          here.size(), home.count(), node_names(d, home_nodes), node_names(d, extra_nodes)));
+      home |= extra;
+      extra = CpuSet();
+    }
     if (auto st = share_out(topo, home, here, plan.ranks, how); !st) return st;
-    std::string text = "the GPUs' NUMA node(s) " + node_names(d, home_nodes) + " (" +
-                       home.to_list() + ")" +
-                       (here.size() > 1 ? " " + how + " between " + std::to_string(here.size()) +
-                                              " ranks"
-                                        : "");
+    std::string text =
+        "the GPUs' NUMA node(s) " + node_names(d, home_nodes) + " (" + home.to_list() + ")" +
+        (together ? " with NUMA node(s) " + node_names(d, extra_nodes) : "") +
+        (here.size() > 1 ? " " + how + " between " + std::to_string(here.size()) + " ranks" : "");
     if (!extra.empty()) {
       if (auto st = deal_extra(topo, extra, here, plan.ranks); !st) return st;
       text += ", with NUMA node(s) " + node_names(d, extra_nodes) + " (" + extra.to_list() +
@@ -205,7 +216,8 @@ std::vector<std::vector<const Device*>> slots_of(const std::vector<const Device*
     }
     std::vector<int> count = ranks_per_slot(homes, ranks);
     for (int s = 0; s < slots; ++s)
-      first_rank[static_cast<size_t>(s) + 1] = first_rank[static_cast<size_t>(s)] + count[static_cast<size_t>(s)];
+      first_rank[static_cast<size_t>(s) + 1] =
+          first_rank[static_cast<size_t>(s)] + count[static_cast<size_t>(s)];
   }
   std::vector<std::vector<const Device*>> out;
   for (int r = 0; r < ranks; ++r) {
@@ -241,8 +253,8 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
   if (gpus.empty())
     return Error::invalid("no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
   if (per_rank < 1 || per_rank > static_cast<int>(gpus.size()))
-    return Error::invalid(fmt::format("bad GPU count {} per rank: this node has {} GPU(s)",
-                                      per_rank, gpus.size()));
+    return Error::invalid(
+        fmt::format("bad GPU count {} per rank: this node has {} GPU(s)", per_rank, gpus.size()));
   if (ranks < 1) return Error::invalid("bad rank count " + std::to_string(ranks));
   if (allowed.empty()) return Error::invalid("no CPUs to split between ranks");
   if (order == SlotOrder::by_rank && static_cast<size_t>(ranks * per_rank) > gpus.size())
@@ -250,6 +262,19 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
                                       ranks, per_rank, ranks * per_rank, gpus.size()));
   NodeGpuPlan plan;
   const Domains d = domains_of(topo, allowed);
+  // The GPUs local to the allowed CPUs are the node's for these ranks (a job restricted to one
+  // NUMA node drives the GPUs there); when too few for one rank, every GPU.
+  std::vector<const Device*> local;
+  for (const Device* g : gpus)
+    if (!(g->cpus & allowed).empty()) local.push_back(g);
+  if (order == SlotOrder::spread && local.size() >= static_cast<size_t>(per_rank) &&
+      local.size() < gpus.size()) {
+    plan.notes.push_back(
+        fmt::format("{} of the node's {} GPUs are local to the allowed CPUs {}: "
+                    "the ranks drive those",
+                    local.size(), gpus.size(), allowed.to_list()));
+    gpus = local;
+  }
   plan.ranks.resize(static_cast<size_t>(ranks));
   std::vector<std::vector<const Device*>> slot = slots_of(gpus, d, ranks, per_rank, order, plan);
   // Homes: the union of the domains of each rank's GPUs, merged where ranks' GPUs meet.
@@ -268,7 +293,8 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
   for (long h : home_of)
     if (h >= 0) is_home[root(parent, static_cast<size_t>(h))] = true;
   for (size_t i = 0; i < d.cpus.size(); ++i) is_home[i] = is_home[root(parent, i)];
-  if (std::none_of(is_home.begin(), is_home.end(), [](bool b) { return b; })) {
+  const bool homeless = std::none_of(is_home.begin(), is_home.end(), [](bool b) { return b; });
+  if (homeless) {
     // No GPU's CPUs are allowed here: the allowed CPUs are one home for every rank.
     for (size_t i = 0; i < d.cpus.size(); ++i) parent[i] = 0, is_home[i] = true;
     plan.notes.push_back("no GPU's local CPUs are among the allowed CPUs " + allowed.to_list() +
@@ -278,8 +304,9 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
     if (h < 0) {
       // This rank's GPUs sit outside the allowed CPUs: it joins the first home.
       h = static_cast<long>(std::find(is_home.begin(), is_home.end(), true) - is_home.begin());
-      plan.notes.push_back("a GPU's local CPUs are not among the allowed CPUs: its rank shares "
-                           "the first home's CPUs");
+      plan.notes.push_back(
+          "a GPU's local CPUs are not among the allowed CPUs: its rank shares "
+          "the first home's CPUs");
     }
   // GPU-less domains go to the nearest home.
   std::vector<size_t> owner(d.cpus.size());
@@ -305,6 +332,9 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
     home_cpus[best] += d.cpus[i].count();
   }
   if (auto st = share_homes(topo, d, is_home, owner, home_of, plan); !st) return st.error();
+  if (homeless)
+    for (NodeRank& r : plan.ranks)
+      r.share.how = "the allowed CPUs " + allowed.to_list() + ", none local to a GPU";
   return plan;
 }
 

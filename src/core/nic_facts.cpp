@@ -17,13 +17,13 @@ struct GigabitPart {
   const char* name;
 };
 constexpr GigabitPart kGigabitParts[] = {
-    {0x8086, 0x1521, "Intel I350"},     {0x8086, 0x1522, "Intel I350"},
-    {0x8086, 0x1523, "Intel I350"},     {0x8086, 0x1524, "Intel I350"},
-    {0x8086, 0x1533, "Intel I210"},     {0x8086, 0x1536, "Intel I210"},
-    {0x8086, 0x1537, "Intel I210"},     {0x8086, 0x1538, "Intel I210"},
-    {0x8086, 0x157b, "Intel I210"},     {0x8086, 0x157c, "Intel I210"},
-    {0x8086, 0x1539, "Intel I211"},     {0x8086, 0x10d3, "Intel 82574L"},
-    {0x8086, 0x150e, "Intel 82580"},    {0x8086, 0x10c9, "Intel 82576"},
+    {0x8086, 0x1521, "Intel I350"},       {0x8086, 0x1522, "Intel I350"},
+    {0x8086, 0x1523, "Intel I350"},       {0x8086, 0x1524, "Intel I350"},
+    {0x8086, 0x1533, "Intel I210"},       {0x8086, 0x1536, "Intel I210"},
+    {0x8086, 0x1537, "Intel I210"},       {0x8086, 0x1538, "Intel I210"},
+    {0x8086, 0x157b, "Intel I210"},       {0x8086, 0x157c, "Intel I210"},
+    {0x8086, 0x1539, "Intel I211"},       {0x8086, 0x10d3, "Intel 82574L"},
+    {0x8086, 0x150e, "Intel 82580"},      {0x8086, 0x10c9, "Intel 82576"},
     {0x14e4, 0x1656, "Broadcom BCM5718"}, {0x14e4, 0x1657, "Broadcom BCM5719"},
     {0x14e4, 0x165f, "Broadcom BCM5720"}, {0x14e4, 0x165a, "Broadcom BCM5722"},
 };
@@ -57,13 +57,13 @@ std::string speed_text(long mbps) {
 
 NicTransport transport_of(const Device& nic, const NicEvidence& ev, std::string& why) {
   if (ev.slingshot || nic.vendor_id == kHpeCray) {
-    why = "Slingshot (" + std::string(ev.slingshot ? "hwloc subtype Slingshot" : "HPE Cassini") +
-          ")";
+    why =
+        "Slingshot (" + std::string(ev.slingshot ? "hwloc subtype Slingshot" : "HPE Cassini") + ")";
     return NicTransport::slingshot;
   }
   if (is_efa(nic)) {
-    why = "AWS EFA (PCI " + std::string(nic.vendor_id == kAmazon ? "1d0f:efa*" : "efa device") +
-          ")";
+    why =
+        "AWS EFA (PCI " + std::string(nic.vendor_id == kAmazon ? "1d0f:efa*" : "efa device") + ")";
     return NicTransport::efa;
   }
   if (!nic.rdma.empty()) {
