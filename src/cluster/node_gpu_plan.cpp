@@ -304,9 +304,10 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
     if (h < 0) {
       // This rank's GPUs sit outside the allowed CPUs: it joins the first home.
       h = static_cast<long>(std::find(is_home.begin(), is_home.end(), true) - is_home.begin());
-      plan.notes.push_back(
-          "a GPU's local CPUs are not among the allowed CPUs: its rank shares "
-          "the first home's CPUs");
+      if (!homeless)
+        plan.notes.push_back("the GPU of local rank " + std::to_string(&h - home_of.data()) +
+                             " has no local CPU among the allowed CPUs: the rank shares the "
+                             "first home's CPUs");
     }
   // GPU-less domains go to the nearest home.
   std::vector<size_t> owner(d.cpus.size());

@@ -159,5 +159,31 @@ TEST(GpuShare, EightGpusOnTwoCpusGiveEachRankOne) {
   EXPECT_NE(one->nic_how.find("no NIC"), std::string::npos);
 }
 
+TEST(GpuShare, RunRanksOutnumberingGpusShareThemByLocality) {
+  // `run --ranks K/16 --gpus` on POWER8 (4 GPUs, 16 PUs), each rank placed on its own as a
+  // launcher starts it: four ranks per GPU, each on its own CPUs of its GPU's node (hwloc-calc
+  // -I pu pci=0002:01:00.0 gives 0-1,8-9,16-17,24-25), a note that they share. Refused before.
+  Topology t = load("ibm-power8-4x-p100");
+  std::vector<Device> devices = devices_from_hwloc(t);
+  const CpuSet all = t.allowed_cpus();
+  const CpuSet node0 = *CpuSet::parse_list("0-1,8-9,16-17,24-25");
+  CpuSet seen;
+  for (int r = 0; r < 16; ++r) {
+    auto p = place_with_gpus(t, devices, {}, rank(r, 16, "slurm"), 1, all, all);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->gpus[0].index, r / 4);
+    EXPECT_EQ(p->share.cpus.count(), 1u) << p->share.how;
+    EXPECT_TRUE((seen & p->share.cpus).empty()) << r;
+    seen |= p->share.cpus;
+    if (r < 8) {
+      EXPECT_TRUE(p->share.cpus.is_subset_of(node0)) << r;
+    }
+    bool said = false;
+    for (const std::string& n : p->notes) said |= n.find("ranks share GPUs") != std::string::npos;
+    EXPECT_TRUE(said) << r;
+  }
+  EXPECT_EQ(seen, all);
+}
+
 }  // namespace
 }  // namespace threadmap::cluster
