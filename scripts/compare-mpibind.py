@@ -20,6 +20,10 @@ numa:N for a memory restriction), and compares every task's CPUs and GPUs with m
   different    anything else
 GPUs are compared as sets of indexes (PCI bus order in both). Parameters threadmap has no
 counterpart for (threads per task, smt level, gpu_optim=0, greedy) are printed with the case.
+
+Then, on every topo-xml recording in which threadmap finds GPUs, for N in {1, 2, 3, GPUs,
+2 x GPUs, PUs}, it checks `plan --ranks N --gpus` for "every PU of the node (hwloc-calc -I pu
+all) in exactly one rank's share" and prints the cases that are not.
 """
 import json
 import os
@@ -126,6 +130,46 @@ def classify(mine, theirs, core_of):
     return "different"
 
 
+def list_topologies(root):
+    folder = os.path.join(root, "topo-xml")
+    if os.path.isdir(folder):
+        return sorted(n for n in os.listdir(folder) if n.endswith(".xml"))
+    out = subprocess.run(["git", "-C", root, "ls-tree", "--name-only", "HEAD", "topo-xml/"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    return sorted(os.path.basename(n) for n in out if n.endswith(".xml"))
+
+
+def whole_node(root, binary, tmp):
+    """Every PU in exactly one share, on every recording with GPUs."""
+    cases = good = 0
+    for name in list_topologies(root):
+        xml = os.path.join(tmp, name)
+        with open(xml, "w") as f:
+            f.write(read_text(root, "topo-xml/" + name))
+        gpus = gpu_count(binary, xml)
+        if not gpus:
+            continue
+        every = cpu_list(subprocess.run(["hwloc-calc", "--if", "xml", "-i", xml, "--po", "-I",
+                                         "pu", "all"], check=True, capture_output=True,
+                                        text=True).stdout.strip())
+        for n in sorted({1, 2, 3, gpus, 2 * gpus, len(every)}):
+            cases += 1
+            out = subprocess.run([binary, "plan", "--ranks", str(n), "--gpus", "--topology", xml,
+                                  "--export", "rankfile", "--host", "node"],
+                                 capture_output=True, text=True)
+            shares = [set(int(x) for x in m.group(1).split(",")) for m in
+                      re.finditer(r"^rank \d+=node slot=([0-9,]+)", out.stdout, re.M)]
+            union = set().union(*shares) if shares else set()
+            overlap = sum(len(x) for x in shares) - len(union)
+            if out.returncode == 0 and union == every and overlap == 0 and len(shares) == n:
+                good += 1
+            else:
+                print("  %s, %d ranks: %d of %d PUs in a share, %d in two or more%s" % (
+                    name, n, len(union), len(every), overlap,
+                    ", refused: " + out.stderr.strip() if out.returncode else ""))
+    print("== whole node: %d of %d plans give every PU to exactly one rank" % (good, cases))
+
+
 def main():
     if len(sys.argv) < 2:
         print("usage: compare-mpibind.py MPIBIND_DIR [THREADMAP_BINARY]", file=sys.stderr)
@@ -177,8 +221,9 @@ def main():
                             break
                         print("       task %d: threadmap CPUs %s GPUs %s | mpibind CPUs %s GPUs %s"
                               % (r, compact(mine), sorted(mg), compact(theirs), sorted(tg)))
-    print("== totals: %s; GPUs equal in %d of %d cases on GPU nodes" % (
-        ", ".join("%s %d" % (k, v) for k, v in totals.items()), gpu_equal, gpu_total))
+        print("== totals: %s; GPUs equal in %d of %d cases on GPU nodes" % (
+            ", ".join("%s %d" % (k, v) for k, v in totals.items()), gpu_equal, gpu_total))
+        whole_node(root, binary, tmp)
     return 0
 
 
