@@ -82,6 +82,15 @@ void check_plan(const Machine& m, int ranks, int per_rank) {
   if (static_cast<size_t>(ranks) <= all.count()) {
     EXPECT_FALSE(overlap);
   }
+  // Memory on the GPU's NUMA node, as hwloc-calc names it, where it names one.
+  auto placed = place_node_with_gpus(m.topo, m.devices, m.topo.allowed_cpus(), ranks, per_rank);
+  ASSERT_TRUE(placed.ok());
+  for (const GpuPlacement& p : *placed) {
+    const std::string node = hwloc_calc(m.file, "-I numa pci=" + p.gpus.front().bus_id);
+    if (per_rank == 1 && !node.empty() && node.find(',') == std::string::npos) {
+      EXPECT_EQ(p.share.memory_nodes, std::vector<int>{std::stoi(node)}) << p.gpus.front().bus_id;
+    }
+  }
 }
 
 TEST(NodeGpuPlan, EveryRecordedGpuMachineIsSharedOutWholeAndWithoutOverlap) {
