@@ -244,6 +244,81 @@ std::vector<std::vector<const Device*>> slots_of(const std::vector<const Device*
   return out;
 }
 
+// Where each rank's home is: the union of the domains of its GPUs, merged (union-find) where
+// ranks' GPUs meet.
+struct Homes {
+  std::vector<size_t> parent;  // union-find over domains
+  std::vector<long> home_of;   // a domain of each rank's home
+  std::vector<bool> is_home;   // domains that are some rank's home
+  bool homeless = false;       // no GPU local to the allowed CPUs: one home of everything
+};
+
+Homes find_homes(const Domains& d, const CpuSet& allowed, NodeGpuPlan& plan) {
+  Homes h;
+  h.parent.resize(d.cpus.size());
+  std::iota(h.parent.begin(), h.parent.end(), 0);
+  h.home_of.assign(plan.ranks.size(), -1);
+  for (size_t r = 0; r < plan.ranks.size(); ++r) {
+    std::vector<size_t> mine;
+    for (const Device* g : plan.ranks[r].gpus)
+      for (size_t i : gpu_domains(d, *g)) mine.push_back(i);
+    for (size_t i : mine) h.parent[root(h.parent, i)] = root(h.parent, mine.front());
+    if (!mine.empty()) h.home_of[r] = static_cast<long>(mine.front());
+  }
+  h.is_home.assign(d.cpus.size(), false);
+  for (long at : h.home_of)
+    if (at >= 0) h.is_home[root(h.parent, static_cast<size_t>(at))] = true;
+  for (size_t i = 0; i < d.cpus.size(); ++i) h.is_home[i] = h.is_home[root(h.parent, i)];
+  h.homeless = std::none_of(h.is_home.begin(), h.is_home.end(), [](bool b) { return b; });
+  if (h.homeless) {
+    for (size_t i = 0; i < d.cpus.size(); ++i) h.parent[i] = 0, h.is_home[i] = true;
+    plan.notes.push_back("no GPU's local CPUs are among the allowed CPUs " + allowed.to_list() +
+                         ": they are split between the ranks instead");
+  }
+  for (size_t r = 0; r < h.home_of.size(); ++r)
+    if (h.home_of[r] < 0) {
+      // This rank's GPUs sit outside the allowed CPUs: it joins the first home.
+      h.home_of[r] = static_cast<long>(std::find(h.is_home.begin(), h.is_home.end(), true) -
+                                       h.is_home.begin());
+      if (!h.homeless)
+        plan.notes.push_back("the GPU of local rank " + std::to_string(r) +
+                             " has no local CPU among the allowed CPUs: the rank shares the "
+                             "first home's CPUs");
+    }
+  return h;
+}
+
+// The home each domain's CPUs go to: a home domain its own root; a GPU-less domain the nearest
+// home (same package first, then the home with the fewest CPUs so far, then the nearest in NUMA
+// order).
+std::vector<size_t> give_out_gpu_less_nodes(const Domains& d, Homes& h) {
+  std::vector<size_t> owner(d.cpus.size());
+  std::vector<size_t> home_cpus(d.cpus.size(), 0);
+  for (size_t i = 0; i < d.cpus.size(); ++i)
+    if (h.is_home[i]) owner[i] = root(h.parent, i), home_cpus[owner[i]] += d.cpus[i].count();
+  for (size_t i = 0; i < d.cpus.size(); ++i) {
+    if (h.is_home[i]) continue;
+    auto key = [&](size_t home) {
+      bool same_package = false;
+      size_t gap = d.cpus.size();
+      for (size_t j = 0; j < d.cpus.size(); ++j)
+        if (h.is_home[j] && owner[j] == home) {
+          same_package = same_package || (d.package[j] == d.package[i] && d.package[i] >= 0);
+          gap = std::min(gap, j > i ? j - i : i - j);
+        }
+      return std::tuple{same_package ? 0 : 1, home_cpus[home], gap};
+    };
+    size_t best = d.cpus.size();
+    for (size_t home = 0; home < d.cpus.size(); ++home)
+      if (h.is_home[home] && owner[home] == home &&
+          (best == d.cpus.size() || key(home) < key(best)))
+        best = home;
+    owner[i] = best;
+    home_cpus[best] += d.cpus[i].count();
+  }
+  return owner;
+}
+
 }  // namespace
 
 Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Device>& devices,
@@ -277,61 +352,13 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
   }
   plan.ranks.resize(static_cast<size_t>(ranks));
   std::vector<std::vector<const Device*>> slot = slots_of(gpus, d, ranks, per_rank, order, plan);
-  // Homes: the union of the domains of each rank's GPUs, merged where ranks' GPUs meet.
-  std::vector<size_t> parent(d.cpus.size());
-  std::iota(parent.begin(), parent.end(), 0);
-  std::vector<long> home_of(static_cast<size_t>(ranks), -1);
-  for (int r = 0; r < ranks; ++r) {
+  for (int r = 0; r < ranks; ++r)
     plan.ranks[static_cast<size_t>(r)].gpus = slot[static_cast<size_t>(r)];
-    std::vector<size_t> mine;
-    for (const Device* g : slot[static_cast<size_t>(r)])
-      for (size_t i : gpu_domains(d, *g)) mine.push_back(i);
-    for (size_t i : mine) parent[root(parent, i)] = root(parent, mine.front());
-    if (!mine.empty()) home_of[static_cast<size_t>(r)] = static_cast<long>(mine.front());
-  }
-  std::vector<bool> is_home(d.cpus.size(), false);
-  for (long h : home_of)
-    if (h >= 0) is_home[root(parent, static_cast<size_t>(h))] = true;
-  for (size_t i = 0; i < d.cpus.size(); ++i) is_home[i] = is_home[root(parent, i)];
-  const bool homeless = std::none_of(is_home.begin(), is_home.end(), [](bool b) { return b; });
-  if (homeless) {
-    // No GPU's CPUs are allowed here: the allowed CPUs are one home for every rank.
-    for (size_t i = 0; i < d.cpus.size(); ++i) parent[i] = 0, is_home[i] = true;
-    plan.notes.push_back("no GPU's local CPUs are among the allowed CPUs " + allowed.to_list() +
-                         ": they are split between the ranks instead");
-  }
-  for (long& h : home_of)
-    if (h < 0) {
-      // This rank's GPUs sit outside the allowed CPUs: it joins the first home.
-      h = static_cast<long>(std::find(is_home.begin(), is_home.end(), true) - is_home.begin());
-      if (!homeless)
-        plan.notes.push_back("the GPU of local rank " + std::to_string(&h - home_of.data()) +
-                             " has no local CPU among the allowed CPUs: the rank shares the "
-                             "first home's CPUs");
-    }
-  // GPU-less domains go to the nearest home.
-  std::vector<size_t> owner(d.cpus.size());
-  std::vector<size_t> home_cpus(d.cpus.size(), 0);
-  for (size_t i = 0; i < d.cpus.size(); ++i)
-    if (is_home[i]) owner[i] = root(parent, i), home_cpus[owner[i]] += d.cpus[i].count();
-  for (size_t i = 0; i < d.cpus.size(); ++i) {
-    if (is_home[i]) continue;
-    size_t best = d.cpus.size();
-    auto key = [&](size_t h) {
-      bool same_package = false;
-      size_t gap = d.cpus.size();
-      for (size_t j = 0; j < d.cpus.size(); ++j)
-        if (is_home[j] && owner[j] == h) {
-          same_package = same_package || (d.package[j] == d.package[i] && d.package[i] >= 0);
-          gap = std::min(gap, j > i ? j - i : i - j);
-        }
-      return std::tuple{same_package ? 0 : 1, home_cpus[h], gap};
-    };
-    for (size_t h = 0; h < d.cpus.size(); ++h)
-      if (is_home[h] && owner[h] == h && (best == d.cpus.size() || key(h) < key(best))) best = h;
-    owner[i] = best;
-    home_cpus[best] += d.cpus[i].count();
-  }
+  Homes homes = find_homes(d, allowed, plan);
+  std::vector<size_t> owner = give_out_gpu_less_nodes(d, homes);
+  const std::vector<bool>& is_home = homes.is_home;
+  const std::vector<long>& home_of = homes.home_of;
+  const bool homeless = homes.homeless;
   if (auto st = share_homes(topo, d, is_home, owner, home_of, plan); !st) return st.error();
   if (homeless)
     for (NodeRank& r : plan.ranks)
