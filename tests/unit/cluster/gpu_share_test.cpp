@@ -185,5 +185,29 @@ TEST(GpuShare, RunRanksOutnumberingGpusShareThemByLocality) {
   EXPECT_EQ(seen, all);
 }
 
+TEST(GpuShare, APerRankVariableSplitsADomainByTheRanksOnIt) {
+  // DGX-2: GPUs 0-7 on package 0 (PUs 0-1), 8-15 on package 1 (PUs 24-25, hwloc-calc -I pu
+  // pci=0000:b7:00.0). Two ranks, Slurm gives local rank 1 GPU 8: no other rank of the two is
+  // taken to sit on package 1, so it gets both PUs, not 1/8 of them (one per GPU there).
+  Topology t = load("nvidia-dgx2-16x-v100");
+  std::vector<Device> devices = devices_from_hwloc(t);
+  const CpuSet all = t.allowed_cpus();
+  auto p = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", "8"}}, rank(1, 2, "slurm"), 1, all,
+                           all);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->gpus[0].index, 8);
+  EXPECT_EQ(p->share.cpus.to_list(), "24-25") << p->share.how;
+  // Local rank 0 given GPU 0: ranks 0 and 1 are taken to sit on package 0 (GPU r mod 16), so it
+  // takes half of it, and says why.
+  auto zero = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", "0"}}, rank(0, 2, "slurm"), 1,
+                              all, all);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(zero->share.cpus.to_list(), "0");
+  bool said = false;
+  for (const std::string& n : zero->notes)
+    said |= n.find("2 of the node's 2 ranks taken to sit on this GPU's CPUs") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace threadmap::cluster
