@@ -60,10 +60,13 @@ std::string name_of(const Device& nic) {
 NicChoice choose_nic(const std::vector<Device>& devices,
                      const std::map<std::string, NicFacts>& facts, const Device& gpu) {
   NicChoice out;
-  // Best first: RDMA, then a known speed (faster first), then nearness; devices are in bus
-  // order, so the first of equals wins.
+  // Best first: RDMA, then a known speed (faster first), then nearness. NICs equal on all three
+  // (two ports of one HCA, two HCAs on one switch) are dealt out by the GPU's index, so that the
+  // GPUs sharing them use different rails, as NCCL pairs each GPU with its own; devices are in
+  // bus order, so the deal is the same on every rank.
   std::tuple<int, long, int> best{-1, -1, -1};
-  std::string best_reason;
+  std::vector<const Device*> equal;
+  std::vector<std::string> reasons;
   std::vector<std::string> slow;
   for (const Device& nic : devices) {
     if (nic.kind != DeviceKind::nic || (nic.netdevs.empty() && nic.rdma.empty())) continue;
@@ -76,12 +79,18 @@ NicChoice choose_nic(const std::vector<Device>& devices,
       continue;
     }
     std::tuple<int, long, int> key{f.rdma ? 1 : 0, f.link_mbps, near};
-    if (key > best) {
-      best = key;
-      out.nic = &nic;
-      out.facts = f;
-      best_reason = reason;
-    }
+    if (key > best) equal.clear(), reasons.clear(), best = key;
+    if (key == best) equal.push_back(&nic), reasons.push_back(reason);
+  }
+  std::string best_reason;
+  if (!equal.empty()) {
+    const size_t pick = static_cast<size_t>(std::max(gpu.index, 0)) % equal.size();
+    out.nic = equal[pick];
+    out.facts = facts_of(facts, *out.nic);
+    best_reason = reasons[pick];
+    if (equal.size() > 1)
+      best_reason +=
+          " (one of " + std::to_string(equal.size()) + " equal NICs, dealt by GPU index)";
   }
   if (out.nic) {
     out.why = std::string(nic_transport_name(out.facts.transport)) + ", " + best_reason + " (" +

@@ -128,5 +128,20 @@ TEST(NicChoice, AKnownFasterLinkWinsAndRoceIsVerbs) {
   EXPECT_TRUE(classify_nic(d[0], slow).management);
 }
 
+TEST(NicChoice, EqualRailsAreDealtOutByGpuIndex) {
+  // Like Lassen: two ports of one ConnectX (functions .0 and .1) on the root complex of GPUs 0
+  // and 1: each GPU gets its own rail, and NCCL_IB_HCA lists it first.
+  std::vector<Device> d = {nic("0003:01:00.0", 0x15b3, 0x1019, 0x0207, {"ib0"}, {"mlx5_0"}, {1}),
+                           nic("0003:01:00.1", 0x15b3, 0x1019, 0x0207, {"ib1"}, {"mlx5_1"}, {1})};
+  Device g0 = gpu({1, 2}), g1 = gpu({1, 3});
+  g0.index = 0;
+  g1.index = 1;
+  NicChoice c0 = choose_nic(d, facts(d), g0), c1 = choose_nic(d, facts(d), g1);
+  ASSERT_TRUE(c0.nic && c1.nic);
+  EXPECT_EQ(c0.nic->rdma.front(), "mlx5_0");
+  EXPECT_EQ(c1.nic->rdma.front(), "mlx5_1");
+  EXPECT_EQ(value(nic_env(c1, {}, nullptr), "NCCL_IB_HCA"), "=mlx5_1,mlx5_0");
+}
+
 }  // namespace
 }  // namespace threadmap::cluster
