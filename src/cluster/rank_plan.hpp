@@ -54,8 +54,7 @@ struct RankPlan {
 /// `allowed` on it (Fault::input about `allowed`), splits it into `ranks` shares (split_shares;
 /// Fault::input about `ranks`) -- or with `gpus`, places every rank next to its GPUs as `run
 /// --ranks --gpus` would with no launcher variable (place_node_with_gpus; Fault::input about
-/// `gpus`)
-/// -- and exports them when a format is given.
+/// `gpus`) -- and exports them when a format is given.
 Result<RankPlan> plan_ranks(const RankPlanRequest& request);
 
 }  // namespace threadmap::cluster
