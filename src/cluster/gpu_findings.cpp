@@ -105,11 +105,19 @@ void add_gpu_findings(const std::string& host, const std::vector<const LoadedRec
     }
   }
   if (!any) return;
+  // More ranks than GPUs on the host: sharing was the plan (run --ranks shares GPUs by locality
+  // then), so the finding says so instead of reading as a mistake.
+  const bool outnumbered = !host_gpus.empty() && ranks > static_cast<int>(host_gpus.size());
   for (const auto& [bus, list] : drivers)
     if (list.size() > 1)
       findings.push_back(
           {"gpu_shared", host, list[1], 0,
-           fmt::format("ranks {} all drive the GPU at {}", fmt::join(list, ","), bus)});
+           fmt::format("ranks {} all drive the GPU at {}{}", fmt::join(list, ","), bus,
+                       outnumbered
+                           ? fmt::format(" ({} ranks on this host's {} GPUs: shared by "
+                                         "design; NVIDIA MPS lets their kernels run at once)",
+                                         ranks, host_gpus.size())
+                           : std::string())});
   if (static_cast<int>(records.size()) < ranks) return;  // the missing ranks may drive them
   std::vector<std::string> idle;
   for (const auto& [bus, g] : host_gpus)

@@ -69,6 +69,28 @@ std::vector<std::pair<std::string, std::string>> visible_devices_env(
   }
 }
 
+std::string gpu_order_name(const Device& gpu) {
+  return gpu.runtime_order.empty()
+             ? std::string("PCI bus order (ROCm's own order is not known here)")
+             : gpu.runtime_order;
+}
+
+std::vector<std::pair<std::string, std::string>> rank_visible_env(
+    const std::vector<const Device*>& mine, const std::vector<const Device*>& all,
+    const GpuChoice& choice, const Environment& env, std::vector<std::string>& notes) {
+  const bool own_first = choice.visibility == GpuVisibility::all_own_first;
+  if (own_first)
+    notes.push_back(
+        "every GPU stays visible, this rank's own first (its device 0): CUDA IPC "
+        "and NCCL P2P can reach the other ranks' GPUs");
+  if (!mine.empty() && mine.front()->vendor_id == kAmd && mine.front()->runtime_order.empty() &&
+      mine.front()->uuid.empty())
+    notes.push_back(
+        "ROCR_VISIBLE_DEVICES set by PCI bus order: ROCm's order and the GPUs' "
+        "UUIDs are not known here, so the rank may be given a different GPU");
+  return visible_devices_env(own_first ? own_first_list(mine, all) : mine, env);
+}
+
 Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Environment& env,
                                   const RankIdentity& id, int per_rank, const GpuChoice& choice) {
   std::vector<const Device*> gpus = compute_gpus(devices);
@@ -128,23 +150,11 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
   a.mine.assign(gpus.begin() + static_cast<long>(first),
                 gpus.begin() + static_cast<long>(first + per));
   a.node_gpus.assign(gpus.begin(), gpus.begin() + static_cast<long>(need));
-  const std::string order = a.mine.front()->runtime_order.empty()
-                                ? std::string("PCI bus order (ROCm's own order is not known here)")
-                                : a.mine.front()->runtime_order;
+  const std::string order = gpu_order_name(*a.mine.front());
   a.how = order + ": local rank " + std::to_string(id.local_rank) + " takes GPU " +
           std::to_string(a.mine.front()->index) +
           (per == 1 ? "" : "-" + std::to_string(a.mine.back()->index));
-  const bool own_first = choice.visibility == GpuVisibility::all_own_first;
-  a.set_env = visible_devices_env(own_first ? own_first_list(a.mine, gpus) : a.mine, env);
-  if (own_first)
-    a.notes.push_back(
-        "every GPU stays visible, this rank's own first (its device 0): CUDA IPC "
-        "and NCCL P2P can reach the other ranks' GPUs");
-  if (a.mine.front()->vendor_id == kAmd && a.mine.front()->runtime_order.empty() &&
-      a.mine.front()->uuid.empty())
-    a.notes.push_back(
-        "ROCR_VISIBLE_DEVICES set by PCI bus order: ROCm's order and the GPUs' "
-        "UUIDs are not known here, so the rank may be given a different GPU");
+  a.set_env = rank_visible_env(a.mine, gpus, choice, env, a.notes);
   if (id.launcher == "torchrun") {
     // torchrun's programs pick their GPU by LOCAL_RANK (torch.cuda.set_device(local_rank)):
     // narrowing the visible devices would leave rank 1 without a device 1. The bus order makes

@@ -84,6 +84,16 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
                                   const RankIdentity& id, int per_rank,
                                   const GpuChoice& choice = {});
 
+/// The name of the order a GPU's index counts in ("CUDA's PCI bus order", "ROCm's order", ...).
+std::string gpu_order_name(const Device& gpu);
+
+/// The variables for a rank that drives `mine` of the node's `all` GPUs (in the runtime's order):
+/// only its own (narrow), or every GPU with its own first (all_own_first); the notes the choice
+/// needs are appended to `notes`.
+std::vector<std::pair<std::string, std::string>> rank_visible_env(
+    const std::vector<const Device*>& mine, const std::vector<const Device*>& all,
+    const GpuChoice& choice, const Environment& env, std::vector<std::string>& notes);
+
 /// The variables that make the program see exactly `gpus`, in that order (vendor by vendor, see
 /// docs/gpu.md); `env` gives Level Zero's hierarchy (tiles are numbered under it).
 std::vector<std::pair<std::string, std::string>> visible_devices_env(

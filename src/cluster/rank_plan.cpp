@@ -41,27 +41,6 @@ Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& o) {
   return request;
 }
 
-namespace {
-
-// Every rank of the node as `run --ranks --gpus` places it when the launcher names no GPU.
-Result<std::vector<GpuPlacement>> place_gpu_ranks(const Topology& topo, const CpuSet& allowed,
-                                                  int ranks, int gpus, const GpuChoice& choice) {
-  DeviceInventory inventory = device_inventory(topo, /*management=*/false);
-  std::vector<GpuPlacement> out;
-  for (int r = 0; r < ranks; ++r) {
-    RankIdentity id;
-    id.local_rank = r;
-    id.local_size = ranks;
-    id.launcher = "explicit";
-    auto placed = place_with_gpus(topo, inventory.devices, {}, id, gpus, allowed, allowed, choice);
-    if (!placed) return placed.error();
-    out.push_back(std::move(*placed));
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<PlanCommand> plan_command_request(const plan::PlanOptions& options) {
   PlanCommand command;
   if (options.ranks > 0) {
@@ -98,9 +77,11 @@ Result<RankPlan> plan_ranks(const RankPlanRequest& request) {
   }
   RankPlan plan;
   if (request.gpus > 0) {
+    DeviceInventory inventory = device_inventory(*topo, /*management=*/false);
     GpuChoice choice;
     choice.visibility = request.gpu_visibility;
-    auto placed = place_gpu_ranks(*topo, allowed, request.ranks, request.gpus, choice);
+    auto placed = place_node_with_gpus(*topo, inventory.devices, allowed, request.ranks,
+                                       request.gpus, choice);
     if (!placed)
       return placed.error().code == std::errc::invalid_argument
                  ? placed.error().as_bad_input("gpus")

@@ -24,7 +24,7 @@ struct RankPlanRequest {
   std::string allowed;        ///< CPU expression to split; empty: the topology's allowed CPUs
   std::optional<RankExport> format;  ///< export the shares for a launcher; nullopt: do not
   std::string host;  ///< the node's name in a rankfile; empty: this host ("localhost" if none)
-  int gpus = 0;      ///< GPUs per rank: each rank next to its GPUs (place_with_gpus); 0: none
+  int gpus = 0;      ///< GPUs per rank: each rank next to its GPUs (place_node_with_gpus); 0: none
   GpuVisibility gpu_visibility = GpuVisibility::narrow;  ///< what each rank's program sees
 };
 
@@ -54,8 +54,8 @@ struct RankPlan {
 /// Loads the topology (an unreadable file is the work's fault, about `topology_file`), resolves
 /// `allowed` on it (Fault::input about `allowed`), splits it into `ranks` shares (split_shares;
 /// Fault::input about `ranks`) -- or with `gpus`, places every rank next to its GPUs as `run
-/// --ranks --gpus` would with no launcher variable (place_with_gpus; Fault::input about `gpus`)
-/// -- and exports them when a format is given.
+/// --ranks --gpus` would with no launcher variable (place_node_with_gpus; Fault::input about
+/// `gpus`) -- and exports them when a format is given.
 Result<RankPlan> plan_ranks(const RankPlanRequest& request);
 
 }  // namespace threadmap::cluster

@@ -16,13 +16,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 # The program reports what it was given: its visible GPU, its NIC variables, its CPUs.
 probe='echo "cvd=${CUDA_VISIBLE_DEVICES-unset} order=${CUDA_DEVICE_ORDER-unset} cpus=$(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
 uuid_of() { "$threadmap" topo --json --topology "$xml" | python3 -c "import json,sys; print(json.load(sys.stdin)['devices'][$1]['uuid'])"; }
-uuid0=$(uuid_of 0) uuid1=$(uuid_of 1) uuid3=$(uuid_of 3)
+uuid0=$(uuid_of 0) uuid3=$(uuid_of 3) uuid4=$(uuid_of 4)
 
-# Explicit rank 1 of 2, no variable: GPU 1 in bus order, named by its UUID; CPU 1 of CPUs 0-1.
+# Explicit rank 1 of 2, no variable: the node planned as a whole, the two ranks spread over its
+# eight GPUs (GPUs 0 and 4), named by UUID; CPU 1 of CPUs 0-1.
 out=$(env -u CUDA_VISIBLE_DEVICES "$threadmap" run --ranks 1/2 --gpus --topology "$xml" --verbose -- sh -c "$probe" 2>"$work/err") ||
   { cat "$work/err"; fail "run --ranks 1/2 --gpus failed"; }
-[ "$out" = "cvd=$uuid1 order=unset cpus=1" ] || { cat "$work/err"; fail "rank 1/2: got '$out'"; }
-grep -q "GPU 1 (0000:36:00.0 Tesla V100-SXM3-32GB-H) \[PCI bus order" "$work/err" || { cat "$work/err"; fail "no --verbose placement line"; }
+[ "$out" = "cvd=$uuid4 order=unset cpus=1" ] || { cat "$work/err"; fail "rank 1/2: got '$out'"; }
+grep -q "GPU 4 (0000:57:00.0 Tesla V100-SXM3-32GB-H) \[GPU 4 in PCI bus order (nvidia-smi's) for local rank 1 of 2, the node planned as a whole" "$work/err" || { cat "$work/err"; fail "no --verbose placement line"; }
 echo "ok: --ranks 1/2 --gpus: $out"
 # --local-rank/--local-size are the same.
 out=$(env -u CUDA_VISIBLE_DEVICES "$threadmap" run --local-rank 0 --local-size 2 --gpus --topology "$xml" -- sh -c "$probe") || fail "--local-rank"
@@ -63,7 +64,7 @@ check_bad() {  # PHRASE ENV... -- ARGS...
   echo "ok: bad input: $(cat "$work/err")"
 }
 check_bad "bad --gpus: CUDA_VISIBLE_DEVICES='9': entry '9' is past the end: there are 8" CUDA_VISIBLE_DEVICES=9 -- run --ranks 0/1 --gpus --topology "$xml"
-check_bad "need 9 GPUs; this node has 8" X=1 -- run --ranks 0/9 --gpus --topology "$xml"
+check_bad "bad GPU count 9 per rank: this node has 8" X=1 -- run --ranks 0/2 --gpus 9 --topology "$xml"
 check_bad "no GPU found" X=1 -- run --ranks 0/1 --gpus --topology "$data/topologies/this-vm-kvm-2vcpu-epyc.xml"
 check_bad "that this machine lacks" X=1 -- run --ranks 0/1 --gpus --topology "$data/topologies/gpu/nvidia-dgx2-16x-v100.xml"
 check_bad "the program would see no GPU" CUDA_VISIBLE_DEVICES= -- run --ranks 0/1 --gpus --topology "$xml"
@@ -71,10 +72,10 @@ check_bad "the program would see no GPU" CUDA_VISIBLE_DEVICES= -- run --ranks 0/
 # The wrapper: rank 1 by Open MPI's variable; under torchrun the visible devices stay as given.
 "$threadmap" plan --ranks 2 --gpus --topology "$xml" --export wrapper >"$work/wrapper.sh" || fail "plan --export wrapper"
 out=$(env -u CUDA_VISIBLE_DEVICES -u LOCAL_RANK OMPI_COMM_WORLD_LOCAL_RANK=1 sh "$work/wrapper.sh" sh -c "$probe" 2>/dev/null) || fail "the wrapper failed"
-[ "$out" = "cvd=$uuid1 order=unset cpus=1" ] || fail "wrapper rank 1: got '$out'"
+[ "$out" = "cvd=$uuid4 order=unset cpus=1" ] || fail "wrapper rank 1: got '$out'"
 out=$(env -u CUDA_VISIBLE_DEVICES LOCAL_RANK=1 sh "$work/wrapper.sh" sh -c "$probe" 2>/dev/null) || fail "the wrapper failed under LOCAL_RANK"
 [ "$out" = "cvd=unset order=unset cpus=1" ] || fail "wrapper under torchrun: got '$out'"
-echo "ok: plan --export wrapper: rank 1 on CPU 1 with GPU 1, torchrun's list left alone"
+echo "ok: plan --export wrapper: rank 1 on CPU 1 with GPU 4, torchrun's list left alone"
 
 # bench gpu-locality: no driver here, then the stand-in driver.
 if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then

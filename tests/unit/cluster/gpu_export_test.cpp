@@ -28,12 +28,25 @@ TEST(GpuPlan, EveryRankNextToItsGpu) {
   }
 }
 
-TEST(GpuPlan, MoreRanksThanGpusIsRefusedWithTheRule) {
+TEST(GpuPlan, MoreRanksThanGpusShareThemWithANote) {
   auto plan = plan_ranks(on("ibm-power8-4x-p100", 5));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_EQ(plan->gpu_ranks.size(), 5u);
+  EXPECT_NE(plan->gpu_ranks[0].notes.front().find("ranks share GPUs"), std::string::npos);
+  for (size_t a = 0; a < 5; ++a)
+    for (size_t b = a + 1; b < 5; ++b)
+      EXPECT_TRUE((plan->shares[a].cpus & plan->shares[b].cpus).empty()) << a << " " << b;
+}
+
+TEST(GpuPlan, MoreGpusPerRankThanTheNodeHasIsRefused) {
+  RankPlanRequest request = on("ibm-power8-4x-p100", 1);
+  request.gpus = 5;
+  auto plan = plan_ranks(request);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().input, "gpus");
   EXPECT_EQ(plan.error().fault, Fault::input);
-  EXPECT_NE(plan.error().message.find("need 5 GPUs; this node has 4"), std::string::npos)
+  EXPECT_NE(plan.error().message.find("bad GPU count 5 per rank: this node has 4"),
+            std::string::npos)
       << plan.error().message;
 }
 
@@ -52,7 +65,8 @@ TEST(GpuPlan, RankfileNamesEachRanksGpu) {
   auto plan = plan_ranks(on("ibm-power8-4x-p100", 2, RankExport::rankfile));
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_NE(plan->exported.find("rank 1=gpu7 slot="), std::string::npos) << plan->exported;
-  EXPECT_NE(plan->exported.find("#   rank 1: GPU 1 (0003:01:00.0)"), std::string::npos)
+  // Two ranks are spread over the node: GPU 0 (node 0) and GPU 2 (node 1).
+  EXPECT_NE(plan->exported.find("#   rank 1: GPU 2 (000a:01:00.0)"), std::string::npos)
       << plan->exported;
 }
 

@@ -119,5 +119,22 @@ TEST(GpuFindings, PagesAreReadFromTheWatchDocument) {
   EXPECT_TRUE(record_page_bytes("not json").empty());
 }
 
+TEST(GpuFindings, RanksOutnumberingTheGpusShareThemByDesign) {
+  // Three ranks on a two-GPU host (run --ranks shares GPUs then): ranks 0 and 1 on GPU 0.
+  JobReport job = merge_job({
+      record(0, 3, {gpu(0, "0000:18:00.0", 0, "0-3")}, "0-1", {{0, 1, 0, 0.9}},
+             watch_with_pages({})),
+      record(1, 3, {gpu(0, "0000:18:00.0", 0, "0-3")}, "2-3", {{0, 1, 2, 0.9}},
+             watch_with_pages({})),
+      record(2, 3, {gpu(1, "0000:86:00.0", 1, "4-7")}, "4-7", {{0, 1, 4, 0.9}},
+             watch_with_pages({})),
+  });
+  const JobFinding* shared = find(job, "gpu_shared");
+  ASSERT_NE(shared, nullptr);
+  EXPECT_NE(shared->text.find("(3 ranks on this host's 2 GPUs: shared by design"),
+            std::string::npos)
+      << shared->text;
+}
+
 }  // namespace
 }  // namespace threadmap::cluster

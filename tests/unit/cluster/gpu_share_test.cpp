@@ -48,8 +48,7 @@ TEST(GpuShare, RanksSharingAGpuDomainSplitItsCpusExclusively) {
   EXPECT_EQ(ranks[0].share.memory_nodes, std::vector<int>{0});
   EXPECT_EQ(ranks[3].share.memory_nodes, std::vector<int>{1});
   EXPECT_EQ(ranks[2].gpus[0].bus_id, "000a:01:00.0");
-  EXPECT_NE(ranks[1].share.how.find("split between 2 ranks"), std::string::npos)
-      << ranks[1].share.how;
+  EXPECT_NE(ranks[1].share.how.find("between 2 ranks"), std::string::npos) << ranks[1].share.how;
   // With the UUIDs hwloc recorded, the visible device is named by UUID.
   EXPECT_EQ(env_value(ranks[2], "CUDA_VISIBLE_DEVICES"), ranks[2].gpus[0].uuid);
 }
@@ -58,17 +57,19 @@ TEST(GpuShare, AGpuAloneOnItsDomainGetsAllOfIt) {
   Topology t = load("ibm-power8-4x-p100");
   std::vector<Device> devices = devices_from_hwloc(t);
   const CpuSet all = t.allowed_cpus();
-  // Two ranks: GPUs 0 and 1, both on node 0, split node 0's CPUs; node 1 stays free.
+  // Two ranks are spread: GPU 0 (node 0) and GPU 2 (node 1), each with its whole node (8 CPUs
+  // each, as hwloc-calc -I pu numa:1 gives them), not GPUs 0 and 1 sharing node 0.
   auto p = place_with_gpus(t, devices, {}, rank(1, 2), 1, all, all);
   ASSERT_TRUE(p.ok());
-  EXPECT_EQ(p->share.cpus.count(), 4u);
-  // Each rank given its own GPU by the launcher: the others' GPUs are unknown, so the domain is
-  // split between every GPU on it (2 on node 1).
+  EXPECT_EQ(p->gpus[0].index, 2);
+  EXPECT_EQ(p->share.cpus.to_list(), "80-81,88-89,96-97,104-105");
+  // A lone rank given GPU 3 by the launcher: no other rank of the node is taken to sit there
+  // (local rank r drives GPU r mod 4), so the whole node is its.
   auto own = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", "3"}}, rank(0, 1, "slurm"), 1,
                              all, all);
   ASSERT_TRUE(own.ok()) << own.error().message;
   EXPECT_EQ(own->gpus[0].index, 3);
-  EXPECT_EQ(own->share.cpus.count(), 4u);
+  EXPECT_EQ(own->share.cpus.count(), 8u);
   EXPECT_TRUE(own->share.cpus.is_subset_of(*CpuSet::parse_list("80-81,88-89,96-97,104-105")));
 }
 
@@ -97,7 +98,7 @@ TEST(GpuShare, RanksTheLauncherMadeShareAGpuSplitItsCpus) {
   EXPECT_EQ(ranks[0].gpus[0].index, ranks[4].gpus[0].index);
   bool said = false;
   for (const std::string& n : ranks[4].notes)
-    said |= n.find("ranks share their GPU") != std::string::npos;
+    said |= n.find("taken to sit on this GPU's CPUs") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
@@ -151,27 +152,61 @@ TEST(GpuShare, EightGpusOnTwoCpusGiveEachRankOne) {
   ASSERT_TRUE(zero.ok() && one.ok());
   EXPECT_EQ(zero->share.cpus.to_list(), "0");
   EXPECT_EQ(one->share.cpus.to_list(), "1");
-  EXPECT_EQ(one->gpus[0].bus_id, "0000:36:00.0");
+  // Two ranks of eight GPUs are spread (GPUs 0 and 4), not crowded on GPUs 0 and 1.
+  EXPECT_EQ(zero->gpus[0].index, 0);
+  EXPECT_EQ(one->gpus[0].index, 4);
   EXPECT_FALSE(one->nic.has_value());
   EXPECT_NE(one->nic_how.find("no NIC"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace threadmap::cluster
+TEST(GpuShare, RunRanksOutnumberingGpusShareThemByLocality) {
+  // `run --ranks K/16 --gpus` on POWER8 (4 GPUs, 16 PUs), each rank placed on its own as a
+  // launcher starts it: four ranks per GPU, each on its own CPUs of its GPU's node (hwloc-calc
+  // -I pu pci=0002:01:00.0 gives 0-1,8-9,16-17,24-25), a note that they share. Refused before.
+  Topology t = load("ibm-power8-4x-p100");
+  std::vector<Device> devices = devices_from_hwloc(t);
+  const CpuSet all = t.allowed_cpus();
+  const CpuSet node0 = *CpuSet::parse_list("0-1,8-9,16-17,24-25");
+  CpuSet seen;
+  for (int r = 0; r < 16; ++r) {
+    auto p = place_with_gpus(t, devices, {}, rank(r, 16, "slurm"), 1, all, all);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    EXPECT_EQ(p->gpus[0].index, r / 4);
+    EXPECT_EQ(p->share.cpus.count(), 1u) << p->share.how;
+    EXPECT_TRUE((seen & p->share.cpus).empty()) << r;
+    seen |= p->share.cpus;
+    if (r < 8) {
+      EXPECT_TRUE(p->share.cpus.is_subset_of(node0)) << r;
+    }
+    bool said = false;
+    for (const std::string& n : p->notes) said |= n.find("ranks share GPUs") != std::string::npos;
+    EXPECT_TRUE(said) << r;
+  }
+  EXPECT_EQ(seen, all);
+}
 
-namespace threadmap::cluster {
-namespace {
-
-TEST(GpuShare, AnEthernetNicIsASocketInterfaceForNccl) {
-  Device eth;
-  eth.kind = DeviceKind::nic;
-  eth.netdevs = {"enp65s0f0"};
-  std::vector<std::string> kept;
-  auto vars = nic_env(eth, {{"NCCL_SOCKET_IFNAME", "eth9"}}, &kept);
-  ASSERT_EQ(vars.size(), 1u);
-  EXPECT_EQ(vars[0], (std::pair<std::string, std::string>{"UCX_NET_DEVICES", "enp65s0f0"}));
-  ASSERT_EQ(kept.size(), 1u);
-  EXPECT_EQ(kept[0], "NCCL_SOCKET_IFNAME=eth9 kept from the environment");
+TEST(GpuShare, APerRankVariableSplitsADomainByTheRanksOnIt) {
+  // DGX-2: GPUs 0-7 on package 0 (PUs 0-1), 8-15 on package 1 (PUs 24-25, hwloc-calc -I pu
+  // pci=0000:b7:00.0). Two ranks, Slurm gives local rank 1 GPU 8: no other rank of the two is
+  // taken to sit on package 1, so it gets both PUs, not 1/8 of them (one per GPU there).
+  Topology t = load("nvidia-dgx2-16x-v100");
+  std::vector<Device> devices = devices_from_hwloc(t);
+  const CpuSet all = t.allowed_cpus();
+  auto p = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", "8"}}, rank(1, 2, "slurm"), 1, all,
+                           all);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->gpus[0].index, 8);
+  EXPECT_EQ(p->share.cpus.to_list(), "24-25") << p->share.how;
+  // Local rank 0 given GPU 0: ranks 0 and 1 are taken to sit on package 0 (GPU r mod 16), so it
+  // takes half of it, and says why.
+  auto zero = place_with_gpus(t, devices, {{"CUDA_VISIBLE_DEVICES", "0"}}, rank(0, 2, "slurm"), 1,
+                              all, all);
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(zero->share.cpus.to_list(), "0");
+  bool said = false;
+  for (const std::string& n : zero->notes)
+    said |= n.find("2 of the node's 2 ranks taken to sit on this GPU's CPUs") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace
