@@ -241,6 +241,7 @@ Result<RunOutcome> run_candidate_once(TuneLoop& loop, std::size_t i, int attempt
     return RunOutcome::repeat;
   }
   if (busy) ++c.disturbed_kept;
+  c.disturbed.push_back(busy);
   if (rank_of(state) >= rank_of(c.machine_state)) c.machine_state = state;
   if (rank_of(state) >= rank_of(r.machine_state)) r.machine_state = state;
   c.samples.push_back(*value);
