@@ -27,9 +27,12 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   std::string placement_note;
   auto launch = prepare_run(request, &memory_note, &plan, &placement_note);
   if (!launch) return launch.error();
-  if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(memory_note);
+  // Under a launcher every rank says its own lines: each carries the host/rank tag the
+  // preload's lines carry.
+  const std::string tag = request.line_tag.empty() ? "" : request.line_tag + ": ";
+  if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(tag + memory_note);
   // Always said: the program's threads will not be placed as asked.
-  if (!placement_note.empty() && hooks.note) hooks.note(placement_note);
+  if (!placement_note.empty() && hooks.note) hooks.note(tag + placement_note);
   PreparedRun prepared;
   prepared.launch = std::move(*launch);
   // A watch counts kernel threads; under the cache one kernel thread serves many logical

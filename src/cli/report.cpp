@@ -1,6 +1,7 @@
 // threadmap report [--out DIR] [--quick] [--runs N] [--latency FILE]
 // Characterizes this machine into DIR/report.html (one self-contained page) and
 // DIR/report.json, with progress on stderr.
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 
@@ -39,7 +40,7 @@ void show_latency_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-int write_report(const ReportCliOptions& opt, double budget_s) {
+int write_report(const ReportCliOptions& opt, double budget_s, bool& created) {
   report::ReportOptions ro;
   ro.budget_s = budget_s;
   ro.command_line = command_line_text();
@@ -73,6 +74,10 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   out.set(&html_path, render::report_html(*report, images));
   out.set(&json_path, render::report_json(*report, png_name).dump(1) + "\n");
   out.set(&png_path, images.heatmap_png);
+  // The directory is made now, with the files, not before minutes of measuring: a report
+  // stopped by Ctrl-C or a kill leaves nothing behind.
+  if (Status made = os::create_directory(opt.out_dir, &created); !made)
+    return fail(made.error().with_context("cannot write the report"));
   if (Status st = out.commit(); !st) return fail(st.error());
   std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
   const bool bound = report->binding && !report->binding->finding.empty();
@@ -83,7 +88,22 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   return 0;
 }
 
-// A report that fails leaves no directory it created behind.
+// Before the work: an existing directory we can write in, or one we can make (its parent exists
+// and is writable, no file has its name). It is made only when the files are written.
+Status check_out_dir(const std::string& dir) {
+  if (os::is_directory(dir)) return os::check_writable(dir + "/report.html");
+  const std::string why = os::is_regular_file(dir) || os::is_special_file(dir)
+                              ? std::string("a file of that name exists")
+                              : std::string();
+  if (!why.empty())
+    return Error::from_errno(ENOTDIR, "cannot create directory '" + dir + "': " + why);
+  if (Status st = os::check_writable(dir); !st)
+    return Error::from_errno(st.error().code.value(),
+                             "cannot create directory '" + dir + "': " + st.error().message);
+  return {};
+}
+
+// A report that fails, or is stopped, leaves no directory it created behind.
 int run_report(const ReportCliOptions& given) {
   ReportCliOptions opt = given;
   // The report's two value parsers live beside it, not in report (the duration in tune, the
@@ -99,10 +119,10 @@ int run_report(const ReportCliOptions& given) {
   auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
   if (!expanded) return fail(expanded.error().as_bad_input("out_dir"), kReportFlags);
   opt.out_dir = *expanded;
+  if (Status st = check_out_dir(opt.out_dir); !st)
+    return fail(st.error().with_context("cannot write the report"));
   bool created = false;
-  if (Status made = os::create_directory(opt.out_dir, &created); !made)
-    return fail(made.error().with_context("cannot write the report"));
-  int status = write_report(opt, budget_s);
+  int status = write_report(opt, budget_s, created);
   if (status != 0 && created) os::remove_empty_directory(opt.out_dir);
   return status;
 }
