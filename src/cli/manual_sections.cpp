@@ -403,9 +403,9 @@ const std::vector<std::string>& cpu_expression_types() {
 }
 
 std::string cpu_expression_brief() {
-  return "a list (0-3,8), a mask (0xff), all, or TYPE:INDEXES locations (pu, core, die, l1-l3, "
-         "package, numa, group, machine: hwloc logical indexes, numa by OS node; gpu:N, nic:NAME, "
-         "pci:BUSID: the CPUs near a device), several joined by +";
+  return "a list (0-3,8), a mask (0xff), all, or TYPE:INDEXES locations (pu, core, die, l1, l2, "
+         "l3, package, numa, group, machine: hwloc logical indexes, numa by OS node; gpu:N, "
+         "nic:NAME, pci:BUSID: the CPUs near a device), several joined by +";
 }
 
 CpuExpressionSyntax cpu_expressions() {

@@ -90,7 +90,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 for _ in range(3): threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
 time.sleep(30)' &
   victim=$!
-  sleep 0.5
+  # Its four threads running (python starts slowly on a loaded machine).
+  for _ in $(seq 100); do
+    [ "$(ls /proc/$victim/task 2>/dev/null | wc -l)" -ge 4 ] && break
+    sleep 0.1
+  done
   setpriv --reuid=65534 --regid=65534 --clear-groups "$tm" pin "$victim" --cpus 0 \
     >"$tmp/pin-out" 2>"$tmp/pin-err"
   lines=$(grep -c '^threadmap: ' "$tmp/pin-err")
