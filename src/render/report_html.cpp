@@ -258,8 +258,11 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
   std::string out = "<section id=\"latency\"><h2>Core-to-core latency</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
+  // The full label is in the page's header and at a glance: here which matrix this is.
   if (!lat.measurement)
-    out += "<p class=\"loaded\"><strong>" + html::escape(loaded_label(lat)) + "</strong></p>\n";
+    out += std::string("<p class=\"loaded\"><strong>The loaded matrix (named at the top of the "
+                       "page)") +
+           (lat.describes_this_machine ? "" : ", of another machine") + ".</strong></p>\n";
   // The terminal's lines, each its own paragraph (the provenance, the between-pass spread, a
   // warning): joined into one <p> they ran together as one sentence.
   for (const std::string& para :
@@ -355,8 +358,10 @@ std::string numbering_section(const MachineReport& r) {
       "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
       "partners and what its numeric neighbour costs instead (worst first).</p>\n";
   if (!lat.measurement)
-    out += "<p class=\"loaded\">" + html::escape(loaded_label(lat)) + ": these are its CPUs." +
-           "</p>\n";
+    // The label is said in full at a glance and in the latency section; here which CPUs these are.
+    out += std::string("<p class=\"loaded\">These are the CPUs of the loaded matrix (") +
+           (lat.describes_this_machine ? "this machine's" : "another machine's") +
+           ", see Core-to-core latency).</p>\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& w : lat.numbering.worst) {
     std::string nearest;

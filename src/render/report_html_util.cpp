@@ -123,17 +123,21 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
       extent = std::max(extent, std::fabs(std::log2(v.ratio_to_baseline)));
   }
   if (shown.empty()) return "";
-  const int row = 40, top = 22, width = 480, centre = 240, half = 190;
+  // Per variant three lines, all from the left edge (nothing runs off a phone's screen): its
+  // name, the bar, and what the bar says.
+  const int row = 58, top = 22, width = 480, centre = 240, half = 190;
   const int height = top + static_cast<int>(shown.size()) * row + 4;
   const double factor = std::exp2(extent);
   std::string svg = fmt::format(
       "<svg class=\"bars\" viewBox=\"0 0 {} {}\" width=\"{}\" role=\"img\" "
       "aria-label=\"{}: each variant against its baseline, log scale\">\n",
       width, height, width, escape(bench.name));
+  // The axis: its ends are the largest factor drawn, written as a scale (/8, x8), not as a
+  // verdict: only a row's own words say faster or slower.
   svg += fmt::format(
-      "<text x=\"0\" y=\"13\">{:.3g}x slower</text><text x=\"{}\" y=\"13\" "
-      "text-anchor=\"middle\">baseline</text><text x=\"{}\" y=\"13\" "
-      "text-anchor=\"end\">{:.3g}x faster</text>\n",
+      "<text x=\"0\" y=\"13\">&#8592; slower (/{:.3g})</text><text x=\"{}\" y=\"13\" "
+      "text-anchor=\"middle\">1</text><text x=\"{}\" y=\"13\" "
+      "text-anchor=\"end\">(&#215;{:.3g}) faster &#8594;</text>\n",
       factor, centre, width, factor);
   svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"16\" y2=\"{}\" stroke=\"#222\"/>\n", centre,
                      centre, height);
@@ -141,10 +145,11 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     const auto& v = *shown[i];
     const int y = top + static_cast<int>(i) * row;
     const std::string value = bench_value_text(v.value.median, variant_unit(bench, v));
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 14, escape(v.label));
     if (v.baseline.empty() || v.verdict == "reference" || v.ratio_to_baseline <= 0) {
       const char* what = v.baseline.empty() ? "baseline" : "reference, not compared";
-      svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">{}: {}, {}</text>\n", centre + 6,
-                         y + 24, escape(v.label), what, escape(value));
+      svg += fmt::format("<text x=\"0\" y=\"{}\" fill=\"#555\">{}: {}</text>\n", y + 48, what,
+                         escape(value));
       continue;
     }
     const double len = std::log2(v.ratio_to_baseline) / extent * half;
@@ -152,20 +157,16 @@ std::string bench_bars_svg(const experiments::BenchResult& bench) {
     // faster / slower by the verdict's test.
     const char* color = !v.verdict_clear ? "#5b84b1" : len > 0 ? "#2a9d5b" : "#d1603d";
     const double x = len >= 0 ? centre : centre + len;
-    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 12, escape(v.label));
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"/>\n",
-                       x, y + 18, std::max(std::fabs(len), 1.5), color);
-    const std::string said =
-        v.verdict_clear
-            ? fmt::format("{:.3g}x {}",
-                          v.ratio_to_baseline >= 1 ? v.ratio_to_baseline : 1 / v.ratio_to_baseline,
-                          v.ratio_to_baseline >= 1 ? "faster" : "slower")
-            : std::string("no clear difference");
-    // The words on the side away from the bar, so they never run over it or off the drawing.
-    svg += len >= 0 ? fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ({})</text>\n",
-                                  centre - 6, y + 31, escape(said), escape(value))
-                    : fmt::format("<text x=\"{}\" y=\"{}\">{} ({})</text>\n", centre + 6, y + 31,
-                                  escape(said), escape(value));
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n",
+                       x, y + 20, std::max(std::fabs(len), 1.5), color);
+    const double factor_of_row =
+        v.ratio_to_baseline >= 1 ? v.ratio_to_baseline : 1 / v.ratio_to_baseline;
+    const std::string said = v.verdict_clear
+                                 ? fmt::format("{:.3g}x {}", factor_of_row,
+                                               v.ratio_to_baseline >= 1 ? "faster" : "slower")
+                                 : std::string("no clear difference");
+    svg +=
+        fmt::format("<text x=\"0\" y=\"{}\">{}: {}</text>\n", y + 48, escape(said), escape(value));
   }
   return svg + "</svg>\n";
 }
