@@ -260,8 +260,9 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
     return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
   // The full label is in the page's header and at a glance: here which matrix this is.
   if (!lat.measurement)
-    out += std::string("<p class=\"loaded\"><strong>The loaded matrix (named at the top of the "
-                       "page)") +
+    out += std::string(
+               "<p class=\"loaded\"><strong>The loaded matrix (named at the top of the "
+               "page)") +
            (lat.describes_this_machine ? "" : ", of another machine") + ".</strong></p>\n";
   // The terminal's lines, each its own paragraph (the provenance, the between-pass spread, a
   // warning): joined into one <p> they ran together as one sentence.
