@@ -1,7 +1,6 @@
 // threadmap report [--out DIR] [--quick] [--runs N] [--latency FILE]
 // Characterizes this machine into DIR/report.html (one self-contained page) and
 // DIR/report.json, with progress on stderr.
-#include <cerrno>
 #include <cstdio>
 #include <memory>
 
@@ -88,18 +87,15 @@ int write_report(const ReportCliOptions& opt, double budget_s, bool& created) {
   return 0;
 }
 
-// Before the work: an existing directory we can write in, or one we can make (its parent exists
-// and is writable, no file has its name). It is made only when the files are written.
+// Before the work: an existing directory we can write in, or one we can make. It is made for
+// good only when the files are written.
 Status check_out_dir(const std::string& dir) {
   if (os::is_directory(dir)) return os::check_writable(dir + "/report.html");
-  const std::string why = os::is_regular_file(dir) || os::is_special_file(dir)
-                              ? std::string("a file of that name exists")
-                              : std::string();
-  if (!why.empty())
-    return Error::from_errno(ENOTDIR, "cannot create directory '" + dir + "': " + why);
-  if (Status st = os::check_writable(dir); !st)
-    return Error::from_errno(st.error().code.value(),
-                             "cannot create directory '" + dir + "': " + st.error().message);
+  // Made and removed again: only trying tells (root may write everywhere access() says, and
+  // still not create a directory in /proc).
+  bool created = false;
+  if (Status made = os::create_directory(dir, &created); !made) return made.error();
+  if (created) os::remove_empty_directory(dir);
   return {};
 }
 
