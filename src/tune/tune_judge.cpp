@@ -160,9 +160,11 @@ void find_undecided(TuneResult& r, const VerdictOptions& options) {
                       : std::to_string(r.rounds_disturbed) + " of " +
                             std::to_string(r.rounds_measured) + " rounds were disturbed") +
           " (others used these CPUs) and count for no verdict" +
-          (quiet == 0 ? std::string()
-                      : "; the " + std::to_string(quiet) + " quiet ones cannot decide (" +
-                            c.candidate.name + " vs os: " + c.vs_os.short_text() + ")");
+          (quiet == 0
+               ? std::string()
+               : "; the " + std::to_string(quiet) +
+                     (quiet == 1 ? " quiet one cannot" : " quiet ones cannot") + " decide (" +
+                     c.candidate.name + " vs os: " + c.vs_os.short_text() + ")");
       r.to_decide = "rerun on a quiet machine";
       // Too few rounds even if all were quiet: the budget too.
       if (r.rounds_measured < needed) {
@@ -194,7 +196,11 @@ std::string undecided_conclusion(const TuneResult& r) {
   bool first = true;
   for (const CandidateResult& c : r.candidates) {
     if (!ranked(c)) continue;
-    out += (first ? "" : ", ") + c.candidate.name + " median " + fixed(c.interval.median, 4) +
+    // Four significant digits, no exponent for the rates programs print (76013, not 7.601e+04).
+    const double m = c.interval.median;
+    char median[64];
+    std::snprintf(median, sizeof median, std::fabs(m) >= 1e4 ? "%.0f" : "%.4g", m);
+    out += (first ? "" : ", ") + c.candidate.name + " median " + median +
            (r.metric.unit().empty() ? "" : " " + r.metric.unit()) + " (" +
            std::to_string(c.samples.size()) + (c.samples.size() == 1 ? " run)" : " runs)");
     first = false;

@@ -174,7 +174,10 @@ std::string stop_reason(TuneLoop& loop, double round_s) {
   if (loop.round >= 1 && elapsed + round_s > settings.budget_s)
     return "budget of " + fixed(settings.budget_s, 1) + " s spent";
   if (loop.round >= settings.min_rounds && !more_rounds_could_help(loop.r, settings.verdict))
-    return "verdicts settled (more runs could not change them)";
+    return loop.r.rounds_disturbed == loop.round
+               ? "every round was disturbed (more rounds on this machine as busy as it is cannot "
+                 "decide)"
+               : "verdicts settled (more runs could not change them)";
   return "";
 }
 
