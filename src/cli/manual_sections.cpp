@@ -339,12 +339,12 @@ CommandManual tune_manual() {
   m.statuses = {kSuccess,
                 {"1",
                  "The runs could not be made or judged (the program failed under every "
-                 "candidate, a --metric expression matched nothing it printed) or an output "
-                 "could not be written."},
+                 "candidate, a --metric expression matched nothing it printed, a plan:FILE "
+                 "that cannot be read) or an output could not be written."},
                 {"2",
                  "The command line is wrong, nothing was run: an unknown or conflicting "
                  "option, a value that cannot be valid, or a candidate that cannot be prepared "
-                 "(a plan:FILE missing or not a plan, a cpus:EXPR this machine does not have)."},
+                 "(a plan:FILE that is not a plan, a cpus:EXPR this machine does not have)."},
                 {"130",
                  "Interrupted (Ctrl-C, SIGINT): the runs made so far were still judged "
                  "and printed."}};
