@@ -78,6 +78,13 @@ TEST(ReportVerdicts, NoClearPlacementVerdictMeansNothingToGain) {
     EXPECT_NE(rec.cpus, "0,1") << rec.title;
   const std::string page = render::report_html(r, {});
   EXPECT_NE(page.find("Nothing to gain from placement here"), std::string::npos);
+  // At a glance the sentence is plain; its statistics are one click away, under it.
+  const std::size_t glance = page.find("<section id=\"glance\">");
+  const std::string at_glance = page.substr(glance, page.find("</section>", glance) - glance);
+  EXPECT_NE(at_glance.find("<details><summary>statistics</summary>rank test and median intervals"),
+            std::string::npos)
+      << at_glance;
+  EXPECT_EQ(at_glance.find("(rank test"), std::string::npos) << at_glance;
   EXPECT_EQ(page.find("x faster"), std::string::npos);
   EXPECT_EQ(page.find("x slower"), std::string::npos);
   EXPECT_EQ(render::report_json(r, "")["advice"]["placement"]["nothing_to_gain"], true);
