@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "src/apply/placement.hpp"
 #include "src/core/given_cpus.hpp"
 #include "threadmap/topology.hpp"
 
@@ -28,6 +29,9 @@ ThreadSelector make_selector(const std::vector<std::string>& items) {
 Result<PinReport> pin_command(const PinOptions& given) {
   // A thread id (not a process's main thread) pins that thread only, in its process.
   PinOptions options = given;
+  for (const std::string& item : options.threads)
+    if (std::string problem = glob_problem(item); !problem.empty())
+      return Error::bad_input("threads", "pattern '" + item + "': " + problem);
   auto process = process_of_thread(options.pid);
   if (!process) return process.error();
   if (*process != options.pid) {

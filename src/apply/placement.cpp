@@ -49,9 +49,33 @@ PinRules rules_from_plan(const plan::PlanFile& plan, bool by_name) {
   return rules;
 }
 
+std::string glob_problem(std::string_view pattern) {
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (pattern[i] != '[') continue;
+    // A class holds at least one character, so a ']' right after '[' (or "[!") is inside it.
+    std::size_t j = i + 1;
+    if (j < pattern.size() && pattern[j] == '!') ++j;
+    if (j < pattern.size() && pattern[j] == ']') ++j;
+    j = pattern.find(']', j);
+    if (j == std::string_view::npos)
+      return "'[' at position " + std::to_string(i + 1) +
+             " opens a character class that is never "
+             "closed (a literal '[' is written '\\[')";
+    i = j;
+  }
+  return "";
+}
+
 Status add_skips(PinRules& rules, const std::vector<std::string>& items) {
   for (const std::string& item : items) {
     if (item.empty()) return Error::invalid("empty skip item");
+    // "lib:" holds no bracket, so the position counts in the item as typed.
+    if (std::string problem = glob_problem(item); !problem.empty())
+      return Error::invalid("skip pattern '" + item + "': " + problem);
     bool digits =
         std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits) {

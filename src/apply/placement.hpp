@@ -31,8 +31,13 @@ PinRules rules_from_plan(const plan::PlanFile& plan, bool by_name);
 
 /// Adds skip items: digits = creation index ("0" = first thread created), "lib:GLOB" = start
 /// routine library (e.g. "lib:libgomp*"), anything else = thread-name glob. EINVAL, naming the
-/// item, when one is empty, an index is out of range or "lib:" has no pattern.
+/// item, when one is empty, an index is out of range, "lib:" has no pattern or a glob is
+/// malformed (glob_problem).
 Status add_skips(PinRules& rules, const std::vector<std::string>& items);
+
+/// What is wrong with a glob pattern, or "" when nothing is: a '[' whose class is never closed
+/// (the matchers would take it for a literal '[' and silently match nothing the user meant).
+std::string glob_problem(std::string_view pattern);
 
 /// Parses a library rule "GLOB=CPUS" (CPUS resolved on `topology`) and adds it. EINVAL naming
 /// the rule when it is not GLOB=CPUS or CPUS does not resolve.

@@ -28,10 +28,13 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
   std::string view_note;
   auto launch = prepare_run(request, &memory_note, &plan, &placement_note, &view_note);
   if (!launch) return launch.error();
-  if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(memory_note);
-  if (request.verbose && !view_note.empty() && hooks.note) hooks.note(view_note);
+  // Under a launcher every rank says its own lines: each carries the host/rank tag the
+  // preload's lines carry.
+  const std::string tag = request.line_tag.empty() ? "" : request.line_tag + ": ";
+  if (request.verbose && !memory_note.empty() && hooks.note) hooks.note(tag + memory_note);
+  if (request.verbose && !view_note.empty() && hooks.note) hooks.note(tag + view_note);
   // Always said: the program's threads will not be placed as asked.
-  if (!placement_note.empty() && hooks.note) hooks.note(placement_note);
+  if (!placement_note.empty() && hooks.note) hooks.note(tag + placement_note);
   PreparedRun prepared;
   prepared.launch = std::move(*launch);
   // A watch counts kernel threads; under the cache one kernel thread serves many logical

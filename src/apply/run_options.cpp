@@ -10,6 +10,9 @@ Status check_by_name(bool by_name, const std::string& plan_path) {
 
 Result<RunCommand> run_request(const RunOptions& o) {
   if (o.command.empty()) return Error::bad_input("command", "no command given");
+  // exec("") fails with ENOENT like a missing program; an empty name is a typo, not a program.
+  if (o.command.front().empty())
+    return Error::bad_input("command", "the program name after -- is empty");
   // Options that would be silently ignored are refused: the user meant something by them.
   if (o.interval_ms && !o.watch)
     return Error::bad_input("interval_ms", "a sampling interval applies to a watch only");
@@ -58,9 +61,9 @@ Result<RunCommand> run_request(const RunOptions& o) {
   const bool pinning = !o.plan_path.empty() || !o.cpus.empty() || !o.libs.empty() ||
                        !o.memory.empty() || !ranks.empty();
   if (!pinning && !o.thread_cache)
-    return Error::bad_input("",
-                            "nothing to apply: no plan, CPUs, library rule, memory policy, "
-                            "rank or thread cache");
+    return Error::bad_input("", "nothing to apply to '" + o.command.front() +
+                                    "': no plan, CPUs, library rule, memory policy, rank or "
+                                    "thread cache (to run it as it is, run it without threadmap)");
 
   RunCommand checked;
   RunRequest& r = checked.request;

@@ -87,6 +87,9 @@ int arguments_after_separator();
 /// The command line record_command_line saw, as "threadmap ARGS..." shell-quoted (shown in the
 /// HTML pages' headers); "" before it was called.
 const std::string& command_line_text();
+/// `flag` as the user spelled it: "-o" when they typed -o rather than --output, so a message
+/// names what is on their command line.
+std::string as_typed(const std::string& flag);
 
 /// Validates a process or thread id option: a positive integer that fits a pid_t. The message
 /// says so plainly instead of CLI11's numeric range.

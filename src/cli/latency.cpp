@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "src/cli/command.hpp"
+#include "src/cli/manual_sections.hpp"
 #include "src/cli/outputs.hpp"
 #include "src/latency/latency_run.hpp"
 #include "src/latency/matrix_files.hpp"
@@ -115,7 +116,8 @@ int run_latency(const LatencyCliOptions& opt) {
   std::string text = run->binding && !run->binding->finding.empty()
                          ? "warning: " + run->binding->finding + "\n"
                          : std::string();
-  if (run->machine) text += "machine: " + run->machine->summary + "\n";
+  // A busy machine is said in the provenance's warning, with what it means for the numbers.
+  if (run->machine && !run->machine->busy()) text += "machine: " + run->machine->summary + "\n";
   text += render::latency_provenance(run->matrix, m);
   text += fmt::format(
       "rows/columns in {} order\n\n",
@@ -143,8 +145,7 @@ void add_latency_command(CLI::App& app, Runner& selected) {
   auto* sub = app.add_subcommand(
       "latency", "Measure core-to-core latency: heatmap, latency domains, numbering lies");
   sub->add_option("--cpus", given.cpus,
-                  "CPUs to measure (list, mask or hwloc-style, e.g. 0-7 or core:0-3); "
-                  "default: all allowed")
+                  "CPUs to measure, default all allowed: " + cpu_expression_brief())
       ->check(non_empty_cpus_validator());
   sub->add_option("--method", given.method,
                   "cas: compare-and-swap on one line (default); two-lines: store/load on two")

@@ -322,6 +322,9 @@ CommandManual tune_manual() {
       "plan:FILE, cpus:EXPR, the thread cache, ...), interleaved round by round so that a "
       "drifting machine affects every candidate alike, adds rounds while the leaders are "
       "unclear and the budget allows, and names a winner only when the difference is clear. "
+      "When the rounds cannot decide (too few for the budget, an interruption, rounds other "
+      "work disturbed, which count for no verdict) it says undecided, why, and what would "
+      "decide it (a --budget, a quiet machine) instead of naming a best. "
       "It prints the lines that reproduce the winner (threadmap run, taskset, ...).",
       "Ctrl-C ends the runs; what was measured so far is still judged and printed."};
   m.examples = {
@@ -336,9 +339,12 @@ CommandManual tune_manual() {
   m.statuses = {kSuccess,
                 {"1",
                  "The runs could not be made or judged (the program failed under every "
-                 "candidate, a --metric expression matched nothing it printed, a "
-                 "plan unreadable) or an output could not be written."},
-                kUsage,
+                 "candidate, a --metric expression matched nothing it printed, a plan:FILE "
+                 "that cannot be read) or an output could not be written."},
+                {"2",
+                 "The command line is wrong, nothing was run: an unknown or conflicting "
+                 "option, a value that cannot be valid, or a candidate that cannot be prepared "
+                 "(a plan:FILE that is not a plan, a cpus:EXPR this machine does not have)."},
                 {"130",
                  "Interrupted (Ctrl-C, SIGINT): the runs made so far were still judged "
                  "and printed."}};
@@ -389,6 +395,19 @@ std::vector<ManualExample> main_examples() {
   };
 }
 
+const std::vector<std::string>& cpu_expression_types() {
+  static const std::vector<std::string> types = {"pu",  "core",    "die",  "l1",    "l2",
+                                                 "l3",  "package", "numa", "group", "machine",
+                                                 "gpu", "nic",     "pci"};
+  return types;
+}
+
+std::string cpu_expression_brief() {
+  return "a list (0-3,8), a mask (0xff), all, or TYPE:INDEXES locations (pu, core, die, l1, l2, "
+         "l3, package, numa, group, machine: hwloc logical indexes, numa by OS node; gpu:N, "
+         "nic:NAME, pci:BUSID: the CPUs near a device), several joined by +";
+}
+
 CpuExpressionSyntax cpu_expressions() {
   CpuExpressionSyntax syntax;
   syntax.intro =
@@ -406,13 +425,18 @@ CpuExpressionSyntax cpu_expressions() {
       {"core:0-3",
        "Locations in hwloc-calc(1) syntax, TYPE:INDEXES: the CPUs of cores 0 to 3 (with their "
        "SMT siblings). Indexes are hwloc's LOGICAL indexes, in topology order, from 0; \"all\" "
-       "takes every object of the type. Types: pu (or cpu), core, l1, l2, l3 (any cache hwloc "
-       "names), package (or socket), numa (or node), group, machine."},
+       "takes every object of the type. Types: pu (or cpu), core, die, l1, l2, l3 (any cache "
+       "hwloc names), package (or socket), numa (or node), group, machine; a type the machine "
+       "has no object of (die on most VMs) is an error that says so."},
       {"numa:1",
        "NUMA nodes by their OS number (as numactl and /sys/devices/system/node use), not "
        "hwloc's logical index: where the two differ, numa:2 is node 2."},
       {"package:1.core:0-1",
        "Nested locations: cores 0 and 1 of package 1 (indexes count within the parent)."},
+      {"gpu:0",
+       "The CPUs local to a device, as hwloc-calc's pci= and os= locations: gpu:N (the N-th GPU "
+       "in PCI bus order) or gpu:UUID, nic:NAME (netdev or RDMA name), pci:BUSID (a GPU, NIC or "
+       "NVMe drive). threadmap topo lists the devices."},
       {"core:0+core:4", "Several terms joined by + or spaces: their union."},
   };
   syntax.outro =

@@ -44,6 +44,15 @@ struct CpuExpressionSyntax {
 };
 CpuExpressionSyntax cpu_expressions();
 
+/// Every TYPE a CPU expression's TYPE:INDEXES term takes ("pu", "core", "die", ..., "gpu",
+/// "nic", "pci"): the one list the man pages, --help and README are generated from or checked
+/// against (tests/integration/manuals/cpu_grammar.sh).
+const std::vector<std::string>& cpu_expression_types();
+
+/// The one-line form of the grammar for an option's --help: "a list (0-3,8), a mask (0xff),
+/// all, or TYPE:INDEXES locations (pu, core, die, ...; gpu:N, nic:NAME, pci:BUSID)".
+std::string cpu_expression_brief();
+
 /// threadmap(1)'s examples: the usual path from measuring to checking.
 std::vector<ManualExample> main_examples();
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/cli/command.hpp"
@@ -17,7 +18,11 @@ namespace {
 
 int g_stdout_error = 0;  // first errno of a failed write to stdout (EPIPE, ENOSPC on /dev/full)
 int g_after_separator = -1;
-std::string g_command_line;  // "threadmap report --quick", for the pages' headers
+std::string g_command_line;       // "threadmap report --quick", for the pages' headers
+std::vector<std::string> g_args;  // the arguments as typed, before "--"
+
+// Long flags with a short spelling: a message names the one the user typed.
+constexpr std::pair<const char*, const char*> kShortSpellings[] = {{"--output", "-o"}};
 
 }  // namespace
 
@@ -36,7 +41,8 @@ int exit_for(const Error& error) {
 std::string error_text(const Error& error, FlagTable flags) {
   if (!error.input.empty())
     for (const FlagOf& row : flags)
-      if (row.input == error.input) return "bad " + std::string(row.flag) + ": " + error.message;
+      if (row.input == error.input)
+        return "bad " + as_typed(std::string(row.flag)) + ": " + error.message;
   return error.message;
 }
 
@@ -83,6 +89,10 @@ void record_command_line(int argc, char** argv) {
   std::vector<std::string> args{"threadmap"};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   g_command_line = tune::shell_join(args);
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") break;
+    g_args.emplace_back(argv[i]);
+  }
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--") {
       g_after_separator = argc - i - 1;
@@ -93,6 +103,19 @@ void record_command_line(int argc, char** argv) {
 int arguments_after_separator() { return g_after_separator; }
 
 const std::string& command_line_text() { return g_command_line; }
+
+std::string as_typed(const std::string& flag) {
+  for (const auto& [long_form, short_form] : kShortSpellings) {
+    if (flag != long_form) continue;
+    bool long_used = false, short_used = false;
+    for (const std::string& a : g_args) {
+      long_used = long_used || a == long_form || a.rfind(std::string(long_form) + "=", 0) == 0;
+      short_used = short_used || a.rfind(short_form, 0) == 0;
+    }
+    if (short_used && !long_used) return short_form;
+  }
+  return flag;
+}
 
 CLI::Validator process_id_validator() {
   return CLI::Validator(

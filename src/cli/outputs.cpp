@@ -12,7 +12,7 @@ bool written_in_place(const std::string& path) { return path == "-" || os::is_sp
 }  // namespace
 
 void Outputs::declare(const std::string& flag, const std::string* path) {
-  entries_.push_back(Entry{flag, path, {}, false});
+  entries_.push_back(Entry{as_typed(flag), path, {}, false});
 }
 
 Status Outputs::check() const {

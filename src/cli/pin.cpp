@@ -5,6 +5,7 @@
 
 #include "src/apply/pin_command.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/manual_sections.hpp"
 #include "src/render/threads_view.hpp"
 
 namespace threadmap::cli {
@@ -29,7 +30,8 @@ int run_pin(const PinCliOptions& opt) {
     print(render::pin_outcome_text(pid, pinned->cpus, outcome));
   }
   int status = 0;
-  for (const auto& [tid, err] : outcome.failed) status = fail(err);
+  for (const std::string& line : render::pin_failure_lines(pid, pinned->cpus, outcome))
+    status = fail(line);
   for (pid_t tid : outcome.missing_tids)
     status = fail("cannot pin tid " + std::to_string(tid) + ": no such thread in process " +
                   std::to_string(pid));
@@ -49,9 +51,7 @@ void add_pin_command(CLI::App& app, Runner& selected) {
                   "thread only)")
       ->required()
       ->check(process_id_validator());
-  sub->add_option("--cpus", given.cpus,
-                  "CPUs: list (0-3,8), mask (0xff), all, or locations (core:0-1, l3:0; "
-                  "logical indexes)")
+  sub->add_option("--cpus", given.cpus, "CPUs: " + cpu_expression_brief())
       ->required()
       ->check(non_empty_cpus_validator());
   sub->add_option("--threads", given.threads,

@@ -39,7 +39,7 @@ void show_latency_progress(const latency::Progress& p) {
   std::fflush(stderr);
 }
 
-int write_report(const ReportCliOptions& opt, double budget_s) {
+int write_report(const ReportCliOptions& opt, double budget_s, bool& created) {
   report::ReportOptions ro;
   ro.budget_s = budget_s;
   ro.command_line = command_line_text();
@@ -73,6 +73,10 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   out.set(&html_path, render::report_html(*report, images));
   out.set(&json_path, render::report_json(*report, png_name).dump(1) + "\n");
   out.set(&png_path, images.heatmap_png);
+  // The directory is made now, with the files, not before minutes of measuring: a report
+  // stopped by Ctrl-C or a kill leaves nothing behind.
+  if (Status made = os::create_directory(opt.out_dir, &created); !made)
+    return fail(made.error().with_context("cannot write the report"));
   if (Status st = out.commit(); !st) return fail(st.error());
   std::fprintf(stderr, "threadmap report: done in %.0f s\n", report->total_seconds);
   const bool bound = report->binding && !report->binding->finding.empty();
@@ -83,7 +87,19 @@ int write_report(const ReportCliOptions& opt, double budget_s) {
   return 0;
 }
 
-// A report that fails leaves no directory it created behind.
+// Before the work: an existing directory we can write in, or one we can make. It is made for
+// good only when the files are written.
+Status check_out_dir(const std::string& dir) {
+  if (os::is_directory(dir)) return os::check_writable(dir + "/report.html");
+  // Made and removed again: only trying tells (root may write everywhere access() says, and
+  // still not create a directory in /proc).
+  bool created = false;
+  if (Status made = os::create_directory(dir, &created); !made) return made.error();
+  if (created) os::remove_empty_directory(dir);
+  return {};
+}
+
+// A report that fails, or is stopped, leaves no directory it created behind.
 int run_report(const ReportCliOptions& given) {
   ReportCliOptions opt = given;
   // The report's two value parsers live beside it, not in report (the duration in tune, the
@@ -99,10 +115,10 @@ int run_report(const ReportCliOptions& given) {
   auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
   if (!expanded) return fail(expanded.error().as_bad_input("out_dir"), kReportFlags);
   opt.out_dir = *expanded;
+  if (Status st = check_out_dir(opt.out_dir); !st)
+    return fail(st.error().with_context("cannot write the report"));
   bool created = false;
-  if (Status made = os::create_directory(opt.out_dir, &created); !made)
-    return fail(made.error().with_context("cannot write the report"));
-  int status = write_report(opt, budget_s);
+  int status = write_report(opt, budget_s, created);
   if (status != 0 && created) os::remove_empty_directory(opt.out_dir);
   return status;
 }

@@ -13,6 +13,7 @@
 #include "src/apply/program_run.hpp"
 #include "src/apply/run_options.hpp"
 #include "src/cli/command.hpp"
+#include "src/cli/manual_sections.hpp"
 #include "src/cli/watch_output.hpp"
 #include "src/cluster/rank_command.hpp"
 #include "src/os/files.hpp"
@@ -82,8 +83,7 @@ void add_run_command(CLI::App& app, Runner& selected) {
   sub->add_option("--plan", r.plan_path,
                   "Plan JSON (threadmap.plan/1): assignment k pins the k-th created thread; "
                   "\"main\" pins the main thread");
-  sub->add_option("--cpus", r.cpus,
-                  "CPUs to spread threads over: list (0-3), mask, all, or locations (core:0-3)")
+  sub->add_option("--cpus", r.cpus, "CPUs to spread threads over: " + cpu_expression_brief())
       ->check(non_empty_cpus_validator());
   sub->add_option("--policy", r.policy, "With --cpus: compact (default), scatter or round-robin")
       ->check(fixed_values(plan::policy_names()));

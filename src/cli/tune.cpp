@@ -114,7 +114,15 @@ void add_tune_command(CLI::App& app, Runner& selected) {
   sub->add_option("--candidates", r.candidates,
                   "Comma-separated candidates, any of: " + names +
                       "; default: os and every built-in that differs on this machine")
-      ->check(fixed_values(tune::builtin_candidate_names(), /*comma_list=*/true));
+      ->check(fixed_values(tune::builtin_candidate_names(), /*comma_list=*/true))
+      // Empty is not "the default set": a list that lost its names (an unset variable) says so.
+      ->check(CLI::Validator(
+          [names](std::string& text) -> std::string {
+            if (text.find_first_not_of(", \t") != std::string::npos) return "";
+            return "the list is empty: name one or more of " + names +
+                   " (leave --candidates out for the default set)";
+          },
+          ""));
   sub->add_option("--metric", r.metric,
                   "wall (default), cpu (user+system time), or a regular expression with one "
                   "capture group around a number the program prints (with --higher/--lower)")

@@ -53,16 +53,25 @@ int run_watch(const WatchCliOptions& given) {
     os::write_stderr("threadmap: watch: " + line + "\n");
   });
   if (!report) return fail(report.error(), kWatchFlags);
+  // A program we started writes to stdout: our summary goes to stderr, as under run --watch,
+  // so its output stays its own. Watching a running PID, stdout is ours.
+  const bool started = !opt.given.command.empty();
   const apply::CacheStatsSummary* cache =
       report->cache_stats && *report->cache_stats ? &**report->cache_stats : nullptr;
-  bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, false, cache);
+  bool ours_ok = print_watch_outcome(*report->watched, opt.outputs, started, cache);
   if (report->cache_stats) {
-    if (*report->cache_stats)
-      print("threadmap: thread cache: the counts of " + report->cache_stats_file +
-            " (TM_CACHE_STATS of the watched process) for the processes watched:\n" +
-            render::cache_stats_text(**report->cache_stats));
-    else
+    if (*report->cache_stats) {
+      const std::string stats =
+          "threadmap: thread cache: the counts of " + report->cache_stats_file +
+          " (TM_CACHE_STATS of the watched process) for the processes watched:\n" +
+          render::cache_stats_text(**report->cache_stats);
+      if (started)
+        os::write_stderr(stats);
+      else
+        print(stats);
+    } else {
       ours_ok = fail(report->cache_stats->error()) == 0 && ours_ok;
+    }
   }
   if (!report->program_status) return ours_ok ? 0 : 1;
   return apply::combined_exit_status(*report->program_status, ours_ok);

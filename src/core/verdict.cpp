@@ -158,8 +158,9 @@ Verdict combine(const std::vector<double>& candidate, const std::vector<double>&
     if (v.decided_by == Verdict::Decider::paired) v.ratio = paired->ratio;
     v.kind = v.ratio > 1 ? Verdict::Kind::better : Verdict::Kind::worse;
     if (paired)
-      v.basis += "; decided by the " + v.decider_name() + " test" +
-                 (v.decided_by == Verdict::Decider::both ? "s" : "");
+      v.basis += v.decided_by == Verdict::Decider::both
+                     ? std::string("; decided by both tests")
+                     : "; decided by the " + v.decider_name() + " test";
     v.basis += " (" + thresholds(options, paired != nullptr) + ")";
     return v;
   }

@@ -115,10 +115,14 @@ void categorical_differences(const std::vector<const HostRecord*>& members, Flee
           std::any_of(found[h].begin(), found[h].end(),
                       [](const Difference& d) { return d.kind == "missing_cpus"; }))
         continue;
+      // Allowed CPUs narrowed by a launcher: the reason the host's report recorded goes with it.
+      const std::string why = std::string(item.kind) == "allowed_cpus" && !h->allowed_reason.empty()
+                                  ? "; its report: " + h->allowed_reason
+                                  : "";
       if (v != best->first)
         found[h].push_back(
-            {item.kind, fmt::format("{}: {} (the group's {} of {} hosts: {})", item.name,
-                                    v.empty() ? "unknown" : v, best->second, n, best->first)});
+            {item.kind, fmt::format("{}: {} (the group's {} of {} hosts: {}){}", item.name,
+                                    v.empty() ? "unknown" : v, best->second, n, best->first, why)});
     }
   }
 }
@@ -291,6 +295,11 @@ Result<FleetReport> load_fleet(const std::string& dir, const FleetRules& rules) 
     if (h.host.empty()) h.host = files[i];
     hosts.push_back(std::move(h));
   }
+  // Two reports of one HostName (a copy, a rerun) are told apart by their files.
+  std::map<std::string, int> named;
+  for (const HostRecord& h : hosts) ++named[h.host];
+  for (HostRecord& h : hosts)
+    if (named[h.host] > 1 && h.host != h.file) h.host += " (" + h.file + ")";
   if (hosts.empty())
     return Error::invalid("no machine reports (DIR/<host>/report.json or DIR/*.json) in " + dir +
                           (unreadable.empty() ? "" : ": " + unreadable.front()));

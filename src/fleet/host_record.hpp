@@ -21,7 +21,10 @@ struct HostRecord {
   std::string cpu_model;
   int packages = -1, numa_nodes = -1, l3_domains = -1, cores = -1, pus = -1;
   bool smt = false;
-  std::string allowed_cpus;   ///< kernel list
+  std::string allowed_cpus;  ///< kernel list
+  /// Why the report's process was allowed fewer CPUs than its cgroup gave (its binding's
+  /// finding: "srun bound this process to CPU 0 of 0-1"); "" when it recorded none.
+  std::string allowed_reason;
   std::string complete_cpus;  ///< every PU the machine has
   std::string kernel;         ///< OSRelease
   /// Latency per CPU: the median of its row's one-way cells (ns), and the widest interval of

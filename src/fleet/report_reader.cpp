@@ -134,6 +134,7 @@ Result<HostRecord> parse_checked(const std::string& text, const std::string& fil
   r.pus = count(doc, "pus");
   r.smt = r.cores > 0 && r.pus > r.cores;
   r.allowed_cpus = str(doc, {"topology", "topology", "allowed_cpus"});
+  r.allowed_reason = str(doc, {"binding", "finding"});
   r.complete_cpus = str(doc, {"topology", "topology", "complete_cpus"});
   r.kernel = str(doc, {"topology", "topology", "machine_infos", "OSRelease"});
   // A document that only claims the schema (or a report whose topology could not be read) has

@@ -1,6 +1,7 @@
 #include "src/latency/latency_run.hpp"
 
 #include "src/core/given_cpus.hpp"
+#include "src/latency/matrix_files.hpp"
 
 namespace threadmap::latency {
 
@@ -74,6 +75,9 @@ Result<LatencyRun> run_latency(const LatencyRequest& request) {
       bound.message += " (" + binding.finding + ")";
       return bound;
     }
+    // A busy machine goes with the matrix (and its JSON), so everyone who shows or plans from
+    // it can say its values include others' load.
+    if (run.machine->busy()) measured->matrix.measured_busy = busy_summary(run.machine->summary);
     run.measurement = std::move(*measured);
     run.matrix = run.measurement->matrix;
     if (!run.topology) {

@@ -43,6 +43,10 @@ struct Matrix {
   /// What loading did to the file's values that a reader should know (directions averaged).
   std::vector<std::string> load_notes;
   Stability stability;  ///< from the measurement or the file; "unknown" when it carries none
+  /// How busy the machine was while this matrix was measured ("others used 63% of CPUs 0-1
+  /// just before, ..."), when it was: its values then include others' load, not only the
+  /// hardware's. Set when measured here and read back from our JSON; "" when quiet or unknown.
+  std::string measured_busy;
 
   std::size_t size() const { return cpus.size(); }
   double at(std::size_t i, std::size_t j) const { return one_way_ns[i * cpus.size() + j]; }

@@ -76,6 +76,10 @@ nlohmann::json cpu_array(const CpuSet& cpus) {
   return out;
 }
 
+std::string busy_summary(const std::string& summary) {
+  return summary.rfind("busy: ", 0) == 0 ? summary.substr(6) : summary;
+}
+
 std::string latency_csv(const latency::Matrix& matrix) {
   std::string out = "cpu";
   for (int c : matrix.cpus) out += fmt::format(",{}", c);
@@ -135,6 +139,9 @@ nlohmann::json latency_json(const latency::Matrix& matrix, const latency::Domain
                       {"pairs_moved", matrix.stability.pairs_moved},
                       {"pairs_checked", matrix.stability.pairs_checked},
                       {"reason", matrix.stability.reason}};
+  // Read back by the same readers: values measured beside others' work are marked wherever used.
+  doc["measured_while_busy"] =
+      matrix.measured_busy.empty() ? nlohmann::json(nullptr) : nlohmann::json(matrix.measured_busy);
 
   if (measurement) {
     const auto& m = *measurement;

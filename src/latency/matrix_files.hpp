@@ -13,9 +13,13 @@
 
 namespace threadmap::latency {
 
-/// Square CSV: header "cpu,C0,C1,...", then one row per CPU "Ci,ns,ns,..."; one-way ns, diagonal
-/// 0, unmeasured cells empty.
+/// Square CSV: header "cpu,0,1,..." (OS CPU numbers), then one row per CPU "0,ns,ns,..."; one-way
+/// ns, diagonal 0, unmeasured cells empty.
 std::string latency_csv(const latency::Matrix& matrix);
+
+/// A machine state's summary as Matrix::measured_busy holds it: without its "busy: " prefix (the
+/// warnings that quote it say "busy" themselves).
+std::string busy_summary(const std::string& summary);
 
 /// The JSON document: matrix, levels/domains/SMT siblings and, when `measurement` is given,
 /// per-pair statistics, flags, method, clock resolution and machine metadata.

@@ -15,6 +15,7 @@
 
 #include "src/core/json_text.hpp"
 #include "src/latency/matrix.hpp"
+#include "src/latency/matrix_files.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::latency {
@@ -241,6 +242,20 @@ Result<Matrix> parse_csv(const std::string& text, const std::string& name, Matri
                 quoted(first.front()));
 }
 
+// How busy the machine was while the file's matrix was measured: its "measured_while_busy", or
+// (files written before it) a busy "machine_state" that `threadmap latency --json` recorded.
+std::string busy_of(const nlohmann::json& doc) {
+  if (doc.contains("measured_while_busy") && doc["measured_while_busy"].is_string())
+    return busy_summary(doc["measured_while_busy"].get<std::string>());
+  if (!doc.contains("machine_state") || !doc["machine_state"].is_object()) return "";
+  const auto& state = doc["machine_state"];
+  if (!state.contains("verdict") || state["verdict"] != "busy") return "";
+  if (state.contains("summary") && state["summary"].is_string() &&
+      !state["summary"].get<std::string>().empty())
+    return busy_summary(state["summary"].get<std::string>());
+  return "others' work";
+}
+
 // The file's stability: its "stability" object when it has one, else the rule applied to its
 // per-pair flags (files written before the object existed), else unknown (hand-made files).
 Stability stability_of(const nlohmann::json& doc) {
@@ -321,6 +336,7 @@ Result<Matrix> parse_json(const std::string& text, const std::string& name) {
       doc["machine"].contains("hostname") && doc["machine"]["hostname"].is_string())
     m.host = doc["machine"]["hostname"].get<std::string>();
   m.stability = stability_of(doc);
+  m.measured_busy = busy_of(doc);
   m.cell_statistic = doc.contains("statistic") && doc["statistic"].is_string()
                          ? doc["statistic"].get<std::string>()
                          : "as written in the JSON";

@@ -46,6 +46,18 @@ Result<std::string> find_preload_library(const std::string& name) {
   return first_existing(file, candidates);
 }
 
+std::string installed_library_path(const std::string& name) {
+  return (std::filesystem::path(THREADMAP_INSTALL_LIBDIR) / ("libthreadmap-" + name + ".so"))
+      .string();
+}
+
+bool running_from_build_tree() {
+  const std::string exe = self_executable();
+  if (exe.empty()) return false;
+  return is_regular_file(
+      (std::filesystem::path(exe).parent_path().parent_path() / "CMakeCache.txt").string());
+}
+
 Result<std::string> find_helper_program(const std::string& name) {
   std::vector<std::filesystem::path> candidates;
   if (std::string exe = self_executable(); !exe.empty())

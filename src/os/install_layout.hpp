@@ -18,6 +18,14 @@ std::string self_executable();
 /// configured install libdir. ENOENT naming every place looked at when it is in none.
 Result<std::string> find_preload_library(const std::string& name);
 
+/// Where an install puts libthreadmap-NAME.so (the configured libdir): the path a command meant
+/// to be pasted should name, rather than a build tree's.
+std::string installed_library_path(const std::string& name);
+
+/// Whether the running threadmap is a build tree's (its directory's parent holds the
+/// CMakeCache.txt of a CMake build), not an installed one.
+bool running_from_build_tree();
+
 /// Finds a helper program (e.g. "threadmap-spawn"): next to the running binary, then the
 /// configured install bindir. ENOENT naming the places looked at.
 Result<std::string> find_helper_program(const std::string& name);

@@ -338,7 +338,11 @@ Result<MachineModel> build_machine(const MachineInputs& given) {
   if (in.matrix)
     m.model = "measured latency (" + in.matrix->source + ")" +
               (in.topology ? ", structure from topology (" + in.topology->source() + ")"
-                           : ", SMT and domains inferred from the matrix");
+                           : ", SMT and domains inferred from the matrix") +
+              (in.matrix->measured_busy.empty()
+                   ? std::string()
+                   : "; measured while the machine was busy (" + in.matrix->measured_busy +
+                         "): its latencies include others' load, remeasure on a quiet machine");
   else
     m.model = "topology distance (" + in.topology->source() + "; see docs/plan.md)" + not_used;
   m.reference_ns = median_latency(m);

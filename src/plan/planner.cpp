@@ -117,6 +117,7 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
     plan.notes.push_back("isolated CPUs preferred: " +
                          (machine_inputs.isolated & machine->candidate_set).to_list());
   if (!spec.reserved.empty()) plan.notes.push_back("reserved (not used): " + spec.reserved);
+  if (!spec.assumed.empty()) plan.notes.push_back(spec.assumed);
 
   std::vector<std::string> why = explain(*problem, solution.cpu_of);
   for (std::size_t t = 0; t < spec.threads.size(); ++t) {

@@ -44,7 +44,11 @@ Status check_feasible(const WorkloadSpec& spec, const Problem& p) {
     }
   }
   for (const ProblemThread& t : p.threads) exclusive += t.exclusive ? 1 : 0;
-  const std::string where = "spec " + spec.source + ": ";
+  // A quick form (--threads, --pairs) has no spec file to edit: the flag is the way.
+  const bool quick = spec.source.rfind("--", 0) == 0;
+  const std::string where = quick ? spec.source + ": " : "spec " + spec.source + ": ";
+  const std::string allow =
+      quick ? "--oversubscribe" : "--oversubscribe, or \"oversubscribe\": true in the spec";
   if (exclusive + groups > m.core_count && !p.oversubscribe)
     return Error::invalid(where + std::to_string(exclusive) + " exclusive thread(s) and " +
                           std::to_string(groups) + " share-core group(s) need " +
@@ -55,9 +59,8 @@ Status check_feasible(const WorkloadSpec& spec, const Problem& p) {
     return Error::invalid(where + std::to_string(spec.threads.size()) + " threads need " +
                           std::to_string(single_threads + group_cpus) + " CPUs but only " +
                           std::to_string(m.size()) + " are available (" +
-                          m.candidate_set.to_list() +
-                          "); allow oversubscription (\"oversubscribe\": true in the spec) to let "
-                          "threads share CPUs");
+                          m.candidate_set.to_list() + "); allow oversubscription (" + allow +
+                          ") to let threads share CPUs");
   return {};
 }
 

@@ -45,6 +45,9 @@ struct WorkloadSpec {
   bool prefer_isolated = true;  ///< prefer isolated CPUs (isolcpus) when the machine has them
   bool oversubscribe = false;   ///< may two threads share one CPU
   std::string source;           ///< the file it came from, or the quick form that built it
+  /// What a quick form assumed about the traffic that the user did not say ("--threads 8:
+  /// modelled as 8 threads that all talk to each other equally ..."); "" for a spec file.
+  std::string assumed;
 
   /// Index of a thread by its (expanded) name, or -1.
   int find(std::string_view name) const;

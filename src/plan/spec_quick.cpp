@@ -87,6 +87,10 @@ Result<WorkloadSpec> threads_spec(int threads, QuickPolicy policy) {
     spec.threads.push_back(t);
   }
   if (policy == QuickPolicy::compact)
+    spec.assumed = spec.source + ": modelled as " + std::to_string(threads) +
+                   " threads that all talk to each other equally (all-to-all traffic); for your "
+                   "program's real traffic give a spec (--spec FILE, docs/plan.md)";
+  if (policy == QuickPolicy::compact)
     for (int x = 0; x < threads; ++x)
       for (int y = x + 1; y < threads; ++y)
         spec.edges.push_back(EdgeSpec{x, y, 1.0, "group all (compact)"});

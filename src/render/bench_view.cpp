@@ -36,6 +36,10 @@ std::string bench_ratio_text(const BenchResult& /*result: the verdict says it al
   // Only a clear verdict gets a ratio: an unclear one is lost in the spread, so saying
   // "1.40x faster" there would contradict the samples.
   if (v.comparison.kind == Verdict::Kind::too_few_runs) return v.comparison.short_text();
+  // The spread the verdict is lost in may be the baseline's: a row never quotes it as its own.
+  if (!v.verdict_clear && v.comparison_spread_pct > v.value.spread_pct + 0.5)
+    return fmt::format("no clear difference (baseline's spread {:.0f}%, this row's {:.0f}%)",
+                       v.comparison_spread_pct, v.value.spread_pct);
   if (!v.verdict_clear)
     return fmt::format("no clear difference (spread {:.0f}%)", v.comparison_spread_pct);
   if (v.ratio_to_baseline <= 0) return "-";

@@ -57,7 +57,8 @@ td.verdict { font-weight: 600; }
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
   table.stack thead { display: none; }
   table.stack tr { border-bottom: 2px solid #e3e6eb; padding: .3rem 0; }
-  table.stack td { border: 0; padding: .05rem .2rem; text-align: left; white-space: normal; }
+  table.stack td { border: 0; padding: .05rem .2rem; text-align: left; white-space: normal;
+                   overflow-wrap: anywhere; }
   table.stack td::before { content: attr(data-label) ": "; color: #5a6270; font-weight: 400; }
   table.stack td:first-child { font-weight: 600; }
   table.stack td:first-child::before { content: ""; }

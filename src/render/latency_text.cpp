@@ -21,6 +21,16 @@ std::string stability_line(const latency::Stability& st) {
   return "stable: " + st.reason;
 }
 
+// A stable matrix measured beside others' work held still at the wrong values: said with it.
+std::string stability_line(const latency::Matrix& m) {
+  std::string out = stability_line(m.stability);
+  if (!m.measured_busy.empty() && m.stability.state == "stable")
+    out +=
+        "; but the machine was busy while it was measured, so these are stable values of a "
+        "busy machine";
+  return out;
+}
+
 // Groups as "[0-7,64-71]  [8-15,72-79] ...", wrapped at ~100 columns with `indent`.
 std::string groups_line(const std::vector<CpuSet>& groups, std::size_t max_shown,
                         std::size_t indent = 11) {
@@ -67,6 +77,14 @@ double between_pass_pct(const latency::PairStats& p) {
   return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
 }
 
+// Said with the numbers wherever they are shown: values measured beside others' work.
+std::string busy_warning(const latency::Matrix& matrix) {
+  if (matrix.measured_busy.empty()) return "";
+  return "WARNING: measured while the machine was busy (" + matrix.measured_busy +
+         "): these values include others' load, not only the hardware's; remeasure on a quiet "
+         "machine\n";
+}
+
 }  // namespace
 
 std::string latency_provenance(const latency::Matrix& matrix,
@@ -77,7 +95,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
         matrix.size(), matrix.cpu_model.empty() ? "" : ", " + matrix.cpu_model,
         matrix.cell_statistic.empty() ? "as stored" : matrix.cell_statistic);
     for (const auto& note : matrix.load_notes) out += "note: " + note + "\n";
-    return fill_lines(out);
+    return fill_lines(out + busy_warning(matrix));
   }
   const auto& m = *measurement;
   std::size_t samples = 0;
@@ -98,8 +116,11 @@ std::string latency_provenance(const latency::Matrix& matrix,
     if (!(p.unstable || p.multimodal)) continue;
     ++unsteady;
     if (example.empty()) {
-      example = fmt::format("CPUs {}-{}: {} ns", p.cpu_a, p.cpu_b, ns(p.median_ns));
-      if (p.rechecked) example += fmt::format(", then {} ns", ns(p.recheck_median_ns));
+      // The matrix's value first, so the number a reader looks up is the one the text gives.
+      example = fmt::format("CPUs {}-{}: {} ns in the matrix", p.cpu_a, p.cpu_b, ns(p.reported_ns));
+      example += p.rechecked ? fmt::format(" (passes {} and {} ns)", ns(p.median_ns),
+                                           ns(p.recheck_median_ns))
+                             : fmt::format(" (one pass, {} ns)", ns(p.median_ns));
       if (!p.modes_ns.empty()) {
         example += ", modes at";
         for (double v : p.modes_ns) example += " " + ns(v);
@@ -118,7 +139,7 @@ std::string latency_provenance(const latency::Matrix& matrix,
         "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
         "modes; {}): treat their values as one observation, not a fact\n",
         unsteady, m.pairs.size(), example);
-  return fill_lines(out);
+  return fill_lines(out + busy_warning(matrix));
 }
 
 namespace {
@@ -273,7 +294,7 @@ std::string measurement_text(const latency::Measurement& m) {
 std::string latency_analysis_text(const LatencyTextInput& in) {
   const auto& d = *in.domains;
   std::string out = spread_line(*in.matrix);
-  out += fill_lines("\nstability: " + stability_line(in.matrix->stability) + "\n");
+  out += fill_lines("\nstability: " + stability_line(*in.matrix) + "\n");
   // A matrix that did not hold still gets no domains, and nothing read from them (the topology
   // comparison, the numbering); how it was measured and its notes (quick mode, the pairs that
   // moved) are still what the user needs to judge it.

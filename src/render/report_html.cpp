@@ -73,6 +73,24 @@ std::string loaded_label(const report::LatencyPart& lat) {
                                        "topology, advice or benchmarks)");
 }
 
+// Text filled for a terminal (fill_lines: continuation lines start with two spaces) as its
+// paragraphs, each one line again.
+std::vector<std::string> paragraphs_of(const std::string& filled) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < filled.size()) {
+    std::size_t end = filled.find('\n', at);
+    if (end == std::string::npos) end = filled.size();
+    const std::string line = filled.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("  ", 0) == 0 && !out.empty())
+      out.back() += " " + line.substr(line.find_first_not_of(' '));
+    else if (!line.empty())
+      out.push_back(line);
+  }
+  return out;
+}
+
 // The latency sentences "At a glance" shows: the range, the stability warning, the numbering.
 std::vector<std::string> latency_glance(const MachineReport& r) {
   std::vector<std::string> items;
@@ -119,9 +137,49 @@ std::vector<std::string> latency_glance(const MachineReport& r) {
   return items;
 }
 
+// Whether a parenthetical holds statistics (a test, a p-value, an interval) rather than words a
+// reader needs to follow the sentence.
+bool is_statistics(const std::string& inner) {
+  for (const char* mark : {"p=", "p <", "p<", "rank test", "Wilcoxon", "Mann-Whitney", "sign test",
+                           "interval", "median of", "spreads up to", "runs, a clear"})
+    if (inner.find(mark) != std::string::npos) return true;
+  return false;
+}
+
+// A glance item in plain words with its statistics one click away: each parenthetical that
+// holds statistics moves from the sentence into a <details> under it.
+std::string glance_item(const std::string& text) {
+  std::string plain, stats;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '(') {
+      plain += text[i++];
+      continue;
+    }
+    std::size_t depth = 0, j = i;
+    for (; j < text.size(); ++j) {
+      depth += text[j] == '(';
+      depth -= text[j] == ')';
+      if (depth == 0) break;
+    }
+    const std::string inner = text.substr(i + 1, j - i - 1);
+    if (j < text.size() && is_statistics(inner)) {
+      stats += (stats.empty() ? "" : "; ") + inner;
+      while (!plain.empty() && plain.back() == ' ') plain.pop_back();
+    } else {
+      plain += text.substr(i, j - i + 1);
+    }
+    i = j + 1;
+  }
+  std::string out = "<li>" + html::escape(plain);
+  if (!stats.empty())
+    out += "<details><summary>statistics</summary>" + html::escape(stats) + "</details>";
+  return out + "</li>\n";
+}
+
 std::string glance_list(const std::vector<std::string>& items) {
   std::string out = "<ul class=\"glance\">\n";
-  for (const std::string& i : items) out += "<li>" + html::escape(i) + "</li>\n";
+  for (const std::string& i : items) out += glance_item(i);
   return out + "</ul>\n";
 }
 
@@ -141,7 +199,9 @@ std::string glance_section(const MachineReport& r) {
     items.push_back("Latency: unavailable (" + r.latency.status.reason + ").");
   }
   for (const auto& rec : r.advice.recommendations)
-    items.push_back("For " + rec.title + ": CPUs " + rec.cpus + " (" + rec.why + ").");
+    items.push_back("For " + rec.title + ": " +
+                    (rec.cpus.empty() ? std::string("no placement needed") : "CPUs " + rec.cpus) +
+                    " (" + rec.why + ").");
   if (!r.advice.smt_layout.empty()) {
     std::string smt = r.advice.smt_layout + ".";
     smt[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(smt[0])));
@@ -169,13 +229,20 @@ std::string topology_section(const MachineReport& r) {
     return out + html::unavailable("Topology", r.topology_status.reason) + "</section>\n";
   const Topology& t = *r.topology;
   const TopologyCounts c = t.counts();
-  out += "<p>" + html::escape(topology_summary(t)) + "</p>\n";
-  out += html::table(
-      {"packages", "NUMA nodes", "dies", "L3 caches", "L2 caches", "cores", "CPUs (PUs)"},
-      {{std::to_string(c.packages), std::to_string(c.numa_nodes), std::to_string(c.dies),
-        std::to_string(c.l3_caches), std::to_string(c.l2_caches), std::to_string(c.cores),
-        std::to_string(c.pus)}},
-      {0, 1, 2, 3, 4, 5, 6});
+  // The one-line summary is at a glance (said once); here the counts, the devices, the tree.
+  // hwloc shows a die level only where the machine has one: no "dies 0" column elsewhere.
+  std::vector<std::string> heads = {"packages",  "NUMA nodes", "L3 caches",
+                                    "L2 caches", "cores",      "CPUs (PUs)"};
+  std::vector<std::string> cells = {std::to_string(c.packages),  std::to_string(c.numa_nodes),
+                                    std::to_string(c.l3_caches), std::to_string(c.l2_caches),
+                                    std::to_string(c.cores),     std::to_string(c.pus)};
+  if (c.dies > 0) {
+    heads.insert(heads.begin() + 2, "dies");
+    cells.insert(cells.begin() + 2, std::to_string(c.dies));
+  }
+  std::vector<std::size_t> numeric;
+  for (std::size_t i = 0; i < heads.size(); ++i) numeric.push_back(i);
+  out += html::table(heads, {cells}, numeric);
   out += "<p>CPUs this process may use: <code>" + html::escape(r.usable_cpus) +
          "</code> (cgroup cpuset and affinity). Source: hwloc, this machine.</p>\n";
   out += device_table_html(r.devices);
@@ -191,12 +258,19 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
   std::string out = "<section id=\"latency\"><h2>Core-to-core latency</h2>\n";
   if (!lat.status.available)
     return out + html::unavailable("The latency matrix", lat.status.reason) + "</section>\n";
+  // The full label is in the page's header and at a glance: here which matrix this is.
   if (!lat.measurement)
-    out += "<p class=\"loaded\"><strong>" + html::escape(loaded_label(lat)) + "</strong></p>\n";
-  out +=
-      "<p>" +
-      html::escape(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement : nullptr)) +
-      "</p>\n<p class=\"note\">" + html::escape(lat.how) + "</p>\n";
+    out += std::string(
+               "<p class=\"loaded\"><strong>The loaded matrix (named at the top of the "
+               "page)") +
+           (lat.describes_this_machine ? "" : ", of another machine") + ".</strong></p>\n";
+  // The terminal's lines, each its own paragraph (the provenance, the between-pass spread, a
+  // warning): joined into one <p> they ran together as one sentence.
+  for (const std::string& para :
+       paragraphs_of(latency_provenance(lat.matrix, lat.measurement ? &*lat.measurement : nullptr)))
+    out += (para.rfind("WARNING", 0) == 0 ? "<p class=\"warn\">" : "<p>") + html::escape(para) +
+           "</p>\n";
+  out += "<p class=\"note\">" + html::escape(lat.how) + "</p>\n";
   if (!images.heatmap_png.empty()) {
     out +=
         "<img alt=\"latency heatmap: one-way ns between CPU pairs, rows and columns in "
@@ -206,9 +280,10 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
     out += html::unavailable("The heatmap image", images.heatmap_reason);
   }
   const MatrixStats s = matrix_stats(lat.matrix);
-  out += html::table({"cells with a value (both directions)", "min", "median", "max"},
-                     {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median), ns_text(s.max)}},
-                     {0, 1, 2, 3});
+  // Stacks on a phone: four columns with a long header were cut at 400 px.
+  out += html::stacked_table(
+      {"cells (both directions)", "min", "median", "max"},
+      {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median), ns_text(s.max)}}, {0, 1, 2, 3});
   if (lat.matrix.size() <= 32) {
     std::vector<std::string> headers{"CPU"};
     for (int c : lat.matrix.cpus) headers.push_back(std::to_string(c));
@@ -284,8 +359,10 @@ std::string numbering_section(const MachineReport& r) {
       "<p>Choosing a partner CPU by number (n, n+1) versus by measurement: each CPU's nearest "
       "partners and what its numeric neighbour costs instead (worst first).</p>\n";
   if (!lat.measurement)
-    out += "<p class=\"loaded\">" + html::escape(loaded_label(lat)) + ": these are its CPUs." +
-           "</p>\n";
+    // The label is said in full at a glance and in the latency section; here which CPUs these are.
+    out += std::string("<p class=\"loaded\">These are the CPUs of the loaded matrix (") +
+           (lat.describes_this_machine ? "this machine's" : "another machine's") +
+           ", see Core-to-core latency).</p>\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& w : lat.numbering.worst) {
     std::string nearest;

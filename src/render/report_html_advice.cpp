@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "src/experiments/bench_result.hpp"
 #include "src/render/bench_view.hpp"
 #include "src/render/duration_text.hpp"
 #include "src/render/report_html.hpp"
@@ -15,19 +16,30 @@ namespace {
 using experiments::BenchResult;
 using report::MachineReport;
 
+// `lead`: a sentence a reader needs before the numbers ("" for none). `busy_said`: the busy
+// machine's summary already said on the page; a bench measured in the same state refers to it
+// instead of saying it again.
 std::string bench_block(const BenchResult& b, const report::PartStatus& status,
-                        const std::string& heading) {
+                        const std::string& heading, std::string& busy_said,
+                        const std::string& lead = "") {
   std::string out = "<h3>" + html::escape(heading) + "</h3>\n";
   if (!b.available || !status.available)
     return out + html::unavailable("This benchmark", b.unavailable_reason.empty()
                                                          ? status.reason
                                                          : b.unavailable_reason);
+  if (!lead.empty()) out += "<p><strong>" + html::escape(lead) + "</strong></p>\n";
   out += "<p>" + html::escape(b.title) + ". " +
          html::escape(fmt::format("Each value: {}; median of {} runs{}.", b.how_measured, b.runs,
                                   b.quick ? " (quick mode)" : "")) +
          "</p>\n";
-  if (b.machine_state && b.machine_state->busy())
-    out += "<p class=\"warn\">" + html::escape(bench_machine_line(b)) + "</p>\n";
+  if (b.machine_state && b.machine_state->busy()) {
+    const std::string line = bench_machine_line(b);
+    out +=
+        "<p class=\"warn\">" +
+        html::escape(line == busy_said ? "Measured on the busy machine described above." : line) +
+        "</p>\n";
+    busy_said = line;
+  }
   if (const std::string rounds = bench_rounds_text(b); !rounds.empty())
     out += "<p class=\"note\">Runs: " + html::escape(rounds) + ".</p>\n";
   out += html::bench_bars_svg(b);
@@ -93,16 +105,18 @@ std::string recommendations_section(const MachineReport& r) {
         html::escape(a.model) +
         ". <code>./app</code> stands for your "
         "program.</p>\n";
-  if (!a.placement_summary.empty())
-    out += "<p><strong>" + html::escape(a.placement_summary) + ".</strong></p>\n";
+  // The summary itself is at a glance (said once); here what it rests on.
+  if (!a.placement_summary.empty()) out += "<p>What the summary at a glance rests on:</p>\n";
   if (!a.placement_findings.empty()) {
     out += "<ul>\n";
     for (const auto& f : a.placement_findings) out += "<li>" + html::escape(f) + "</li>\n";
     out += "</ul>\n";
   }
   for (const auto& rec : a.recommendations) {
-    out += "<h3>" + html::escape(rec.title) + ": CPUs <code>" + html::escape(rec.cpus) +
-           "</code></h3>\n<p>" + html::escape(rec.why) + "</p>\n";
+    out +=
+        "<h3>" + html::escape(rec.title) +
+        (rec.cpus.empty() ? std::string() : ": CPUs <code>" + html::escape(rec.cpus) + "</code>") +
+        "</h3>\n<p>" + html::escape(rec.why) + "</p>\n";
     for (const auto& c : rec.commands)
       out += "<div class=\"cmd\"><span>" + html::escape(c.tool) + "</span><pre><code>" +
              html::escape(c.command) + "</code></pre></div>\n";
@@ -131,23 +145,33 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   std::string out = recommendations_section(r);
   out += smt_section(r);
   out += "<section id=\"thread-cache\"><h2>Thread cache: spawn with and without it</h2>\n";
+  std::string busy_said;
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name == "spawn")
-      out += bench_block(r.benches[i], r.bench_status[i], "create + join rate");
+      out += bench_block(r.benches[i], r.bench_status[i], "create + join rate", busy_said);
   out +=
       "</section>\n<section id=\"benchmarks\"><h2>Key benchmarks</h2>\n"
-      "<p>The published placement experiments, rerun here side by side. Bars: median; "
-      "whiskers: min to max; grey = baseline, green = clearly faster, red = clearly slower, "
-      "blue = no clear difference. Clear means: Mann-Whitney rank test p &lt;= 0.025 with 95% "
-      "median intervals apart, or (paired) a signed-rank test p &lt;= 0.025 on the per-round "
-      "ratios with their 97.5% interval without 1; and at least 5% apart. A clear difference "
-      "measured "
-      "while others used these CPUs is marked so and no advice rests on it; unclear "
-      "comparisons get more interleaved runs within a time budget before the verdict is "
-      "given.</p>\n";
+      "<p>The published placement experiments, rerun here side by side. Each bar is a variant "
+      "against its baseline (the centre line), as a factor on a log scale: right = faster, "
+      "left = slower; green and red only when the difference is clear, blue when it is "
+      "not.</p>\n<details><summary>What \"clear\" means</summary><p>A Mann-Whitney rank test "
+      "p &lt;= 0.025 with the 95% median intervals apart, or (paired) a signed-rank test p "
+      "&lt;= 0.025 on the per-round ratios with their 97.5% interval without 1; and at least 5% "
+      "apart. A clear difference measured while others used these CPUs is marked so and no "
+      "advice rests on it; unclear comparisons get more interleaved runs within a time budget "
+      "before the verdict is given.</p></details>\n";
+  // Without SMT the SMT bench still runs its "two cores" row: what a slower one means is said.
+  const std::string no_smt =
+      r.advice.has_smt
+          ? std::string()
+          : "No SMT here (one hardware thread per core), so the SMT-sibling rows could not run. "
+            "\"Two cores\" slower than \"alone\" is not an SMT effect: the two CPUs share "
+            "something else (on a VM, two vCPUs can be siblings of one host core) or other work "
+            "used them.";
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name != "spawn")
-      out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name);
+      out += bench_block(r.benches[i], r.bench_status[i], r.benches[i].name, busy_said,
+                         r.benches[i].name == "smt" ? no_smt : std::string());
   out += "</section>\n<section id=\"method\"><h2>How this was measured</h2>\n";
   // Each part's share of the budget beside the time it took (report_budget.hpp).
   auto row = [](const std::string& part, const std::string& how, const report::PartStatus& s) {
@@ -174,9 +198,9 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   out += fmt::format(
       "<p>Time budget: {:.0f} s (<code>report --budget</code>), shared between the parts; each "
       "stops by its own rule within its share (latency: time per CPU pair; a bench: no planned "
-      "round that would not fit, after at least 3, and added rounds only in what is left). "
-      "Used in all: {}.</p>\n",
-      r.budget_s, duration_text(r.total_seconds));
+      "round that would not fit, after at least {}, the fewest that can give a clear verdict, and "
+      "added rounds only in what is left). Used in all: {}.</p>\n",
+      r.budget_s, experiments::least_clear_rounds(), duration_text(r.total_seconds));
   out += html::stacked_table({"part", "share", "wall time", "how / why unavailable"}, rows, {1, 2});
   out +=
       "<p class=\"note\">Everything on this page was measured on this machine by this run, "

@@ -109,41 +109,64 @@ std::string stacked_table(const std::vector<std::string>& headers,
   return out + "</tbody></table></div>\n";
 }
 
+// Each variant against its baseline as a ratio on a log scale centred on the baseline (1x): a
+// factor of 43 is a long bar to the right, 1.38x slower a short one to the left, equal factors
+// equal lengths whatever the unit. A baseline is the centre line (its row says its value); a
+// reference (a floor in another unit, not compared) is a row of text, never a bar.
 std::string bench_bars_svg(const experiments::BenchResult& bench) {
   std::vector<const experiments::Variant*> shown;
-  double top = 0;
+  double extent = 1;  // log2 of the largest factor drawn; at least 2x, so 1.05x stays short
   for (const auto& v : bench.variants) {
     if (!v.available || v.value.samples.empty()) continue;
     shown.push_back(&v);
-    top = std::max(top, v.value.max);
+    if (!v.baseline.empty() && v.verdict != "reference" && v.ratio_to_baseline > 0)
+      extent = std::max(extent, std::fabs(std::log2(v.ratio_to_baseline)));
   }
-  if (shown.empty() || top <= 0) return "";
-  // Label above each bar (not beside it), so the chart stays legible when a phone scales the
-  // 480-unit-wide drawing down to its screen.
-  const int row = 46, bar_w = 330, width = 480;
-  const int height = static_cast<int>(shown.size()) * row + 4;
+  if (shown.empty()) return "";
+  // Per variant three lines, all from the left edge (nothing runs off a phone's screen): its
+  // name, the bar, and what the bar says.
+  const int row = 58, top = 22, width = 480, centre = 240, half = 190;
+  const int height = top + static_cast<int>(shown.size()) * row + 4;
+  const double factor = std::exp2(extent);
   std::string svg = fmt::format(
-      "<svg class=\"bars\" viewBox=\"0 0 {} {}\" width=\"{}\" "
-      "role=\"img\" aria-label=\"{}: median per variant\">\n",
+      "<svg class=\"bars\" viewBox=\"0 0 {} {}\" width=\"{}\" role=\"img\" "
+      "aria-label=\"{}: each variant against its baseline, log scale\">\n",
       width, height, width, escape(bench.name));
+  // The axis: its ends are the largest factor drawn, written as a scale (/8, x8), not as a
+  // verdict: only a row's own words say faster or slower.
+  svg += fmt::format(
+      "<text x=\"0\" y=\"13\">&#8592; slower (/{:.3g})</text><text x=\"{}\" y=\"13\" "
+      "text-anchor=\"middle\">1</text><text x=\"{}\" y=\"13\" "
+      "text-anchor=\"end\">(&#215;{:.3g}) faster &#8594;</text>\n",
+      factor, centre, width, factor);
+  svg += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"16\" y2=\"{}\" stroke=\"#222\"/>\n", centre,
+                     centre, height);
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const auto& v = *shown[i];
-    const int y = static_cast<int>(i) * row;
-    const double w = v.value.median / top * bar_w;
-    const double lo = v.value.min / top * bar_w, hi = v.value.max / top * bar_w;
-    // Grey: baseline; green / red: clearly faster / slower (the verdict's test); blue: no
-    // clear difference, however far apart the medians look.
-    const char* color = v.baseline.empty()        ? "#8a8f98"
-                        : !v.verdict_clear        ? "#5b84b1"
-                        : v.ratio_to_baseline > 1 ? "#2a9d5b"
-                                                  : "#d1603d";
-    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 15, escape(v.label));
-    svg += fmt::format("<rect x=\"0\" y=\"{}\" width=\"{:.1f}\" height=\"18\" fill=\"{}\"/>\n",
-                       y + 21, std::max(w, 1.0), color);
-    svg += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#222\"/>\n",
-                       lo, hi, y + 30, y + 30);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>\n", std::max(w, hi) + 6, y + 35,
-                       escape(bench_value_text(v.value.median, variant_unit(bench, v))));
+    const int y = top + static_cast<int>(i) * row;
+    const std::string value = bench_value_text(v.value.median, variant_unit(bench, v));
+    svg += fmt::format("<text x=\"0\" y=\"{}\">{}</text>\n", y + 14, escape(v.label));
+    if (v.baseline.empty() || v.verdict == "reference" || v.ratio_to_baseline <= 0) {
+      const char* what = v.baseline.empty() ? "baseline" : "reference, not compared";
+      svg += fmt::format("<text x=\"0\" y=\"{}\" fill=\"#555\">{}: {}</text>\n", y + 48, what,
+                         escape(value));
+      continue;
+    }
+    const double len = std::log2(v.ratio_to_baseline) / extent * half;
+    // Grey-blue: no clear difference, however far apart the medians look; green / red: clearly
+    // faster / slower by the verdict's test.
+    const char* color = !v.verdict_clear ? "#5b84b1" : len > 0 ? "#2a9d5b" : "#d1603d";
+    const double x = len >= 0 ? centre : centre + len;
+    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n",
+                       x, y + 20, std::max(std::fabs(len), 1.5), color);
+    const double factor_of_row =
+        v.ratio_to_baseline >= 1 ? v.ratio_to_baseline : 1 / v.ratio_to_baseline;
+    const std::string said = v.verdict_clear
+                                 ? fmt::format("{:.3g}x {}", factor_of_row,
+                                               v.ratio_to_baseline >= 1 ? "faster" : "slower")
+                                 : std::string("no clear difference");
+    svg +=
+        fmt::format("<text x=\"0\" y=\"{}\">{}: {}</text>\n", y + 48, escape(said), escape(value));
   }
   return svg + "</svg>\n";
 }

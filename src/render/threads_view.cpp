@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "src/render/safe_text.hpp"
 #include "src/render/text_table.hpp"
 
@@ -57,6 +60,35 @@ std::string pin_outcome_text(pid_t pid, const CpuSet& cpus, const PinOutcome& ou
       outcome.pinned.size(), cpus.to_list(), outcome.vanished.size(),
       outcome.failed.size() + outcome.missing_tids.size(), outcome.list_passes);
   return out;
+}
+
+std::vector<std::string> pin_failure_lines(pid_t pid, const CpuSet& cpus,
+                                           const PinOutcome& outcome) {
+  // Grouped by errno, in the order each cause was first seen.
+  std::vector<std::pair<int, std::vector<std::size_t>>> causes;
+  for (std::size_t i = 0; i < outcome.failed.size(); ++i) {
+    const int code = outcome.failed[i].second.code.value();
+    auto same = std::find_if(causes.begin(), causes.end(),
+                             [code](const auto& c) { return c.first == code; });
+    if (same == causes.end())
+      causes.push_back({code, {i}});
+    else
+      same->second.push_back(i);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [code, which] : causes) {
+    if (which.size() == 1) {
+      lines.push_back(outcome.failed[which.front()].second.message);
+      continue;
+    }
+    std::string tids;
+    for (std::size_t k = 0; k < which.size() && k < 4; ++k)
+      tids += (k ? ", " : "") + std::to_string(outcome.failed[which[k]].first);
+    if (which.size() > 4) tids += fmt::format(", ... {} more", which.size() - 4);
+    lines.push_back(fmt::format("cannot pin {} threads of process {} (tids {}) to {}: {}",
+                                which.size(), pid, tids, cpus.to_list(), std::strerror(code)));
+  }
+  return lines;
 }
 
 nlohmann::json pin_outcome_json(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome) {

@@ -20,4 +20,10 @@ std::string pin_outcome_text(pid_t pid, const CpuSet& cpus, const PinOutcome& ou
 /// JSON, schema "threadmap.pin/1".
 nlohmann::json pin_outcome_json(pid_t pid, const CpuSet& cpus, const PinOutcome& outcome);
 
+/// The threads that could not be pinned, one line per cause (not per thread: without permission
+/// every thread fails alike): "cannot pin 12 threads of process 4242 (tids 4242, 4243, ... 8
+/// more) to 0-1: Operation not permitted". A single thread keeps its own message.
+std::vector<std::string> pin_failure_lines(pid_t pid, const CpuSet& cpus,
+                                           const PinOutcome& outcome);
+
 }  // namespace threadmap::render

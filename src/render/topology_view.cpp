@@ -105,12 +105,14 @@ std::string topology_tree(const Topology& topo) {
   if (!topo.objects().empty()) walk(topo, 0, 0, out);
   out += fmt::format("allowed CPUs: {} of {} (OS CPU numbers; L# = hwloc logical index)\n",
                      topo.allowed_cpus().to_list(), topo.complete_cpus().count());
-  for (const CpuKind& k : topo.cpu_kinds()) {
-    std::string info;
-    for (const auto& [name, value] : k.infos) info += " " + name + "=" + value;
-    out += fmt::format("CPU kind {} (efficiency {}): cpus {}{}\n", k.index, k.efficiency,
-                       k.cpus.to_list(), info);
-  }
+  // One kind is no distinction: "CPU kind 0 (efficiency 0)" on every CPU says nothing.
+  if (topo.cpu_kinds().size() > 1)
+    for (const CpuKind& k : topo.cpu_kinds()) {
+      std::string info;
+      for (const auto& [name, value] : k.infos) info += " " + name + "=" + value;
+      out += fmt::format("CPU kind {} (efficiency {}): cpus {}{}\n", k.index, k.efficiency,
+                         k.cpus.to_list(), info);
+    }
   return out;
 }
 

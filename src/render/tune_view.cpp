@@ -118,10 +118,11 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
       row = {c.candidate.name, std::to_string(c.samples.size()), "failed", "not ranked"};
       failures += "failed: " + c.candidate.name + ": " + terminal_safe(c.failure) + "\n";
     } else if (c.samples.empty()) {
-      row = {c.candidate.name + (i == r.best ? " *" : ""), "0", "", ""};
+      row = {c.candidate.name, "0", "", ""};
     } else {
-      row = {c.candidate.name + (i == r.best ? " *" : ""), std::to_string(c.samples.size()),
-             median_cell(c, unit), verdict_cell(c.vs_os, c.candidate.is_os())};
+      row = {c.candidate.name + (i == r.best && r.decided() ? " *" : ""),
+             std::to_string(c.samples.size()), median_cell(c, unit),
+             verdict_cell(c.vs_os, c.candidate.is_os())};
     }
     if (best_column)
       row.push_back(c.failed            ? "not ranked"
@@ -135,15 +136,19 @@ std::string tune_text(const tune::TuneResult& r, const std::string& reproduce) {
       "verdicts: u = the unpaired rule decided (Mann-Whitney p <= 0.025, 95% median intervals "
       "apart), p = the paired\nrule (Wilcoxon signed-rank on per-round ratios p <= 0.025, their "
       "97.5% interval without 1); both need effect\n>= 5%; too few runs = no rule can be clear "
-      "with so few. machine: busy N/M = N of M kept runs had neighbours\non these CPUs; rerun = "
-      "dropped and run again\n";
+      "with so few. machine: busy N/M = N of M kept runs had neighbours\non these CPUs (a round "
+      "with such a run counts for no verdict); rerun = dropped and run again\n";
   out += "how each candidate ran (what threadmap run adds to the command):\n" + how;
   out += "\nmachine: " +
          (r.machine_state.summary.empty() ? std::string("not watched")
                                           : terminal_safe(r.machine_state.summary)) +
          fmt::format(" ({} of {} kept runs disturbed)\n", r.runs_disturbed, r.runs_kept);
   if (!r.disturbed_note.empty()) out += r.disturbed_note + "\n";
-  out += "best: " + r.name_of(r.best) + "\n" + r.conclusion + "\n";
+  if (r.decided())
+    out += "best: " + r.name_of(r.best) + "\n";
+  else
+    out += "undecided: " + r.undecided + "\nto decide: " + r.to_decide + "\n";
+  out += r.conclusion + "\n";
   out += fmt::format(
       "rounds: {} in {:.1f} s (budget {:.0f} s), interleaved, first run unrecorded (warm-up)\n"
       "stopped: {}\n",
@@ -195,7 +200,11 @@ nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce
             {"higher_is_better", r.metric.higher_is_better},
             {"unit", r.metric.unit()},
             {"evidence", r.metric.describe()}}},
-          {"best", r.name_of(r.best)},
+          {"best", r.decided() ? nlohmann::json(r.name_of(r.best)) : nlohmann::json(nullptr)},
+          {"decided", r.decided()},
+          {"undecided", r.undecided},
+          {"to_decide", r.to_decide},
+          {"rounds_disturbed", r.rounds_disturbed},
           {"leader", r.name_of(r.leader)},
           {"conclusion", r.conclusion},
           {"test",

@@ -91,7 +91,9 @@ void draw_title(cairo_t* cr, const monitor::WatchHistory& history, const Layout&
   cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, 13);
   cairo_set_source_rgb(cr, 0, 0, 0);
-  cairo_move_to(cr, history.follow() ? 4 : l.left, 20);  // a followed title is longer
+  // Two lines from the left edge: what was watched, then how to read it (one line was cut at the
+  // picture's right edge).
+  cairo_move_to(cr, 4, 16);
   const std::string duration =
       watched_s >= 0 && std::abs(watched_s - l.span_s) >= 0.005
           ? fmt::format("watched {:.2f} s (samples cover {:.2f} s)", watched_s, l.span_s)
@@ -100,11 +102,15 @@ void draw_title(cairo_t* cr, const monitor::WatchHistory& history, const Layout&
                               ? fmt::format("process {} and its descendants ({} processes)",
                                             history.pid(), history.processes().size())
                               : fmt::format("process {}", history.pid());
-  std::string title =
-      fmt::format("threadmap watch: {}, {} threads, {} — CPU of each thread at each sample{}", who,
-                  history.threads().size(), duration,
-                  l.activity_known ? "; full = running, half = starved of CPU, thin = asleep" : "");
+  const std::string title =
+      fmt::format("threadmap watch: {}, {} threads, {}", who, history.threads().size(), duration);
   cairo_show_text(cr, title.c_str());
+  cairo_set_font_size(cr, 12);
+  cairo_move_to(cr, 4, 33);
+  const std::string how =
+      std::string("colour = the CPU each thread was on at each sample") +
+      (l.activity_known ? "; full bar = running, half = starved of CPU, thin = asleep" : "");
+  cairo_show_text(cr, how.c_str());
 }
 
 // One thread's row: a bar per span in its CPU's colour, thin where it waited, and its label.
@@ -149,7 +155,20 @@ void draw_row(cairo_t* cr, const monitor::WatchHistory& history, const Layout& l
   cairo_show_text(cr, label.c_str());
 }
 
-// The time axis below the rows, ten ticks; returns where it is drawn.
+}  // namespace
+
+double tick_step(double span_s) {
+  if (!(span_s > 0)) return 0;
+  const double raw = span_s / 8;
+  const double decade = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= raw) return m * decade;
+  return 10 * decade;
+}
+
+namespace {
+
+// The time axis below the rows, ticks at round times; returns where it is drawn.
 double draw_time_axis(cairo_t* cr, const Layout& l, size_t rows) {
   double axis_y = l.top + static_cast<double>(rows) * l.row_h + 4;
   cairo_set_source_rgb(cr, 0, 0, 0);
@@ -158,16 +177,18 @@ double draw_time_axis(cairo_t* cr, const Layout& l, size_t rows) {
   cairo_line_to(cr, l.left + l.plot_w, axis_y);
   cairo_stroke(cr);
   cairo_set_font_size(cr, 11);
-  for (int k = 0; k <= 10; ++k) {
-    double x = l.left + l.plot_w * k / 10.0;
+  // Ticks at round times (a 1, 2 or 5 step, 5 to 10 of them), not at tenths of the span
+  // (141, 281, 422 ms).
+  const double step = tick_step(l.span_s);
+  for (int k = 0; step > 0 && k * step <= l.span_s * (1 + 1e-9); ++k) {
+    const double t = k * step;
+    double x = l.left + (l.span_s > 0 ? l.plot_w * t / l.span_s : 0);
     cairo_move_to(cr, x, axis_y);
     cairo_line_to(cr, x, axis_y + 4);
     cairo_stroke(cr);
-    // Short runs get ms ticks so that neighbouring labels differ.
-    double t = l.span_s * k / 10.0;
-    std::string label = l.span_s >= 2     ? fmt::format("{:.1f} s", t)
-                        : l.span_s >= 0.1 ? fmt::format("{:.0f} ms", t * 1e3)
-                                          : fmt::format("{:.1f} ms", t * 1e3);
+    std::string label = step >= 1      ? fmt::format("{:g} s", t)
+                        : step >= 1e-3 ? fmt::format("{:g} ms", std::round(t * 1e6) / 1e3)
+                                       : fmt::format("{:g} us", std::round(t * 1e9) / 1e3);
     // Centre each tick label on its tick, but keep the last one inside the picture.
     cairo_text_extents_t ext;
     cairo_text_extents(cr, label.c_str(), &ext);
@@ -221,7 +242,7 @@ Result<std::string> watch_timeline_image(const monitor::WatchHistory& history, I
     cpus = seen.size();
   }
   // Following, labels name the process too ("PID COMMAND: TID NAME"): a wider margin.
-  const double width = 1200, left = history.follow() ? 280 : 190, top = 34,
+  const double width = 1200, left = history.follow() ? 280 : 190, top = 46,
                plot_w = width - left - 20;
   const double legend_rows = std::ceil(static_cast<double>(cpus) * 70.0 / (width - left)) + 1;
   const double height = top + static_cast<double>(rows) * row_h + 40 + legend_rows * 18 + 10;

@@ -11,6 +11,10 @@
 
 namespace threadmap::render {
 
+/// The step between the time axis's ticks for `span_s` seconds: 1, 2 or 5 times a power of ten,
+/// so the ticks fall on round times (0, 200, 400 ms; not 141, 281, 422 ms), 4 to 9 of them.
+double tick_step(double span_s);
+
 /// Draws the timeline and returns the encoded image (PNG or SVG bytes). Rows get thinner for
 /// many threads (the picture stays under about 4,000 pixels tall); names are written when rows
 /// are tall enough. Where the history knows each span's CPU time, a thread that ran is a full

@@ -251,8 +251,7 @@ Result<Recommendation> compute_recommendation(const Topology& topo, const CpuSet
 }
 
 // The thread cache, when the spawn bench showed it clearly faster (over 1.2x) here.
-std::optional<Recommendation> thread_cache_recommendation(const MachineReport& rep,
-                                                          const CpuSet& usable) {
+std::optional<Recommendation> thread_cache_recommendation(const MachineReport& rep) {
   const BenchResult* spawn = find_bench(rep, "spawn");
   if (!spawn) return std::nullopt;
   double best_ratio = 0;
@@ -263,18 +262,22 @@ std::optional<Recommendation> thread_cache_recommendation(const MachineReport& r
   if (best_ratio <= 1.2) return std::nullopt;
   Recommendation r;
   r.title = kThreadCacheTitle;
-  r.cpus = usable.to_list();
+  // Not a placement: the threads stay where the OS puts them (no CPUs to name).
   r.why = fmt::format(
       "the thread cache made create+join {:.1f}x faster here (spawn bench, "
       "median of {} runs, a clear difference by the rank test)",
       best_ratio, spawn->runs);
-  // The library this threadmap would preload (its install layout, or the build tree it runs
-  // from), so the command can be pasted as it is.
-  auto lib = os::find_preload_library("cache");
+  // A command to paste names the installed library: a build tree's path is this checkout's,
+  // gone with it. From a build tree the line says it needs the install.
   r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"}};
-  // Not found (a binary copied without its libraries): no LD_PRELOAD line rather than a
-  // placeholder path that cannot work.
-  if (lib) r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
+  if (os::running_from_build_tree()) {
+    r.commands.push_back({"LD_PRELOAD, after cmake --install",
+                          "LD_PRELOAD=" + os::installed_library_path("cache") + " ./app"});
+  } else if (auto lib = os::find_preload_library("cache")) {
+    // Not found (a binary copied without its libraries): no LD_PRELOAD line rather than a
+    // placeholder path that cannot work.
+    r.commands.push_back({"LD_PRELOAD", "LD_PRELOAD=" + *lib + " ./app"});
+  }
   return r;
 }
 
@@ -324,7 +327,7 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   } else {
     advice.smt_guidance.push_back("no compute placement: " + compute.error().message);
   }
-  if (auto cache = thread_cache_recommendation(rep, usable))
+  if (auto cache = thread_cache_recommendation(rep))
     advice.recommendations.push_back(std::move(*cache));
   add_smt_guidance(rep, advice);
   judge_placement(rep, advice);
@@ -333,7 +336,7 @@ AdvicePart make_advice(const MachineReport& rep, const CpuSet& usable) {
   if (advice.nothing_to_gain) {
     std::erase_if(advice.recommendations, [&](const Recommendation& r) {
       auto cpus = CpuSet::parse_list(r.cpus);
-      return cpus && *cpus == usable && r.title != kThreadCacheTitle;
+      return !r.cpus.empty() && cpus && *cpus == usable;
     });
   }
   return advice;

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 
+#include "src/core/machine_state.hpp"
 #include "src/experiments/registry.hpp"
 #include "src/latency/analysis.hpp"
+#include "src/latency/matrix_files.hpp"
 #include "src/latency/matrix_mismatch.hpp"
 #include "src/os/host.hpp"
 #include "src/os/monotonic_clock.hpp"
@@ -72,11 +74,17 @@ Status collect_latency(MachineReport& rep, const ReportOptions& o, const CpuSet&
     const double pair_passes = o.quick ? 2 * std::max(1.0, n) : n * (n - 1);
     mo.budget_ms = std::clamp(seconds * 1000 / pair_passes, 2.0, o.quick ? 50.0 : 100.0);
     mo.progress = o.latency_progress;
+    // Watched as `threadmap latency` watches it: values measured beside others' work are
+    // marked on the page and in the JSON.
+    MachineWatch watch;
+    watch.start(usable);
     auto run = latency::measure(mo, *topo);
+    const MachineState state = watch.finish();
     if (!run) {
       part.status = {false, run.error().message, 0};
       return {};
     }
+    if (state.busy()) run->matrix.measured_busy = latency::busy_summary(state.summary);
     part.measurement = std::move(*run);
     part.matrix = part.measurement->matrix;
     part.how = std::string("measured on this machine: method ") +

@@ -20,7 +20,9 @@ Result<double> parse_duration(const std::string& text) {
   if (unit == "ms") scale = 1e-3;
   if (unit == "m" || unit == "min") scale = 60;
   if (unit == "h") scale = 3600;
-  if (scale == 0 || !std::isfinite(v) || v <= 0) return bad();
+  if (scale == 0 || !std::isfinite(v)) return bad();
+  if (v <= 0)
+    return Error::invalid("'" + text + "' is no time at all: give more than 0 (e.g. 30s)");
   return v * scale;
 }
 

@@ -174,7 +174,10 @@ std::string stop_reason(TuneLoop& loop, double round_s) {
   if (loop.round >= 1 && elapsed + round_s > settings.budget_s)
     return "budget of " + fixed(settings.budget_s, 1) + " s spent";
   if (loop.round >= settings.min_rounds && !more_rounds_could_help(loop.r, settings.verdict))
-    return "verdicts settled (more runs could not change them)";
+    return loop.r.rounds_disturbed == loop.round
+               ? "every round was disturbed (more rounds on this machine as busy as it is cannot "
+                 "decide)"
+               : "verdicts settled (more runs could not change them)";
   return "";
 }
 
@@ -241,6 +244,7 @@ Result<RunOutcome> run_candidate_once(TuneLoop& loop, std::size_t i, int attempt
     return RunOutcome::repeat;
   }
   if (busy) ++c.disturbed_kept;
+  c.disturbed.push_back(busy);
   if (rank_of(state) >= rank_of(c.machine_state)) c.machine_state = state;
   if (rank_of(state) >= rank_of(r.machine_state)) r.machine_state = state;
   c.samples.push_back(*value);

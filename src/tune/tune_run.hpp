@@ -29,10 +29,14 @@ struct CandidateResult {
   std::vector<double> wall_s;   ///< wall time of the same runs (for the estimate)
   int repeated = 0;             ///< runs dropped and run again because the machine was busy
   int disturbed_kept = 0;       ///< kept although the machine was busy (marked)
-  bool failed = false;          ///< a run exited non-zero (or printed no metric): not ranked
-  std::string failure;          ///< "exit 3 on run 2" + the program's last lines
-  MachineState machine_state;   ///< the busiest state seen around its runs
-  std::string first_output;     ///< its first recorded (or failing) run's output
+  /// Per kept sample, in round order: whether the machine was busy around it. A round in which
+  /// either side of a comparison was disturbed is left out of that comparison's verdict (empty:
+  /// none was).
+  std::vector<bool> disturbed;
+  bool failed = false;         ///< a run exited non-zero (or printed no metric): not ranked
+  std::string failure;         ///< "exit 3 on run 2" + the program's last lines
+  MachineState machine_state;  ///< the busiest state seen around its runs
+  std::string first_output;    ///< its first recorded (or failing) run's output
   bool first_output_truncated = false;
   MedianInterval interval;  ///< median and its 95% interval
   Verdict vs_os;            ///< this candidate against the os candidate
@@ -78,10 +82,20 @@ struct TuneResult {
   std::size_t best = kNoCandidate;
   std::string conclusion;  ///< "one-core is 4.9x faster than os (...)" / "no placement beats
                            ///< the OS here (...)", and why best is not the leader when it is not
+  /// When the runs cannot decide (too few rounds for the budget, an interruption before every
+  /// candidate ran, rounds disturbed by other work): why, e.g. "too few rounds to decide (2 of
+  /// each; a verdict needs at least 5)"; "" when they decided. `best` is then os only as what
+  /// to do meanwhile, never as a verdict.
+  std::string undecided;
+  /// What would decide it: "rerun with --budget 50s", "rerun on a quiet machine"; "" when
+  /// decided.
+  std::string to_decide;
   /// The state the verdicts were reached in: the busiest machine state seen around any run.
   MachineState machine_state;
-  int runs_kept = 0;       ///< recorded runs of every candidate
-  int runs_disturbed = 0;  ///< of those, the ones the machine disturbed (kept and marked)
+  int runs_kept = 0;         ///< recorded runs of every candidate
+  int runs_disturbed = 0;    ///< of those, the ones the machine disturbed (kept and marked)
+  int rounds_measured = 0;   ///< rounds with at least one kept run
+  int rounds_disturbed = 0;  ///< of those, rounds with a disturbed run (out of the verdicts)
   /// "most runs were disturbed (9 of 12): rerun on a quiet machine for a verdict" when more than
   /// half of the kept runs were; "" otherwise.
   std::string disturbed_note;
@@ -97,8 +111,10 @@ struct TuneResult {
   const CandidateResult* at(std::size_t index) const;
   /// The name of the candidate at `index`; "" for kNoCandidate.
   std::string name_of(std::size_t index) const;
-  /// Whether best is the os candidate (nothing beats the OS here).
+  /// Whether best is the os candidate (nothing beats the OS here, or undecided).
   bool best_is_os() const;
+  /// Whether the runs reached a verdict (undecided is empty).
+  bool decided() const { return undecided.empty(); }
 };
 
 /// Runs the loop. Fails with ENODATA when the metric's pattern does not match the first
@@ -109,8 +125,9 @@ Result<TuneResult> run_tune(const CandidateSet& set, const Metric& metric,
                             const TuneSettings& settings, const Topology& topology);
 
 /// Which candidate is the leader and whether it beats os, from the samples in `result` (fills
-/// every vs_os / vs_leader / vs_best, leader, best, conclusion, runs_kept, runs_disturbed and
-/// disturbed_note). Pure: tests feed it samples, in round order.
+/// every vs_os / vs_leader / vs_best, leader, best, conclusion, undecided, to_decide, runs_kept,
+/// runs_disturbed, rounds_* and disturbed_note). Verdicts use only the rounds neither side of a
+/// comparison had disturbed. Pure: tests feed it samples, in round order.
 void judge(TuneResult& result, const VerdictOptions& options);
 
 }  // namespace threadmap::tune

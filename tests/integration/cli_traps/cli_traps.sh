@@ -62,5 +62,48 @@ tagged=$(grep -cE '^threadmap: [^ ]+/1: pin' <<<"$ranked")
 [ "$pin_lines" -gt 0 ] && [ "$pin_lines" = "$tagged" ] ||
   problem "run --ranks --verbose: $tagged of $pin_lines pin lines say host/rank"
 
+# Under --ranks every line a rank says carries its host/rank, the memory-policy line included.
+memory=$(grep 'memory policy' <<<"$ranked")
+[ -n "$memory" ] || problem "run --ranks --verbose has no memory-policy line: $ranked"
+untagged=$(grep 'memory policy' <<<"$ranked" | grep -vE '^threadmap: [^ ]+/1: ')
+[ -z "$untagged" ] || problem "run --ranks --verbose: a memory line without host/rank: $untagged"
+
+# plan --threads N models traffic the user did not describe: the plan says what it assumed.
+"$tm" plan --threads 4 --topology "$topo" >"$tmp/quick" 2>&1 || problem "plan --threads 4 failed"
+grep -q "all talk to each other equally (all-to-all traffic)" "$tmp/quick" ||
+  problem "plan --threads does not say it modelled all-to-all traffic: $(cat "$tmp/quick")"
+
+# watch -- CMD: stdout is the program's; the summary goes to stderr, as under run --watch.
+watched=$("$tm" watch -- echo hello-from-the-program 2>"$tmp/watch-err")
+[ "$watched" = hello-from-the-program ] ||
+  problem "watch -- CMD put more than the program's output on stdout: $(head -3 <<<"$watched")"
+[ -s "$tmp/watch-err" ] || problem "watch -- CMD printed no summary on stderr"
+
+# Ctrl-C during a report leaves nothing: the directory is made when the files are written.
+timeout -s INT 3 "$tm" report --quick --out "$tmp/stopped" >/dev/null 2>&1
+[ ! -e "$tmp/stopped" ] || problem "report stopped by Ctrl-C left $tmp/stopped behind"
+
+# pin without permission: one line per cause, not one per thread. A process of four threads
+# that root started, pinned by an unprivileged user (setpriv): each thread fails alike.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  python3 -c 'import threading, time
+for _ in range(3): threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+time.sleep(30)' &
+  victim=$!
+  # Its four threads running (python starts slowly on a loaded machine).
+  for _ in $(seq 100); do
+    [ "$(ls /proc/$victim/task 2>/dev/null | wc -l)" -ge 4 ] && break
+    sleep 0.1
+  done
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$tm" pin "$victim" --cpus 0 \
+    >"$tmp/pin-out" 2>"$tmp/pin-err"
+  lines=$(grep -c '^threadmap: ' "$tmp/pin-err")
+  [ "$lines" = 1 ] || problem "pin without permission printed $lines lines: $(head -3 "$tmp/pin-err")"
+  grep -q "cannot pin 4 threads of process $victim (tids $victim, " "$tmp/pin-err" ||
+    problem "pin without permission does not say how many threads: $(cat "$tmp/pin-err")"
+  kill "$victim" 2>/dev/null
+  wait "$victim" 2>/dev/null
+fi
+
 echo "cli traps: $failed problem(s)"
 [ "$failed" = 0 ]

@@ -3,6 +3,8 @@
 # four more hosts (their HostName changed), one of them with a different kernel and one CPU
 # missing; `fleet --json -` reports exactly that host with those two differences, --strict exits
 # 3, the text names it, and --html writes a page.
+# Then a host a launcher narrowed (the finding says why) and a second report of one HostName
+# (named with its file).
 #   fleet_cli.sh THREADMAP
 set -euo pipefail
 threadmap=$1
@@ -44,3 +46,32 @@ status=0
 grep -q "n3" "$dir/fleet.txt" || { echo "FAIL: the text does not name n3"; cat "$dir/fleet.txt"; exit 1; }
 grep -q "</html>" "$dir/fleet.html" || { echo "FAIL: no HTML page"; exit 1; }
 echo "ok: --strict, text and HTML"
+
+# A host a launcher narrowed: its allowed CPUs differ, and the finding carries the reason its
+# report recorded. Two reports of one HostName (a copy) are told apart by their files.
+python3 - "$dir/fleet" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+base = json.load(open(os.path.join(root, "n1", "report.json")))
+doc = json.loads(json.dumps(base))
+doc["topology"]["topology"]["machine_infos"]["HostName"] = "n5"
+doc["topology"]["topology"]["allowed_cpus"] = "0"
+doc["binding"] = {"finding": "srun bound this process to CPU 0 of 0-1"}
+os.makedirs(os.path.join(root, "n5"))
+json.dump(doc, open(os.path.join(root, "n5", "report.json"), "w"))
+copy = json.loads(json.dumps(base))  # n1 again, rebooted into another kernel
+copy["topology"]["topology"]["machine_infos"]["OSRelease"] = "5.10.0-other"
+os.makedirs(os.path.join(root, "n1-copy"))
+json.dump(copy, open(os.path.join(root, "n1-copy", "report.json"), "w"))
+PY
+"$threadmap" fleet "$dir/fleet" --json - >"$dir/fleet2.json"
+python3 - "$dir/fleet2.json" "$dir/fleet" <<'PY'
+import json, sys
+f, root = json.load(open(sys.argv[1])), sys.argv[2]
+texts = {o["host"]: [d["text"] if "text" in d else str(d) for d in o["differences"]]
+         for o in f["outliers"]}
+n5 = [t for t in texts.get("n5", []) if "allowed" in t]
+assert n5 and "its report: srun bound this process to CPU 0 of 0-1" in n5[0], texts
+assert f"n1 ({root}/n1-copy/report.json)" in texts, list(texts)
+print("ok: the allowed-CPUs finding says why; two reports of n1 are told apart")
+PY

@@ -112,6 +112,11 @@ scenario fleet 3 3 "$tm" fleet "$work/fleet-outlier" --strict
 scenario tune 0 0 "$tm" tune --candidates os --runs 1 --budget 1s -- true
 scenario tune 1 1 "$tm" tune --candidates os --runs 1 --metric 'never: ([0-9]+)' --higher -- true
 scenario tune 2 2 "$tm" tune --candidates no-such-candidate -- true
+# A candidate's plan: one that cannot be read is the work's (1), one that is not a plan the
+# command line's (2), as tune(1) says.
+scenario tune 1 1 "$tm" tune --candidates "plan:$work/none.json" -- true
+echo '{' >"$work/corrupt-plan.json"
+scenario tune 2 2 "$tm" tune --candidates "plan:$work/corrupt-plan.json" -- true
 # SIGINT after the first rounds: tune judges what it has and exits 130.
 scenario tune 130 130 timeout --preserve-status -s INT 2 "$tm" tune --candidates os,compact \
   --runs 1000 --budget 1m -- sleep 0.2

@@ -6,7 +6,9 @@
 //  - an image or drawing taller than its drawing needs at the width it got (blank rows), or an
 //    image that did not decode;
 //  - text smaller than 10 px;
-//  - a bench verdict (td.verdict) past the window's right edge, scrolling box or not.
+//  - a bench verdict (td.verdict) past the window's right edge, scrolling box or not;
+//  - a table of a few columns (4 or fewer) that needs sideways scrolling: it must fit;
+//  - a sentence of 12 words or more shown twice (each warning and finding is said once).
 // page_layout.sh shows the page in an iframe of the width under test (Chromium's headless window
 // is never narrower than 500 px), so the result also goes to the parent page.
 window.addEventListener('load', function () {
@@ -55,6 +57,14 @@ window.addEventListener('load', function () {
       problems.push(name(el) + ' (a verdict) ends at ' + Math.round(r.right) +
                     ' px: only reachable by scrolling sideways');
   }
+  // A small table is read whole: at 400 px it stacks or fits, never scrolls sideways.
+  for (const table of document.querySelectorAll('table')) {
+    const cols = table.rows.length ? table.rows[0].cells.length : 0;
+    const box = scrollBox(table);
+    if (cols > 0 && cols <= 4 && box && box.scrollWidth > box.clientWidth + 1)
+      problems.push(name(table) + ' (' + cols + ' columns) is cut: ' + box.scrollWidth +
+                    ' px in a ' + box.clientWidth + ' px box');
+  }
   for (const img of document.querySelectorAll('img')) {
     const r = img.getBoundingClientRect();
     if (!img.complete || img.naturalWidth === 0) { problems.push(name(img) + ' did not load'); continue; }
@@ -70,6 +80,21 @@ window.addEventListener('load', function () {
     if (r.height > needed + 20) problems.push(name(svg) + ' is ' + Math.round(r.height) +
                                               ' px tall for ' + Math.round(needed) + ' px of drawing');
   }
+  // Each warning and finding once: a sentence of 12 words or more in the page's prose (its
+  // paragraphs and list items, not table cells, notes, preformatted text or a closed <details>)
+  // that is shown twice or more is read as often.
+  const seen = new Map();
+  for (const el of document.querySelectorAll('p, li')) {
+    if (!el.getClientRects().length) continue;
+    if (el.closest('td, th, .note, pre') || el.querySelector('p, li')) continue;
+    for (const s of el.innerText.split(/(?<=[.!?])\s+|\n+/)) {
+      const t = s.replace(/\s+/g, ' ').trim();
+      if (t.split(' ').length < 12) continue;
+      seen.set(t, (seen.get(t) || 0) + 1);
+    }
+  }
+  for (const [t, n] of seen)
+    if (n > 1) problems.push('said ' + n + ' times: "' + t.slice(0, 80) + '"');
   const text = 'LAYOUT ' + (problems.length ? 'FAIL ' + problems.slice(0, 15).join(' | ') : 'OK') +
                ' (' + width + ' px)';
   if (window.parent !== window) window.parent.postMessage(text, '*');

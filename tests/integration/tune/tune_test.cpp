@@ -125,6 +125,12 @@ TEST(TuneIntegration, NoPlacementSensitivityKeepsOs) {
   ASSERT_EQ(o.status, 0) << o.err;
   ASSERT_FALSE(j.is_null());
   if (busy(j)) GTEST_SKIP() << "machine busy around the runs";
+  EXPECT_NE(j["best"], "compact") << o.out;
+  // Settled as no clear difference, or the budget ran out first: never a placement crowned.
+  if (!j["decided"].get<bool>()) {
+    EXPECT_NE(o.out.find("to decide: rerun with"), std::string::npos) << o.out;
+    return;
+  }
   EXPECT_EQ(j["best"], "os") << o.out;
   EXPECT_EQ((*candidate(j, "compact"))["verdict_vs_os"]["word"], "no clear difference") << o.out;
   EXPECT_NE(o.out.find("no placement beats the OS here"), std::string::npos) << o.out;
@@ -189,7 +195,7 @@ std::vector<std::string> allowed_lists(const std::string& output) {
 // A job under Open MPI's mpirun: the launcher runs the whole job once per candidate, and each
 // rank applies the candidate inside its own share (under os, the launcher alone, with
 // --bind-to none, every rank may use every CPU). A winner or "no placement beats the OS" comes
-// out, judged on the job's wall time.
+// out, judged on the job's wall time, or "undecided" with what would decide it.
 TEST(TuneIntegration, RanksAutoRunsTheWholeJobUnderEachCandidate) {
   SKIP_IF_UNSUPPORTED();
   SKIP_IF_SANITIZED();
@@ -238,13 +244,21 @@ TEST(TuneIntegration, RanksAutoRunsTheWholeJobUnderEachCandidate) {
   // The table says what each rank's run adds, and that os is the launcher alone.
   EXPECT_NE(o.out.find("  os: the launcher alone"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("  compact: --ranks auto --policy compact"), std::string::npos) << o.out;
-  // A verdict came out either way.
-  EXPECT_TRUE(j["best"] == "os" || j["best"] == "compact") << o.out;
-  EXPECT_NE(o.out.find("best: "), std::string::npos) << o.out;
-  if (j["best"] == "compact")
-    EXPECT_NE(o.out.find("reproduce compact:\n# the job"), std::string::npos) << o.out;
-  else
-    EXPECT_NE(o.out.find("no placement beats the OS here"), std::string::npos) << o.out;
+  // A verdict, or (4 rounds, disturbed ones left out) undecided with what would decide it:
+  // never a best from too little data.
+  if (j["decided"].get<bool>()) {
+    EXPECT_TRUE(j["best"] == "os" || j["best"] == "compact") << o.out;
+    EXPECT_NE(o.out.find("best: "), std::string::npos) << o.out;
+    if (j["best"] == "compact")
+      EXPECT_NE(o.out.find("reproduce compact:\n# the job"), std::string::npos) << o.out;
+    else
+      EXPECT_NE(o.out.find("no placement beats the OS here"), std::string::npos) << o.out;
+  } else {
+    EXPECT_TRUE(j["best"].is_null()) << o.out;
+    EXPECT_EQ(o.out.find("best: "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("undecided: "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("to decide: "), std::string::npos) << o.out;
+  }
   unlink((keep + "/os.out").c_str());
   unlink((keep + "/compact.out").c_str());
   rmdir(keep.c_str());

@@ -60,9 +60,9 @@ TEST(WatchFollow, SeesTheThreadsOfAShellsChildrenWithTheirProcess) {
   }
   EXPECT_EQ(child_pids.size(), 2u);  // kidA and kidB are two processes
   // The summary names each child process before its threads.
-  EXPECT_NE(o.out.find("process " + std::to_string(*child_pids.begin()) + " " + kProbeComm),
+  EXPECT_NE(o.err.find("process " + std::to_string(*child_pids.begin()) + " " + kProbeComm),
             std::string::npos)
-      << o.out;
+      << o.err;
   EXPECT_NE(tm_test::read_all(svg).find("<svg"), std::string::npos);
 }
 

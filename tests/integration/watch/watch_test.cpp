@@ -32,7 +32,9 @@ TEST_F(Watch, CountsMigrationsOfAHopperAndNoneForAPinnedThread) {
   auto o = run(kTm + " watch --interval 50 --json " + json + " --timeline " + png + " -- " +
                HOP_PROBE + " 1200 5");
   EXPECT_EQ(o.status, 5) << o.err;  // the watched program's exit status
-  EXPECT_NE(o.out.find("watch summary"), std::string::npos) << o.out;
+  // Watching -- CMD the summary is on stderr; stdout is the program's.
+  EXPECT_NE(o.err.find("watch summary"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("watch summary"), std::string::npos) << o.out;
   auto doc = nlohmann::json::parse(tm_test::read_all(json));
   EXPECT_EQ(doc["schema"], "threadmap.watch/1");
   auto hopper = thread_named(doc, "hopper");
@@ -91,7 +93,7 @@ TEST_F(Watch, PagesPerNumaNodeAtTheStartAndTheEnd) {
                " -- sh -c 'sleep 0.3; x=$(head -c 20000000 /dev/zero | tr \"\\\\0\" a); "
                "sleep 0.8'");
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_NE(o.out.find("pages per NUMA node (/proc/"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("pages per NUMA node (/proc/"), std::string::npos) << o.err;
   auto doc = nlohmann::json::parse(tm_test::read_all(json));
   const auto& numa = doc["numa_pages"];
   ASSERT_TRUE(numa.is_object()) << numa.dump();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "src/latency/domains.hpp"
+#include "src/latency/matrix_files.hpp"
 #include "src/render/latency_text.hpp"
 
 namespace threadmap {
@@ -86,6 +87,64 @@ TEST(StabilityText, SteadyPairsGetNoWarning) {
   p.modes_ns.clear();
   const std::string prov = render::latency_provenance(m.matrix, &m);
   EXPECT_EQ(prov.find("WARNING"), std::string::npos) << prov;
+}
+
+// A matrix measured while others used the CPUs held still at values that include their load:
+// the provenance (terminal and report) and the stability line say so, the JSON carries it, and
+// loading that JSON (or a file that recorded only a busy machine_state) brings it back.
+TEST(StabilityText, ABusyMachineIsMarkedWhereverTheMatrixIsShownAndCarriedInItsJson) {
+  latency::Measurement m = bimodal_run();
+  m.pairs[0].unstable = m.pairs[0].multimodal = false;
+  m.pairs[0].modes_ns.clear();
+  m.matrix.stability = latency::judge_stability(0, 1);
+  m.matrix.measured_busy = "others used 63% of CPUs 0-1 just before";
+  const std::string prov = render::latency_provenance(m.matrix, &m);
+  EXPECT_NE(prov.find("WARNING: measured while the machine was busy (others used 63%"),
+            std::string::npos)
+      << prov;
+  latency::DomainAnalysis d = latency::analyse_domains(m.matrix);
+  render::LatencyTextInput in;
+  in.matrix = &m.matrix;
+  in.domains = &d;
+  const std::string text = render::latency_analysis_text(in);
+  EXPECT_NE(text.find("stability: stable"), std::string::npos) << text;
+  EXPECT_NE(text.find("stable values of a busy machine"), std::string::npos) << text;
+
+  auto back = latency::parse_matrix_text(latency::latency_json(m.matrix, d, &m).dump(), "m.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->measured_busy, m.matrix.measured_busy);
+  EXPECT_NE(render::latency_provenance(*back, nullptr)
+                .find("WARNING: measured while the machine "
+                      "was busy"),
+            std::string::npos);
+  // A file from before the mark: its machine_state said busy.
+  auto doc = latency::latency_json(m.matrix, d, &m);
+  doc.erase("measured_while_busy");
+  doc["machine_state"] = {{"verdict", "busy"}, {"summary", "busy: 14 runnable tasks on 2 CPUs"}};
+  auto old = latency::parse_matrix_text(doc.dump(), "old.json");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->measured_busy, "14 runnable tasks on 2 CPUs");
+  // A quiet one is not marked.
+  doc["machine_state"]["verdict"] = "quiet";
+  EXPECT_EQ(latency::parse_matrix_text(doc.dump(), "quiet.json")->measured_busy, "");
+}
+
+// The passes gave 103.3 and 90.9 ns; the matrix holds the lower. The warning's example gives the
+// matrix's value first, so the number the text reports is the number in the matrix.
+TEST(StabilityText, TheExampleReportsTheMatrixValue) {
+  latency::Measurement m = bimodal_run();
+  m.pairs[0].median_ns = 103.3;
+  m.pairs[0].recheck_median_ns = 90.9;
+  m.pairs[0].reported_ns = 90.9;
+  m.pairs[0].modes_ns.clear();
+  m.pairs[0].multimodal = false;
+  m.matrix.one_way_ns = {0, 90.9, 90.9, 0};
+  std::string prov = render::latency_provenance(m.matrix, &m);
+  // Filled to 100 columns for the terminal: read as one line.
+  for (std::size_t at; (at = prov.find("\n  ")) != std::string::npos;) prov.replace(at, 3, " ");
+  EXPECT_NE(prov.find("CPUs 0-1: 90.9 ns in the matrix (passes 103.3 and 90.9 ns)"),
+            std::string::npos)
+      << prov;
 }
 
 }  // namespace

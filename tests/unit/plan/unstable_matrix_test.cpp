@@ -1,6 +1,7 @@
 // a latency matrix whose pairs moved between passes is not planned on. With a
 // topology the plan falls back to it and says why; no "SMT siblings (inferred from the matrix)"
-// is claimed; without a topology the plan refuses, naming the reason.
+// is claimed; without a topology the plan refuses, naming the reason. A matrix measured on a busy
+// machine is used and said so.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -54,6 +55,19 @@ TEST(UnstableMatrix, AStableMatrixIsStillUsed) {
   m.stability = latency::judge_stability(0, 1);
   Plan p = plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}]})", &topo, &m);
   EXPECT_NE(p.model.find("measured latency"), std::string::npos) << p.model;
+}
+
+// A matrix measured on a busy machine is used, and the plan's model says what it is.
+TEST(UnstableMatrix, AMatrixMeasuredOnABusyMachineIsSaidInTheModel) {
+  Topology topo =
+      load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  latency::Matrix m = moved_pair_matrix();
+  m.stability = latency::judge_stability(0, 1);
+  m.measured_busy = "others used 63% of CPUs 0-1 just before";
+  Plan p = plan_json(R"({"threads": [{"name": "a"}, {"name": "b"}]})", &topo, &m);
+  EXPECT_NE(p.model.find("measured latency"), std::string::npos) << p.model;
+  EXPECT_NE(p.model.find("measured while the machine was busy (others used 63%"), std::string::npos)
+      << p.model;
 }
 
 }  // namespace

@@ -102,6 +102,15 @@ TEST(BenchText, AnUnclearVerdictShowsNoRatioAndNoColourWord) {
   EXPECT_EQ(text.find("x faster"), std::string::npos) << text;
   EXPECT_EQ(text.find("x slower"), std::string::npos) << text;
   EXPECT_NE(text.find("no clear difference (spread 269%)"), std::string::npos) << text;
+  // The other way round, the wide spread is the baseline's and the row says whose it is.
+  r.variants[0].value = summarize_runs({2.5, 6.0, 1.0, 2.6, 8.0});
+  r.variants[1].value = summarize_runs({2.4, 2.5, 2.6, 2.45, 2.55});
+  compute_ratios(r);
+  ASSERT_EQ(r.variants[1].verdict, "no clear difference");
+  const std::string quoted = render::bench_text(r);
+  EXPECT_NE(quoted.find("no clear difference (baseline's spread 269%, this row's 8%)"),
+            std::string::npos)
+      << quoted;
   nlohmann::json j = render::bench_json(r);
   EXPECT_EQ(j["variants"][1]["verdict"], "no clear difference");
 }

@@ -18,5 +18,18 @@ TEST(TopologyTree, NestedGroupsPrintWithTheirDepth) {
   EXPECT_EQ(tree.find("Group L#0"), std::string::npos) << tree;
 }
 
+// This VM's hwloc reports one CPU kind (forced_efficiency 0 on both vCPUs): no kind line, which
+// would say "CPU kind 0 (efficiency 0)" about nothing. A hybrid part still lists its kinds.
+TEST(TopologyTree, OneCpuKindIsNotListed) {
+  Topology vm =
+      load_topology(std::string(THREADMAP_TEST_DATA) + "/topologies/this-vm-kvm-2vcpu-epyc.xml");
+  ASSERT_EQ(vm.cpu_kinds().size(), 1u);
+  EXPECT_EQ(render::topology_tree(vm).find("CPU kind"), std::string::npos)
+      << render::topology_tree(vm);
+  Topology hybrid = load_topology(std::string(THREADMAP_TEST_DATA) +
+                                  "/topologies/intel-i7-1370p-raptorlake-hybrid.xml");
+  EXPECT_NE(render::topology_tree(hybrid).find("CPU kind 1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace threadmap::plan::test

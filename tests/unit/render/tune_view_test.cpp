@@ -94,6 +94,36 @@ TEST(TuneView, NoBestColumnWhenOsIsBest) {
   EXPECT_LE(widest_line(text.substr(0, text.find("best: "))), 120u) << text;
 }
 
+// Two rounds, the cache 12x faster in both: no rule can decide with two. The headline says so
+// and what would decide it; nothing reads "best: os" or "no placement beats the OS", and the
+// JSON has no best.
+TEST(TuneView, UndecidedHeadlineNamesWhatWouldDecide) {
+  tune::TuneResult r;
+  r.candidates.push_back(cand("os", {4.34, 4.30}, {}, false));
+  r.candidates.push_back(cand("os+cache", {0.36, 0.35}, {}, true));
+  for (auto& c : r.candidates) {
+    c.wall_s = c.samples;
+    c.disturbed_kept = 0;
+    c.machine_state.verdict = MachineVerdict::quiet;
+  }
+  r.budget_s = 20;
+  r.rounds = 2;
+  r.stopped = "budget of 20.0 s spent";
+  tune::judge(r, {});
+  const std::string text = render::tune_text(r, "");
+  EXPECT_EQ(text.find("best: os"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no placement beats"), std::string::npos) << text;
+  EXPECT_EQ(text.find("os *"), std::string::npos) << text;
+  EXPECT_NE(text.find("undecided: too few rounds to decide (2 of os+cache, 2 of os; a verdict "
+                      "needs at least 5 of each)\nto decide: rerun with --budget 50s\n"),
+            std::string::npos)
+      << text;
+  nlohmann::json j = render::tune_json(r, "");
+  EXPECT_TRUE(j["best"].is_null());
+  EXPECT_FALSE(j["decided"].get<bool>());
+  EXPECT_EQ(j["to_decide"], "rerun with --budget 50s");
+}
+
 TEST(TuneView, JsonSaysWhichRuleDecided) {
   tune::TuneResult r = wide_result();
   nlohmann::json j = render::tune_json(r, "");

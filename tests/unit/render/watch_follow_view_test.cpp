@@ -3,6 +3,7 @@
 // processes[]; and a watch without --follow keeps its JSON keys exactly.
 #include <gtest/gtest.h>
 
+#include "src/render/watch_timeline.hpp"
 #include "src/render/watch_view.hpp"
 
 namespace threadmap::render {
@@ -25,6 +26,21 @@ monitor::WatchHistory family() {
         {{100, 1, "sh", "/bin/sh"}, {300, 100, "probe", "/opt/probe"}});
   h.add({0.5, {thread_of(100, 100, "sh")}}, {{100, 1, "sh", "/bin/sh"}});
   return h;
+}
+
+// The timeline's time axis ticks at round times: a 1.406 s watch gets 0, 200, 400 ... ms, not
+// tenths of the span (141, 281, 422 ms).
+TEST(WatchTimeline, TicksFallOnRoundTimes) {
+  EXPECT_DOUBLE_EQ(tick_step(1.406), 0.2);
+  EXPECT_DOUBLE_EQ(tick_step(10), 2);
+  EXPECT_DOUBLE_EQ(tick_step(0.05), 0.01);
+  EXPECT_DOUBLE_EQ(tick_step(3.7), 0.5);
+  for (double span : {0.013, 0.7, 1.406, 9.99, 61.0, 3600.0}) {
+    const int ticks = static_cast<int>(span / tick_step(span)) + 1;
+    EXPECT_GE(ticks, 4) << span;
+    EXPECT_LE(ticks, 9) << span;
+  }
+  EXPECT_EQ(tick_step(0), 0);
 }
 
 TEST(WatchFollowView, LiveTableLabelsEachThreadWithItsProcess) {

@@ -2,6 +2,8 @@
 // the commands that apply a recommendation, and charts that reference nothing outside the page.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "src/render/report_html_util.hpp"
 #include "src/report/report_data.hpp"
 
@@ -42,6 +44,45 @@ TEST(ReportHtml, TablesEscapeCellsAndBarsStayInsideThePage) {
   EXPECT_EQ(svg.find("http"), std::string::npos);
   b.variants[0].available = false;
   EXPECT_EQ(render::html::bench_bars_svg(b), "") << "nothing ran, nothing drawn";
+}
+
+// The thread-cache chart: a 43x-faster row must be the longest bar, a 1.38x one short, equal
+// factors equal lengths (a log scale centred on the baseline), and a reference floor in another
+// unit is text, not a bar.
+TEST(ReportHtml, BenchChartsDrawRatiosOnALogScaleAndReferencesAsText) {
+  experiments::BenchResult b;
+  b.name = "spawn";
+  b.unit = "threads/s";
+  auto row = [](const std::string& name, const std::string& baseline, double ratio, bool clear,
+                const std::string& verdict) {
+    experiments::Variant v;
+    v.name = v.label = name;
+    v.baseline = baseline;
+    v.value = experiments::summarize_runs({100, 110, 120});
+    v.ratio_to_baseline = ratio;
+    v.verdict_clear = clear;
+    v.verdict = verdict;
+    return v;
+  };
+  b.variants = {row("glibc", "", 0, false, "baseline"), row("cache", "glibc", 43, true, "faster"),
+                row("pinned", "glibc", 1 / 1.38, true, "slower"),
+                row("slower twin", "glibc", 1 / 43.0, true, "slower"),
+                row("floor", "glibc", 7, false, "reference")};
+  const std::string svg = render::html::bench_bars_svg(b);
+  std::vector<double> widths;
+  for (std::size_t at = svg.find("<rect"); at != std::string::npos;
+       at = svg.find("<rect", at + 1)) {
+    const std::size_t w = svg.find("width=\"", at) + 7;
+    widths.push_back(std::stod(svg.substr(w)));
+  }
+  ASSERT_EQ(widths.size(), 3u) << "one bar per compared row, none for the baseline or reference: "
+                               << svg;
+  EXPECT_NEAR(widths[0], 190, 0.5) << svg;  // 43x: the whole half
+  EXPECT_NEAR(widths[1], std::log2(1.38) / std::log2(43) * 190, 0.5) << svg;
+  EXPECT_NEAR(widths[2], widths[0], 0.5) << "1/43 as long as 43" << svg;
+  EXPECT_NE(svg.find(">floor</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("reference, not compared: "), std::string::npos) << svg;
+  EXPECT_NE(svg.find("43x faster"), std::string::npos) << svg;
 }
 
 TEST(ReportAdvice, CommandsApplyTheCpusInThreadOrder) {

@@ -78,6 +78,16 @@ TEST(ReportVerdicts, NoClearPlacementVerdictMeansNothingToGain) {
     EXPECT_NE(rec.cpus, "0,1") << rec.title;
   const std::string page = render::report_html(r, {});
   EXPECT_NE(page.find("Nothing to gain from placement here"), std::string::npos);
+  // At a glance the sentence is plain; its statistics are one click away, under it.
+  const std::size_t glance = page.find("<section id=\"glance\">");
+  const std::string at_glance = page.substr(glance, page.find("</section>", glance) - glance);
+  EXPECT_NE(at_glance.find("<details><summary>statistics</summary>rank test and median intervals"),
+            std::string::npos)
+      << at_glance;
+  EXPECT_EQ(at_glance.find("(rank test"), std::string::npos) << at_glance;
+  // How this was measured gives the rule's real minimum of rounds (5), not a stale 3.
+  EXPECT_NE(page.find("after at least 5, the fewest that can give a clear verdict"),
+            std::string::npos);
   EXPECT_EQ(page.find("x faster"), std::string::npos);
   EXPECT_EQ(page.find("x slower"), std::string::npos);
   EXPECT_EQ(render::report_json(r, "")["advice"]["placement"]["nothing_to_gain"], true);
@@ -129,6 +139,19 @@ TEST(ReportVerdicts, AnUnclearSmtVerdictGivesNoSmtAdvice) {
     EXPECT_EQ(g.find("can share a core."), std::string::npos) << g;
   }
   EXPECT_TRUE(said);
+}
+
+// The 2-vCPU VM has no SMT: its smt bench's "two cores" row is explained before the numbers
+// (a red "1.38x slower" alone read as an SMT effect).
+TEST(ReportVerdicts, TheSmtBenchSaysWhatItMeansWithoutSmt) {
+  MachineReport r = two_vcpu_vm(false);
+  r.benches.push_back(bench("smt", {variant("accumulate-alone", "", kFast),
+                                    variant("accumulate-two-cores", "accumulate-alone", kSlow)}));
+  r.bench_status.resize(r.benches.size());
+  r.advice = advise(r);
+  ASSERT_FALSE(r.advice.has_smt);
+  const std::string page = render::report_html(r, {});
+  EXPECT_NE(page.find("is not an SMT effect"), std::string::npos);
 }
 
 TEST(ReportVerdicts, OnlyClearVerdictsAreColoured) {

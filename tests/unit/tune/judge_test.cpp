@@ -59,14 +59,80 @@ TEST(TuneJudge, NoClearDifferenceLeavesOs) {
   EXPECT_NE(r.conclusion.find("no placement beats the OS here"), std::string::npos);
 }
 
-// Three runs against three can never be clear (the exact p is at least 0.1): still os, and the
-// verdict says the runs were too few rather than "no clear difference".
+// Three runs against three can never be clear (the exact p is at least 0.1): no verdict at all
+// (not "os is best"), and it says the rounds were too few and what would decide.
 TEST(TuneJudge, TooFewRunsNeverWin) {
   auto r = result({cand("os", {1.0, 1.01, 0.99}), cand("one-core", {0.2, 0.21, 0.19})});
   tune::judge(r, {});
-  EXPECT_TRUE(r.best_is_os());
+  EXPECT_FALSE(r.decided());
   EXPECT_EQ(r.candidates[1].vs_os.short_text(), "too few runs to judge (3 vs 3)");
-  EXPECT_NE(r.conclusion.find("too few runs to judge (3 vs 3)"), std::string::npos) << r.conclusion;
+  EXPECT_NE(r.undecided.find("too few rounds to decide (3 of one-core, 3 of os"), std::string::npos)
+      << r.undecided;
+  EXPECT_EQ(r.conclusion.find("no placement beats"), std::string::npos) << r.conclusion;
+  EXPECT_EQ(r.conclusion.find("best median"), std::string::npos) << r.conclusion;
+}
+
+// The budget allowed two rounds: the cache was 12x faster in both, which no rule can call clear
+// with two rounds. Undecided, with the budget that would give five rounds at the runs' pace.
+TEST(TuneJudge, BudgetTooShortIsUndecidedAndSaysTheBudgetThatWouldDecide) {
+  auto os = cand("os", {4.34, 4.30});
+  os.wall_s = {4.34, 4.30};
+  auto cache = applied("os+cache", {0.36, 0.35}, {}, true);
+  cache.wall_s = {0.36, 0.35};
+  auto r = result({os, cache});
+  r.budget_s = 20;
+  r.stopped = "budget of 20.0 s spent";
+  tune::judge(r, {});
+  EXPECT_FALSE(r.decided());
+  EXPECT_NE(r.undecided.find("too few rounds to decide (2 of os+cache, 2 of os"), std::string::npos)
+      << r.undecided;
+  // 4.68 s a round, five rounds and the warm-up, half again to spare: 42.1 s, so 50 s.
+  EXPECT_EQ(r.to_decide, "rerun with --budget 50s");
+  EXPECT_EQ(r.conclusion.find("no placement beats"), std::string::npos) << r.conclusion;
+}
+
+// Ctrl-C after the os runs only: nothing is judged, and os is not "the best median".
+TEST(TuneJudge, InterruptedBeforeEveryCandidateRanIsUndecided) {
+  auto r = result({cand("os", {1.0, 1.01}), applied("os+cache", {}, {}, true)});
+  r.interrupted = true;
+  tune::judge(r, {});
+  EXPECT_FALSE(r.decided());
+  EXPECT_EQ(r.undecided, "interrupted before os+cache ran, so nothing is judged");
+  EXPECT_EQ(r.to_decide, "rerun and let it finish");
+  EXPECT_EQ(r.conclusion.find("has the best median"), std::string::npos) << r.conclusion;
+}
+
+// Under load the cache looked 1.4x slower in the six disturbed rounds; the two quiet rounds show
+// no difference. Disturbed rounds never make a verdict clear: undecided, rerun on a quiet machine.
+TEST(TuneJudge, DisturbedRoundsNeverMakeAVerdictClear) {
+  auto os = cand("os", {1.0, 1.0, 1.01, 0.99, 1.0, 1.02, 1.0, 0.98});
+  auto cache = applied("os+cache", {1.4, 1.42, 1.39, 1.41, 1.43, 1.4, 1.0, 0.99}, {}, true);
+  cache.disturbed = {true, true, true, true, true, true, false, false};
+  cache.disturbed_kept = 6;
+  auto r = result({os, cache});
+  tune::judge(r, {});
+  EXPECT_FALSE(r.candidates[1].vs_os.clear()) << r.candidates[1].vs_os.basis;
+  EXPECT_EQ(r.candidates[1].vs_os.n_candidate, 2u);
+  EXPECT_FALSE(r.decided());
+  EXPECT_EQ(r.rounds_disturbed, 6);
+  EXPECT_NE(r.undecided.find("6 of 8 rounds were disturbed"), std::string::npos) << r.undecided;
+  EXPECT_EQ(r.to_decide, "rerun on a quiet machine");
+  // The same samples, none disturbed: the cache is clearly slower and that is a verdict.
+  r.candidates[1].disturbed.clear();
+  r.candidates[1].disturbed_kept = 0;
+  tune::judge(r, {});
+  EXPECT_TRUE(r.decided()) << r.undecided;
+  EXPECT_EQ(r.candidates[1].vs_os.word(), "slower");
+}
+
+// Both rules decided: the basis says "decided by both tests" (not "by the both tests").
+TEST(TuneJudge, BothRulesDecidingReadsAsEnglish) {
+  auto r = result({cand("os", {1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 1.0, 1.01}),
+                   cand("one-core", {0.20, 0.21, 0.19, 0.22, 0.20, 0.21, 0.2, 0.2})});
+  tune::judge(r, {});
+  ASSERT_EQ(r.candidates[1].vs_os.decided_by, Verdict::Decider::both) << r.conclusion;
+  EXPECT_NE(r.conclusion.find("decided by both tests"), std::string::npos) << r.conclusion;
+  EXPECT_EQ(r.conclusion.find("the both"), std::string::npos) << r.conclusion;
 }
 
 TEST(TuneJudge, FailedCandidateIsNeverRanked) {
