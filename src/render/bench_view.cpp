@@ -105,9 +105,12 @@ CounterColumns counter_columns(const BenchResult& r) {
 }
 
 std::string bench_machine_line(const experiments::BenchResult& r) {
-  if (!r.machine_state) return "";
-  const std::string& summary = r.machine_state->summary;
-  if (r.machine_state->busy())
+  return r.machine_state ? machine_state_line(*r.machine_state) : "";
+}
+
+std::string machine_state_line(const MachineState& state) {
+  const std::string& summary = state.summary;
+  if (state.busy())
     return "measured on a busy machine: " +
            (summary.starts_with("busy: ") ? summary.substr(6) : summary);
   return "machine: " + summary;

@@ -50,6 +50,8 @@ const experiments::Counter* counter_named(const experiments::Variant& variant,
 /// "measured on a busy machine: busy: ..." or "machine: quiet machine (KVM guest)"; "" when the
 /// machine was not watched.
 std::string bench_machine_line(const experiments::BenchResult& result);
+/// The same line for a machine state watched around any measurement.
+std::string machine_state_line(const MachineState& state);
 
 /// "3 planned runs + 4 added (2.1 s) to settle unclear verdicts; time budget reached ..."; ""
 /// when no rounds were run.
