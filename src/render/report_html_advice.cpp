@@ -146,10 +146,9 @@ std::string advice_and_bench_sections(const MachineReport& r) {
   std::string out = recommendations_section(r);
   out += smt_section(r);
   out += "<section id=\"thread-cache\"><h2>Thread cache: spawn with and without it</h2>\n";
-  // The page's own machine line is said at the top: a bench measured in that state refers to it.
+  // Each bench says the state it was measured in beside it once; a later bench measured in a
+  // state already said refers to it.
   std::set<std::string> busy_said;
-  if (r.machine_state && r.machine_state->busy())
-    busy_said.insert(machine_state_line(*r.machine_state));
   for (std::size_t i = 0; i < r.benches.size(); ++i)
     if (r.benches[i].name == "spawn")
       out += bench_block(r.benches[i], r.bench_status[i], "create + join rate", busy_said);
