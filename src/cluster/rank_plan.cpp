@@ -53,11 +53,8 @@ Result<PlanCommand> plan_command_request(const plan::PlanOptions& options) {
   const std::string& format = options.export_format;
   if (auto for_threads = plan::parse_export_format(format); !format.empty() && !for_threads) {
     if (parse_rank_export(format))
-      return Error::bad_input(
-          "export_format",
-          "'" + format +
-              "' exports rank shares: it needs a number of ranks (plan --ranks N --export " +
-              format + ")");
+      return Error::bad_input("export_format",
+                              "'" + format + "' exports rank shares: it needs a number of ranks");
     return Error::bad_input("export_format",
                             for_threads.error().message + " (for rank shares: slurm or rankfile)");
   }
