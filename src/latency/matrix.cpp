@@ -90,4 +90,8 @@ Stability judge_stability(std::size_t pairs_moved, std::size_t pairs_checked, do
   return s;
 }
 
+std::string busy_summary(const std::string& summary) {
+  return summary.rfind("busy: ", 0) == 0 ? summary.substr(6) : summary;
+}
+
 }  // namespace threadmap::latency

@@ -80,4 +80,8 @@ Matrix make_matrix(std::vector<int> cpus);
 /// when both are known, whichever is known otherwise, NaN when neither is.
 double symmetric_at(const Matrix& m, std::size_t i, std::size_t j);
 
+/// A machine state's summary as Matrix::measured_busy holds it: without its "busy: " prefix (the
+/// warnings that quote it say "busy" themselves).
+std::string busy_summary(const std::string& summary);
+
 }  // namespace threadmap::latency

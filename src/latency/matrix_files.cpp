@@ -76,10 +76,6 @@ nlohmann::json cpu_array(const CpuSet& cpus) {
   return out;
 }
 
-std::string busy_summary(const std::string& summary) {
-  return summary.rfind("busy: ", 0) == 0 ? summary.substr(6) : summary;
-}
-
 std::string latency_csv(const latency::Matrix& matrix) {
   std::string out = "cpu";
   for (int c : matrix.cpus) out += fmt::format(",{}", c);

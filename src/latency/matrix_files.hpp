@@ -17,10 +17,6 @@ namespace threadmap::latency {
 /// ns, diagonal 0, unmeasured cells empty.
 std::string latency_csv(const latency::Matrix& matrix);
 
-/// A machine state's summary as Matrix::measured_busy holds it: without its "busy: " prefix (the
-/// warnings that quote it say "busy" themselves).
-std::string busy_summary(const std::string& summary);
-
 /// The JSON document: matrix, levels/domains/SMT siblings and, when `measurement` is given,
 /// per-pair statistics, flags, method, clock resolution and machine metadata.
 nlohmann::json latency_json(const latency::Matrix& matrix, const latency::DomainAnalysis& domains,
