@@ -6,13 +6,15 @@
 set(cpus_outputs "")
 if(RT_JAVAC)
   add_custom_command(OUTPUT ${rt_bin}/CpusProbe.class
-    COMMAND ${RT_JAVAC} -d ${rt_bin} ${rt_src}/CpusProbe.java
+    COMMAND ${rt_cached} ${rt_bin}/CpusProbe.class ${RT_JAVAC} ${rt_src}/CpusProbe.java --
+            ${RT_JAVAC} -d ${rt_bin} ${rt_src}/CpusProbe.java
     DEPENDS ${rt_src}/CpusProbe.java COMMENT "runtimes: javac CpusProbe.java" VERBATIM)
   list(APPEND cpus_outputs ${rt_bin}/CpusProbe.class)
 endif()
 if(RT_RUSTC)
   add_custom_command(OUTPUT ${rt_bin}/rust_cpus_probe
-    COMMAND ${RT_RUSTC} --edition 2021 -O -o ${rt_bin}/rust_cpus_probe ${rt_src}/cpus_probe.rs
+    COMMAND ${rt_cached} ${rt_bin}/rust_cpus_probe ${RT_RUSTC} ${rt_src}/cpus_probe.rs --
+            ${RT_RUSTC} --edition 2021 -O -o ${rt_bin}/rust_cpus_probe ${rt_src}/cpus_probe.rs
     DEPENDS ${rt_src}/cpus_probe.rs COMMENT "runtimes: rustc cpus_probe.rs" VERBATIM)
   list(APPEND cpus_outputs ${rt_bin}/rust_cpus_probe)
 endif()
@@ -28,7 +30,9 @@ if(RT_GO)
       set(source cpus_probe.go)
     endif()
     add_custom_command(OUTPUT ${rt_bin}/go_cpus_probe_${kind}
-      COMMAND ${CMAKE_COMMAND} -E env GOPROXY=off GOTOOLCHAIN=local GOWORK=off GOFLAGS=
+      COMMAND ${rt_cached} ${rt_bin}/go_cpus_probe_${kind} ${RT_GO},${CMAKE_C_COMPILER}
+              ${rt_src}/${source} --
+              ${CMAKE_COMMAND} -E env GOPROXY=off GOTOOLCHAIN=local GOWORK=off GOFLAGS=
               GOCACHE=${go_cache} CGO_ENABLED=${cgo} CC=${CMAKE_C_COMPILER}
               ${RT_GO} build -o ${rt_bin}/go_cpus_probe_${kind} ${rt_src}/${source}
       WORKING_DIRECTORY ${rt_src}
