@@ -324,6 +324,6 @@ TM_EXPORT int pthread_setattr_default_np(const pthread_attr_t *attr) {
   TM_EARLY(pthread_setattr_default_np, attr);
   tm__init();
   int r = tm__real.setattr_default_np(attr);
-  if (r == 0) tm__defaults_refresh();
+  if (r == 0) tm__defaults_reread();
   return r;
 }

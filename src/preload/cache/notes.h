@@ -32,7 +32,7 @@ TM_HIDDEN void tm__note_open_for_write(const char *path);
  * must wait for the kernel's end of the task, as glibc's join does. */
 TM_HIDDEN void tm__note_raw_thread_exit(void);
 /* A fork made with syscall(2) ran no fork handlers: the child forgets the parent's parked
- * threads here (init.c). */
+ * threads here (startup.c). */
 TM_HIDDEN void tm__after_raw_fork_child(void);
 /* Clears glibc's per-thread dlerror message, h_errno and resolver state (libc_state.c). */
 TM_HIDDEN void tm__libc_thread_freeres(void);

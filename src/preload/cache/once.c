@@ -43,6 +43,7 @@
 
 #include "../common/tm_futex.h"
 #include "../common/tm_sanitizer.h"
+#include "next_symbols.h"
 #include "options.h"
 #include "tm_cache.h"
 
@@ -81,8 +82,9 @@ static void tm__once_probe(void) {
 }
 
 void tm__once_init(int enabled) {
-  atomic_store(&tm__once_next,
-               (int (*)(pthread_once_t *, void (*)(void)))dlsym(RTLD_NEXT, "pthread_once"));
+  void *next = NULL;
+  tm__next_symbol(&next, "pthread_once");
+  atomic_store(&tm__once_next, (int (*)(pthread_once_t *, void (*)(void)))next);
   int ours = enabled && tm__option(TM_OPT_ONCE) != 0 && !tm__sanitizer_present() &&
              atomic_load(&tm__once_next) != NULL;
   if (ours) tm__once_probe();

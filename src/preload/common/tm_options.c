@@ -27,8 +27,12 @@ int tm__parse_int(const char *text, long long min, long long max, long long *out
 
 static const char *tm__env_value(char **env, const char *name) {
   size_t n = strlen(name);
+  /* Every process that loads a preload library reads its whole environment once per option:
+   * the first two characters rule out nearly every entry without a call. */
   for (; env && *env; ++env)
-    if (strncmp(*env, name, n) == 0 && (*env)[n] == '=') return *env + n + 1;
+    if ((*env)[0] == name[0] && (*env)[1] == name[1] && strncmp(*env, name, n) == 0 &&
+        (*env)[n] == '=')
+      return *env + n + 1;
   return NULL;
 }
 
