@@ -14,16 +14,21 @@ Functions are found in the sources, not the objects (CI's cheap stage builds not
 definition is `tm__name(...) {` at brace depth 0 (or a TM_NEXT_SLOTS(list, tm__name) line),
 a use is `tm__name` inside a function body. Comments and strings are ignored.
 
-Usage: scripts/check-cache-graph.py [--graph] [--root DIR]
-  --graph   print, per file, the files whose functions it calls (what the doc draws)
-  --root    the repository to check (default: this script's); the self-test plants a
-            violation in a scratch copy and runs the check there
+Usage: scripts/check-cache-graph.py [--graph | --selftest] [--root DIR]
+  --graph     print, per file, the files whose functions it calls (what the doc draws)
+  --selftest  plant violations in scratch copies (a base file calling start-up, a module
+              called from the base, a file missing from the doc) and fail unless the check
+              catches each one
+  --root      the repository to check (default: this script's)
 Exit status: 0 when the rules hold, 1 otherwise (each violation on stderr).
 """
 import argparse
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 BASE = {"base.c", "next_symbols.c", "options.c"}  # plus every file of src/preload/common
 TOP = {"startup.c"}
@@ -105,12 +110,50 @@ def is_base(name):
     return name in BASE or name.startswith("../common/")
 
 
+def selftest(root):
+    """0 when the check passes on ROOT and fails on each planted violation."""
+    plants = [
+        ("base calls the top", "src/preload/cache/base.c",
+         lambda t: t + "\nvoid tm__planted(void) { tm__init(); }\n"),
+        ("base calls a module", "src/preload/cache/next_symbols.c",
+         lambda t: t + "\nvoid tm__planted(void) { tm__records_init(); }\n"),
+        ("common calls a module", "src/preload/common/tm_line.c",
+         lambda t: t + "\nvoid tm__planted(void) { tm__stats_init(); }\n"),
+        ("a file missing from the doc", "docs/thread-cache.md",
+         lambda t: t.replace("unwinder.c", "unwinder")),
+    ]
+    me = pathlib.Path(__file__).resolve()
+    if subprocess.run([sys.executable, str(me), "--root", str(root)]).returncode != 0:
+        print("check-cache-graph selftest: the check fails on the tree itself", file=sys.stderr)
+        return 1
+    status = 0
+    for what, path, plant in plants:
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = pathlib.Path(scratch)
+            shutil.copytree(root / "src/preload", copy / "src/preload")
+            (copy / "docs").mkdir()
+            shutil.copy(root / DOC, copy / DOC)
+            target = copy / path
+            target.write_text(plant(target.read_text()))
+            r = subprocess.run([sys.executable, str(me), "--root", str(copy)],
+                               capture_output=True, text=True)
+            if r.returncode == 0:
+                print(f"check-cache-graph selftest: not caught: {what}", file=sys.stderr)
+                status = 1
+            else:
+                print(f"ok caught: {what}")
+    return status
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--graph", action="store_true")
+    ap.add_argument("--selftest", action="store_true")
     ap.add_argument("--root", default=str(pathlib.Path(__file__).resolve().parent.parent))
     args = ap.parse_args()
     root = pathlib.Path(args.root)
+    if args.selftest:
+        return selftest(root)
     files = load(root)
     owner = {}
     for name, (defined, _) in files.items():

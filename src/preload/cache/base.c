@@ -54,8 +54,7 @@ void tm__startup_done(void) { atomic_store_explicit(&tm__init_state, 2, memory_o
 
 int tm__real_resolve(int *tls_dtors) {
   int ok = 1;
-#define TM_RESOLVE_REAL(field, name) \
-  ok &= tm__next_symbol((void **)&tm__real.field, #name) != NULL;
+#define TM_RESOLVE_REAL(field, name) ok &= tm__next_symbol((void **)&tm__real.field, #name) != NULL;
   TM_REAL_FUNCTIONS(TM_RESOLVE_REAL)
 #undef TM_RESOLVE_REAL
   /* glibc's runner of thread_local destructors (GLIBC_PRIVATE): without it we could not end a

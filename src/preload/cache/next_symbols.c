@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 #define TM_NEXT_OBJECTS 16
 
 /* One loaded object after this library: where its dynamic symbols are. */
@@ -105,6 +104,8 @@ static int tm__objects_ready(void) {
   atomic_store_explicit(&tm__objects_state, 2, memory_order_release);
   return 1;
 }
+
+int tm__next_symbols_exact(void) { return tm__objects_ready() && tm__objects_exact; }
 
 static uint32_t tm__gnu_hash(const char *name) {
   uint32_t h = 5381;
@@ -194,4 +195,22 @@ void *tm__next_symbol(void **slot, const char *name) {
 void tm__next_symbol_counts(unsigned *from_tables, unsigned *from_dlsym) {
   *from_tables = atomic_load(&tm__from_tables);
   *from_dlsym = atomic_load(&tm__from_dlsym);
+}
+
+struct tm_find {
+  uintptr_t address, found;
+};
+
+static int tm__find_object(struct dl_phdr_info *info, size_t size, void *context) {
+  (void)size;
+  struct tm_find *find = context;
+  if (!tm__object_has(info, find->address)) return 0;
+  find->found = info->dlpi_addr;
+  return 1;
+}
+
+unsigned long tm__object_load_address(const void *address) {
+  struct tm_find find = {(uintptr_t)address, 0};
+  dl_iterate_phdr(tm__find_object, &find);
+  return find.found;
 }

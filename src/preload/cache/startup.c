@@ -68,8 +68,11 @@ void tm__after_raw_fork_child(void) {
   if (atomic_load(&tm__enabled)) tm__forget_parent_threads();
 }
 
-/* The next definitions of every wrapped function (interpose_next.h), looked up now: _exit,
- * longjmp, sigprocmask run in signal handlers and vfork children, where no lookup is safe. */
+/* The next definitions of every wrapped function (interpose_next.h). Each is looked up at its
+ * first call when the objects' symbol tables answer every lookup (next_symbols.c: no lock, no
+ * allocation, safe where _exit, longjmp, sigprocmask run: signal handlers, vfork children);
+ * otherwise all are looked up now, with dlsym, which is safe in neither. A process that calls
+ * few of them (`true`, `sed`) then looks up few: ~300 instructions each. */
 static void tm__wrappers_resolve(void) {
   tm__process_interpose_init();
   tm__handler_interpose_init();
@@ -93,6 +96,7 @@ static void tm__say_enabled(int enable) {
  * thread-creating process needs waits for its first create (tm__init_threads). */
 static void tm__init_once(void) {
   extern char **environ;
+  tm__startup_thread_remember();
   tm__options_load(environ);
   tm__stats_init();
   int have_tls_dtors = 0;
