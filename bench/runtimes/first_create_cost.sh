@@ -24,7 +24,8 @@ for v in plain "$@"; do
   pre=()
   [ "$v" != plain ] && pre=(env LD_PRELOAD="$v")
   # The tool binary itself, so that the launcher does not load the library (startup_cost.sh).
-  VALGRIND_LIB=$valgrind_lib "${pre[@]}" "$valgrind_lib"/callgrind-amd64-linux \
+  VALGRIND_LAUNCHER="$(command -v valgrind)" VALGRIND_LIB=$valgrind_lib "${pre[@]}" \
+    "$valgrind_lib"/callgrind-amd64-linux \
     --toggle-collect='pthread_create*' --callgrind-out-file="$dir/cg" "$program" \
     >/dev/null 2>"$dir/cg.err"
   ir=$(sed -n 's/.*Collected : *//p' "$dir/cg.err")

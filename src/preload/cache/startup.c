@@ -105,7 +105,6 @@ static void tm__init_once(void) {
   tm__sanitized = tm__sanitizer_present();
   if (tm__sanitized) tm__runtime_ranges_init();
   tm__physical_choose();
-  tm__defaults_reread();
   tm__shadow_init();
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {
@@ -134,15 +133,18 @@ void tm__init(void) {
   tm__startup_done();
 }
 
-/* The first create of a process with the cache on: what only threads need. The task bound
- * (cgroup pids, RLIMIT_NPROC, pid_max, threads-max, loadavg), the CPUs (spinning, record
- * slots), the TLS layout of this library and glibc (dladdr), the main thread's identity, the
- * futex table (before any thread of ours sleeps in it: the caller is still the only thread
- * of ours) and the fork handlers. */
+/* The first create of a process with the cache on: what only threads need. glibc's NULL-attr
+ * defaults, the CPUs (spinning, record slots), the TLS layout of this library and glibc, the
+ * main thread's identity, the futex table (before any thread of ours sleeps in it: the caller
+ * is still the only thread of ours) and the fork handlers. The task bound waits until it
+ * matters (headroom.c). */
 static _Atomic int tm__threads_state; /* 0 not started, 1 running, 2 done */
 
 static void tm__init_threads_once(void) {
   int saved_errno = errno; /* cgroup files may be absent: the program's errno stays its own */
+  /* glibc's NULL-attr defaults: only a create reads them (~11k instructions, calls bound
+   * lazily at their first use), and a default signal mask only matters to parked threads. */
+  tm__defaults_reread();
   tm__identity_init();
   tm__shadow_init_threads();
   tm__kernel_word_init();
