@@ -16,7 +16,8 @@ TM_HIDDEN void tm__note_altstack(const stack_t *stack, long result);
 TM_HIDDEN void tm__note_mask_restored(const sigset_t *mask);
 /* A handler runs that is not our trampoline: mask changes are no longer computed. */
 TM_HIDDEN void tm__note_unwrapped_handler(void);
-/* 1 while every handler runs through the trampoline (scans the dispositions once). */
+/* 1 while every handler runs through the trampoline (reads the caught signals' dispositions
+ * once). */
 TM_HIDDEN int tm__handlers_all_wrapped(void);
 /* Looks up the next sigaction and signal functions (signal_handlers.c), at start-up. */
 TM_HIDDEN void tm__handler_interpose_init(void);

@@ -24,14 +24,17 @@
  *
  * A handler installed where no wrapper sees it (syscall(SYS_rt_sigaction), before this library
  * started, a sanitizer's internal one) cannot be wrapped: once one is seen (the syscall wrapper,
- * or one scan of every disposition when the first mask change is recorded), mask changes are no
+ * or, when the first mask change is recorded, one read of the dispositions of the signals the
+ * kernel lists as caught: tm__handlers_all_wrapped), mask changes are no
  * longer computed but make the mask unknown, read at its next use (one system call), as
  * "read where it is cheap" would. */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "../common/tm_prim.h"
 #include "interpose_next.h"
 #include "notes.h"
 
@@ -204,18 +207,49 @@ void tm__note_unwrapped_handler(void) {
   atomic_store_explicit(&tm__unwrapped_handler, 1, memory_order_relaxed);
 }
 
+/* The signals that have a handler, as the kernel says (/proc/self/status, "SigCgt:", bit
+ * SIG - 1): one file read instead of a sigaction call per signal, which every process paid at
+ * its first mask change (a shell: ~60 system calls, for no thread at all). 0 when unreadable. */
+static int tm__caught_signals(uint64_t *caught) {
+  char text[4096];
+  if (tm__prim_read_file("/proc/self/status", text, sizeof text) <= 0) return 0;
+  const char *p = strstr(text, "\nSigCgt:");
+  if (p == NULL) return 0;
+  for (p += 8; *p == ' ' || *p == '\t'; ++p) {
+  }
+  uint64_t mask = 0;
+  int digits = 0;
+  for (; digits < 16; ++p, ++digits) {
+    int v = *p >= '0' && *p <= '9'                 ? *p - '0'
+            : (*p | 32) >= 'a' && (*p | 32) <= 'f' ? (*p | 32) - 'a' + 10
+                                                   : -1;
+    if (v < 0) break;
+    mask = mask << 4 | (uint64_t)v;
+  }
+  if (digits == 0) return 0;
+  *caught = mask;
+  return 1;
+}
+
+/* Notes an unwrapped handler if SIG has one that is not our trampoline (one sigaction call). */
+static void tm__check_handler(int sig) {
+  struct sigaction now;
+  if (sig == SIGKILL || sig == SIGSTOP || tm__real_sigaction(sig, NULL, &now) != 0) return;
+  if (tm__is_handler(now.sa_handler) && now.sa_sigaction != tm__handler_trampoline)
+    tm__note_unwrapped_handler();
+}
+
 int tm__handlers_all_wrapped(void) {
   if (atomic_load_explicit(&tm__handlers_scanned, memory_order_acquire) != 2) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&tm__handlers_scanned, &expected, 1)) return 0;
-    /* Once: a handler installed before this library started (a sanitizer's, say). */
+    /* Once: a handler installed before this library started (a sanitizer's, say). Only the
+     * signals the kernel says have a handler are read (all of them when it cannot say). */
     int saved_errno = errno;
-    for (int sig = 1; sig < _NSIG; ++sig) {
-      struct sigaction now;
-      if (sig == SIGKILL || sig == SIGSTOP || tm__real_sigaction(sig, NULL, &now) != 0) continue;
-      if (tm__is_handler(now.sa_handler) && now.sa_sigaction != tm__handler_trampoline)
-        tm__note_unwrapped_handler();
-    }
+    uint64_t caught = ~(uint64_t)0;
+    if (!tm__caught_signals(&caught)) caught = ~(uint64_t)0;
+    for (int sig = 1; sig < _NSIG && sig <= 64; ++sig)
+      if (caught & ((uint64_t)1 << (sig - 1))) tm__check_handler(sig);
     errno = saved_errno;
     atomic_store_explicit(&tm__handlers_scanned, 2, memory_order_release);
   }

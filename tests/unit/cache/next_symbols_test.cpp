@@ -30,12 +30,12 @@ const std::vector<std::string> kNames = {
     "_exit", "_longjmp", "capset", "clone", "creat", "creat64", "fopen", "fopen64", "fork",
     "freopen", "freopen64", "longjmp", "nice", "open", "open64", "openat", "openat64", "opendir",
     "pclose", "personality", "popen", "posix_spawn", "posix_spawnp", "prctl",
-    "pthread_setaffinity_np", "pthread_setname_np", "pthread_setschedparam",
-    "pthread_setschedprio", "pthread_sigqueue", "pthread_sigmask", "raise", "sched_setaffinity",
-    "sched_setparam", "sched_setscheduler", "setcontext", "setfsgid", "setfsuid", "setpriority",
-    "sigaction", "sigaltstack", "sigblock", "sighold", "siginterrupt", "siglongjmp",
-    "sigprocmask", "sigrelse", "sigset", "sigsetmask", "sigstack", "swapcontext", "syscall",
-    "system", "tgkill", "timer_create",
+    "pthread_setaffinity_np", "pthread_setname_np", "pthread_setschedparam", "pthread_setschedprio",
+    "pthread_sigqueue", "pthread_sigmask", "raise", "sched_setaffinity", "sched_setparam",
+    "sched_setscheduler", "setcontext", "setfsgid", "setfsuid", "setpriority", "sigaction",
+    "sigaltstack", "sigblock", "sighold", "siginterrupt", "siglongjmp", "sigprocmask", "sigrelse",
+    "sigset", "sigsetmask", "sigstack", "swapcontext", "syscall", "system", "tgkill",
+    "timer_create",
     // glibc's key table and its description (main_key.c), an IFUNC, a name defined nowhere
     "__pthread_keys", "_thread_db___pthread_keys", "memcpy", "tm_no_such_symbol_anywhere"};
 
