@@ -105,7 +105,7 @@ static void tm__init_once(void) {
   tm__sanitized = tm__sanitizer_present();
   if (tm__sanitized) tm__runtime_ranges_init();
   tm__physical_choose();
-  tm__shadow_init();
+  tm__shadow_interpose_init(); /* looks nothing up unless the tables cannot answer */
   int enable = tm__option(TM_OPT_ENABLE) != 0;
   if (!ok || !have_tls_dtors) {
     tm__line line;
@@ -145,6 +145,10 @@ static void tm__init_threads_once(void) {
   /* glibc's NULL-attr defaults: only a create reads them (~11k instructions, calls bound
    * lazily at their first use), and a default signal mask only matters to parked threads. */
   tm__defaults_reread();
+  /* The shadow's start: the creator's mask (quiet_signals.c: a process whose threads start with
+   * signals blocked never parks them open) and the verification interval. Not at start-up: a
+   * process that creates no thread never needs them (one rt_sigprocmask in every `true`). */
+  tm__shadow_init();
   tm__identity_init();
   tm__shadow_init_threads();
   tm__kernel_word_init();
