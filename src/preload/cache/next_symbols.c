@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TM_NEXT_OBJECTS 16
+#define TM_NEXT_OBJECTS 64 /* more (a program with many libraries): every lookup is dlsym's */
 
 /* One loaded object after this library: where its dynamic symbols are. */
 struct tm_next_object {
