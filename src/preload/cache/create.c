@@ -182,7 +182,7 @@ int tm__create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
       atomic_load_explicit(&tm__forking, memory_order_relaxed))
     return tm__create_plain(thread, attr, start, arg);
   if (__builtin_expect(!tm__main_key_armed_already(), 0)) {
-    tm__init_threads(); /* the first create: what only threads need (init.c) */
+    tm__init_threads(); /* the first create: what only threads need (startup.c) */
     if (!atomic_load_explicit(&tm__enabled, memory_order_relaxed))
       return tm__create_plain(thread, attr, start, arg);
     tm__arm_main_key();

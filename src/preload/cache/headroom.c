@@ -5,7 +5,13 @@
  * other processes cannot be counted cheaply), and the pids controller of every cgroup above
  * this process (pids.max - pids.current, v2 or v1). No allocation, no stdio: open/read only.
  * Being wrong is not a trap: a create that fails with EAGAIN releases what the cache holds and
- * retries (thread.c). */
+ * retries (thread.c).
+ *
+ * Measured when it matters, not at the first create (~24 system calls: most programs never
+ * keep more than a few threads): the bound starts at its floor (8) and is measured when the
+ * count of finished, unjoined threads nears it (tm__headroom_maybe_refresh), and the idle bound
+ * (whose default, 64, the measured bound may raise) when the parks so far could have filled
+ * 3/4 of it (a process that parked fewer threads in all cannot have more parked). */
 #include "headroom.h"
 
 #include <fcntl.h>
@@ -18,9 +24,10 @@
 #include "../common/tm_prim.h"
 
 static _Atomic long long tm__bound = TM_UNJOINED_FLOOR;
-static _Atomic long long tm__measured_ns;
-static int tm__fixed;      /* TM_CACHE_MAX_UNJOINED came from the environment */
-static int tm__idle_fixed; /* TM_CACHE_MAX_IDLE came from the environment */
+static _Atomic long long tm__measured_ns;      /* 0: never measured */
+static _Atomic long long tm__parks_unmeasured; /* tm__idle_bound calls before a measurement */
+static int tm__fixed;                          /* TM_CACHE_MAX_UNJOINED came from the environment */
+static int tm__idle_fixed;                     /* TM_CACHE_MAX_IDLE came from the environment */
 
 /* Reads at most SIZE-1 bytes of PATH into BUF; length, or -1. */
 static long tm__read_file(const char *path, char *buf, size_t size) {
@@ -142,21 +149,25 @@ long long tm__bound_from_headroom(long long pid_room, long long nproc_room, long
 static long long tm__now_ns(void) { return (long long)tm__prim_clock_ns(CLOCK_MONOTONIC_COARSE); }
 
 static void tm__measure(void) {
+  long long now = tm__now_ns();
   /* The tasks this process already keeps count as used: a process near its bound measures less
    * room and keeps fewer, so the bound cannot feed on itself. */
   long long bound = tm__bound_from_headroom(tm__pid_room(), tm__nproc_room(), tm__cgroup_room());
   atomic_store_explicit(&tm__bound, bound, memory_order_relaxed);
-  atomic_store_explicit(&tm__measured_ns, tm__now_ns(), memory_order_relaxed);
+  atomic_store_explicit(&tm__measured_ns, now > 0 ? now : 1, memory_order_relaxed);
 }
 
 void tm__headroom_init(void) {
   tm__idle_fixed = tm__option_from_env(TM_OPT_MAX_IDLE);
   tm__fixed = tm__option_from_env(TM_OPT_MAX_UNJOINED);
-  if (tm__fixed) {
+  if (tm__fixed)
     atomic_store_explicit(&tm__bound, tm__option(TM_OPT_MAX_UNJOINED), memory_order_relaxed);
-    return;
-  }
-  tm__measure();
+}
+
+/* Measures once, by one thread, unless a measurement exists. */
+static void tm__measure_first(void) {
+  long long never = 0;
+  if (atomic_compare_exchange_strong(&tm__measured_ns, &never, 1)) tm__measure();
 }
 
 long long tm__unjoined_bound(void) {
@@ -166,6 +177,11 @@ long long tm__unjoined_bound(void) {
 long long tm__idle_bound(void) {
   long long fixed = tm__option(TM_OPT_MAX_IDLE);
   if (tm__idle_fixed) return fixed;
+  if (__builtin_expect(atomic_load_explicit(&tm__measured_ns, memory_order_relaxed) == 0, 0) &&
+      !tm__fixed &&
+      atomic_fetch_add_explicit(&tm__parks_unmeasured, 1, memory_order_relaxed) + 1 >=
+          fixed * 3 / 4)
+    tm__measure_first();
   long long bound = atomic_load_explicit(&tm__bound, memory_order_relaxed);
   return bound > fixed ? bound : fixed;
 }

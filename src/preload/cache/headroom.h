@@ -10,8 +10,9 @@
 #define TM_UNJOINED_CAP 1024
 #define TM_UNJOINED_SHARE 8 /* bound = headroom / 8 */
 
-/* Measures the headroom and sets the bound (after tm__options_load). TM_CACHE_MAX_UNJOINED set
- * in the environment wins and is never re-measured. */
+/* Reads which bounds the environment fixed (after tm__options_load). TM_CACHE_MAX_UNJOINED set
+ * in the environment wins and is never measured; otherwise the headroom is measured when a
+ * bound is neared (headroom.c), not here. */
 TM_HIDDEN void tm__headroom_init(void);
 /* The current bound (one relaxed load). */
 TM_HIDDEN long long tm__unjoined_bound(void);

@@ -174,9 +174,15 @@ TM_EXPORT int tm__pthread_kill(pthread_t thread, int sig) {
 }
 
 __asm__(".symver tm__pthread_kill_esrch, pthread_kill@GLIBC_2.2.5");
+/* The old pthread_kill, looked up at its first call (dlvsym: ~1k instructions) and kept. */
+static int (*tm__old_kill)(pthread_t, int);
+
 TM_EXPORT int tm__pthread_kill_esrch(pthread_t thread, int sig) {
-  int (*old)(pthread_t, int) =
-      (int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.2.5");
+  int (*old)(pthread_t, int) = __atomic_load_n(&tm__old_kill, __ATOMIC_ACQUIRE);
+  if (old == NULL) {
+    old = (int (*)(pthread_t, int))dlvsym(RTLD_NEXT, "pthread_kill", "GLIBC_2.2.5");
+    if (old != NULL) __atomic_store_n(&tm__old_kill, old, __ATOMIC_RELEASE);
+  }
   if (old == NULL) old = tm__real.kill;
   if (__builtin_expect((!tm__ready() && tm__sanitizer_loaded()) || tm__passthrough ||
                            tm__in_runtime(__builtin_return_address(0)),
@@ -324,6 +330,6 @@ TM_EXPORT int pthread_setattr_default_np(const pthread_attr_t *attr) {
   TM_EARLY(pthread_setattr_default_np, attr);
   tm__init();
   int r = tm__real.setattr_default_np(attr);
-  if (r == 0) tm__defaults_refresh();
+  if (r == 0) tm__defaults_reread();
   return r;
 }

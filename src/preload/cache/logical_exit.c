@@ -26,6 +26,7 @@
 #include "options.h"
 #include "stats.h"
 #include "tm_cache.h"
+#include "unwinder.h"
 
 #define TM_KEYS 1024    /* PTHREAD_KEYS_MAX in glibc */
 #define TM_KEY_ROUNDS 4 /* PTHREAD_DESTRUCTOR_ITERATIONS in glibc */
@@ -119,7 +120,7 @@ static _Unwind_Reason_Code tm__exit_stop(int version, _Unwind_Action actions,
   (void)exc;
   struct tm_thread *t = param;
   __pthread_unwind_buf_t *top = t->cleanup_top;
-  uintptr_t cfa = _Unwind_GetCFA(context);
+  uintptr_t cfa = tm__unwind_get_cfa(context);
   int jump = top && ((actions & _UA_END_OF_STACK) || cfa > (uintptr_t)top);
   /* Old-style handlers (_pthread_cleanup_push, used inside glibc, e.g. by pthread_once) whose
    * frame is being left run now, as glibc's own unwinder runs them. */
@@ -143,7 +144,7 @@ static void tm__unwind_from_here(struct tm_thread *t) {
   memset(&t->exc, 0, sizeof t->exc);
   memcpy(&t->exc.exception_class, "TMAPEXIT", sizeof t->exc.exception_class);
   t->exc.exception_cleanup = tm__exception_cleanup;
-  _Unwind_ForcedUnwind(&t->exc, tm__exit_stop, t);
+  tm__forced_unwind(&t->exc, tm__exit_stop, t); /* libgcc_s's (unwinder.c) */
 }
 
 _Noreturn void tm__own_exit(struct tm_thread *t, void *value) {
@@ -153,7 +154,7 @@ _Noreturn void tm__own_exit(struct tm_thread *t, void *value) {
    * cancellation disabled. The next logical thread starts with it enabled again. */
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
   tm__unwind_from_here(t);
-  /* No unwinder (cannot happen with libgcc_s linked): leave through glibc, retiring. */
+  /* No unwinder (libgcc_s could not be loaded): leave through glibc, retiring. */
   t->own_exit = 0;
   tm__real.exit(value);
 }

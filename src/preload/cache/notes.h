@@ -16,7 +16,8 @@ TM_HIDDEN void tm__note_altstack(const stack_t *stack, long result);
 TM_HIDDEN void tm__note_mask_restored(const sigset_t *mask);
 /* A handler runs that is not our trampoline: mask changes are no longer computed. */
 TM_HIDDEN void tm__note_unwrapped_handler(void);
-/* 1 while every handler runs through the trampoline (scans the dispositions once). */
+/* 1 while every handler runs through the trampoline (reads the caught signals' dispositions
+ * once). */
 TM_HIDDEN int tm__handlers_all_wrapped(void);
 /* Looks up the next sigaction and signal functions (signal_handlers.c), at start-up. */
 TM_HIDDEN void tm__handler_interpose_init(void);
@@ -32,7 +33,7 @@ TM_HIDDEN void tm__note_open_for_write(const char *path);
  * must wait for the kernel's end of the task, as glibc's join does. */
 TM_HIDDEN void tm__note_raw_thread_exit(void);
 /* A fork made with syscall(2) ran no fork handlers: the child forgets the parent's parked
- * threads here (init.c). */
+ * threads here (startup.c). */
 TM_HIDDEN void tm__after_raw_fork_child(void);
 /* Clears glibc's per-thread dlerror message, h_errno and resolver state (libc_state.c). */
 TM_HIDDEN void tm__libc_thread_freeres(void);

@@ -26,11 +26,12 @@
  * Fork: a word left running by a thread the child does not have is told apart by its
  * generation, glibc's __fork_generation, which glibc changes in every child. It is hidden in
  * libc, so it is read: glibc's pthread_once, run on a word of ours, stores generation | 1
- * there while our routine runs (tm__once_probe, at start-up and in the cache's fork child
- * handler). Left: a child made by _Fork, which runs no fork handlers, keeps the parent's
- * generation here, so a routine the parent left running waits forever in that child (glibc
- * would run it again). POSIX allows only async-signal-safe calls in such a child, and
- * pthread_once is not one.
+ * there while our routine runs (tm__once_probe, at the first call that finds a word not done,
+ * and in the cache's fork child handler: not at start-up, where glibc's pthread_once would make
+ * its FUTEX_WAKE in every process that loads the library). Left: a child made by _Fork, which runs
+ * no fork handlers, keeps the parent's generation here, so a routine the parent left running waits
+ * forever in that child (glibc would run it again). POSIX allows only async-signal-safe calls in
+ * such a child, and pthread_once is not one.
  *
  * Who gets this: every call bound to our pthread_once. glibc's calls from inside libc (C11
  * call_once, libc's own onces) stay glibc's; they never share a word with the program's
@@ -42,7 +43,9 @@
 #include <limits.h>
 
 #include "../common/tm_futex.h"
+#include "../common/tm_prim.h"
 #include "../common/tm_sanitizer.h"
+#include "next_symbols.h"
 #include "options.h"
 #include "tm_cache.h"
 
@@ -71,21 +74,37 @@ static void tm__probe_routine(void) {
   tm__probe_seen = (unsigned)__atomic_load_n(&tm__probe_word, __ATOMIC_RELAXED);
 }
 
-/* Single-threaded: library start-up, or a fork child. */
+/* 0 not probed, 1 probing, 2 probed (tm__once_generation is this process's). */
+static _Atomic int tm__probe_state;
+
+/* Single-threaded (a fork child), or under tm__probe_state (tm__once_probed). */
 static void tm__once_probe(void) {
   int (*next)(pthread_once_t *, void (*)(void)) = atomic_load(&tm__once_next);
   tm__probe_word = PTHREAD_ONCE_INIT;
   tm__probe_seen = 0;
   if (next) next(&tm__probe_word, tm__probe_routine);
   atomic_store(&tm__once_generation, tm__probe_seen & ~3u);
+  atomic_store_explicit(&tm__probe_state, 2, memory_order_release);
+}
+
+/* Probes once, before the first word that is not done is run or waited on. */
+static void tm__once_probed(void) {
+  if (__builtin_expect(atomic_load_explicit(&tm__probe_state, memory_order_acquire) == 2, 1))
+    return;
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&tm__probe_state, &expected, 1)) {
+    tm__once_probe();
+    return;
+  }
+  while (atomic_load_explicit(&tm__probe_state, memory_order_acquire) != 2) tm__prim_yield();
 }
 
 void tm__once_init(int enabled) {
-  atomic_store(&tm__once_next,
-               (int (*)(pthread_once_t *, void (*)(void)))dlsym(RTLD_NEXT, "pthread_once"));
+  void *next = NULL;
+  tm__next_symbol(&next, "pthread_once");
+  atomic_store(&tm__once_next, (int (*)(pthread_once_t *, void (*)(void)))next);
   int ours = enabled && tm__option(TM_OPT_ONCE) != 0 && !tm__sanitizer_present() &&
              atomic_load(&tm__once_next) != NULL;
-  if (ours) tm__once_probe();
   atomic_store(&tm__once_mode, ours ? TM_ONCE_OURS : TM_ONCE_NEXT);
 }
 
@@ -128,6 +147,7 @@ extern void _pthread_cleanup_push(struct _pthread_cleanup_buffer *buffer, void (
                                   void *arg);
 
 static __attribute__((noinline)) int tm__once_slow(_Atomic int *word, void (*routine)(void)) {
+  tm__once_probed();
   for (;;) {
     int running_value;
     int seen = atomic_load_explicit(word, memory_order_acquire);

@@ -29,7 +29,7 @@
  *    syscall(SYS_rt_sigaction): before the call;
  *  - signals blocked with pthread_sigmask, sigprocmask, sighold, sigset(SIG_HOLD), setcontext,
  *    swapcontext, syscall(SYS_rt_sigprocmask), a create's attr mask or the default attr's
- *    mask: before the call; the mask the process started with: at start-up;
+ *    mask: before the call; the mask the process started with: at its first create (startup.c);
  *  - what a thread does without libc (an inline system call, a runtime's raw rt_sigaction):
  *    handlers by reading every disposition (no file descriptor) before the first open sleep
  *    and again when a thread goes to sleep open and the last read is older than

@@ -25,6 +25,7 @@
 #include "../common/tm_prim.h"
 #include "fingerprint.h"
 #include "kernel_word.h"
+#include "next_symbols.h"
 #include "notes.h"
 #include "options.h"
 #include "shadow.h"
@@ -34,10 +35,8 @@ static uintptr_t tm__libc_base; /* the C library's: its TLS is glibc's business 
 static int tm__trim;
 
 void tm__reset_init(void) {
-  Dl_info info;
-  if (dladdr((void *)&tm__reset_init, &info)) tm__own_base = (uintptr_t)info.dli_fbase;
-  if (tm__real.create && dladdr((void *)tm__real.create, &info))
-    tm__libc_base = (uintptr_t)info.dli_fbase;
+  tm__own_base = tm__object_load_address((void *)&tm__reset_init);
+  if (tm__real.create) tm__libc_base = tm__object_load_address((void *)tm__real.create);
   tm__trim = (int)tm__option(TM_OPT_TRIM);
 }
 

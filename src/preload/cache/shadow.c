@@ -12,6 +12,7 @@
 
 #include "../common/tm_prim.h"
 #include "kernel_word.h"
+#include "next_symbols.h"
 #include "options.h"
 
 _Atomic uint64_t tm__shadow_epoch = 1;
@@ -29,7 +30,7 @@ int tm__seccomp_at_start;
 
 void tm__shadow_init(void) {
   tm__shadow_interpose_init();
-  sigset_t current; /* looks glibc's pthread_sigmask up now: our wrapper may run in handlers */
+  sigset_t current;
   tm__real_sigmask(SIG_BLOCK, NULL, &current);
   tm__verify_ns = (uint64_t)tm__option(TM_OPT_VERIFY_MS) * 1000000ULL;
   tm__quiet_init(&current);
@@ -45,7 +46,7 @@ int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set) {
   static int (*next)(pid_t, size_t, const cpu_set_t *);
   int (*fn)(pid_t, size_t, const cpu_set_t *) = __atomic_load_n(&next, __ATOMIC_RELAXED);
   if (fn == NULL) {
-    *(void **)&fn = dlsym(RTLD_NEXT, "sched_setaffinity");
+    *(void **)&fn = tm__next_symbol(&(void *){NULL}, "sched_setaffinity"); /* next_symbols.c */
     if (fn == NULL) {
       errno = ENOSYS;
       return -1;
@@ -59,7 +60,7 @@ int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old) {
   static int (*next)(int, const sigset_t *, sigset_t *);
   int (*fn)(int, const sigset_t *, sigset_t *) = __atomic_load_n(&next, __ATOMIC_RELAXED);
   if (fn == NULL) {
-    *(void **)&fn = dlsym(RTLD_NEXT, "pthread_sigmask");
+    *(void **)&fn = tm__next_symbol(&(void *){NULL}, "pthread_sigmask"); /* safe in handlers */
     if (fn == NULL) return ENOSYS;
     __atomic_store_n(&next, fn, __ATOMIC_RELAXED);
   }

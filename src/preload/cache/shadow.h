@@ -125,7 +125,7 @@ TM_HIDDEN int tm__real_sigaction(int sig, const struct sigaction *act, struct si
 TM_HIDDEN int tm__real_setaffinity(pid_t tid, size_t size, const cpu_set_t *set);
 /* prctl(PR_GET_SECCOMP) at start-up: every thread's mode while no filter was installed since. */
 TM_HIDDEN extern int tm__seccomp_at_start;
-/* Reads tm__seccomp_at_start (init.c's first create). */
+/* Reads tm__seccomp_at_start (startup.c's first create). */
 TM_HIDDEN void tm__shadow_init_threads(void);
 /* What a mask becomes in the kernel: SIGKILL, SIGSTOP and glibc's SIGCANCEL/SIGSETXID removed. */
 TM_HIDDEN void tm__shadow_filter_mask(sigset_t *mask);

@@ -24,14 +24,17 @@
  *
  * A handler installed where no wrapper sees it (syscall(SYS_rt_sigaction), before this library
  * started, a sanitizer's internal one) cannot be wrapped: once one is seen (the syscall wrapper,
- * or one scan of every disposition when the first mask change is recorded), mask changes are no
+ * or, when the first mask change is recorded, one read of the dispositions of the signals the
+ * kernel lists as caught: tm__handlers_all_wrapped), mask changes are no
  * longer computed but make the mask unknown, read at its next use (one system call), as
  * "read where it is cheap" would. */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
 
+#include "../common/tm_prim.h"
 #include "interpose_next.h"
 #include "notes.h"
 
@@ -39,7 +42,7 @@
 
 // clang-format off
 #define TM_HANDLER_WRAPPED(X) \
-  X(sigaction) X(signal) X(bsd_signal) X(sysv_signal) X(__sysv_signal) X(ssignal) X(sigset)
+  X(sigaction) X(sigset) X(siginterrupt)
 // clang-format on
 TM_NEXT_SLOTS(TM_HANDLER_WRAPPED, tm__handler_interpose_init)
 
@@ -111,10 +114,59 @@ int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *o
   return next(sig, act, old);
 }
 
-/* signal and its relatives install through glibc's internal sigaction, which no wrapper sees:
- * the handler they installed is read back and installed again as ours, with the flags and
- * mask they chose (a delivery between the two runs the handler directly: the mask may then be
- * wrong once, as before this file). PREVIOUS is what they answered. */
+/* signal and its relatives are glibc's sigaction with fixed flags and mask (glibc's
+ * sysdeps/posix/signal.c, sysv_signal.c), made here through our sigaction: one system call.
+ * (They used to call glibc's, which installs through its internal sigaction that no wrapper
+ * sees, then read the disposition back and install the trampoline: three.) signal, bsd_signal
+ * and ssignal: the signal itself blocked in its handler, SA_RESTART unless siginterrupt asked
+ * for interruption (tm__interrupting, kept by our siginterrupt as glibc keeps its _sigintr). */
+static _Atomic unsigned char tm__interrupting[_NSIG];
+
+static sighandler_t tm__install(int sig, sighandler_t handler, int system_v) {
+  if (handler == SIG_ERR || sig < 1 || sig >= _NSIG) {
+    errno = EINVAL;
+    return SIG_ERR;
+  }
+  struct sigaction act, old;
+  memset(&act, 0, sizeof act);
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  if (system_v) {
+    act.sa_flags = SA_RESETHAND | SA_NODEFER | SA_INTERRUPT;
+  } else {
+    sigaddset(&act.sa_mask, sig);
+    act.sa_flags =
+        atomic_load_explicit(&tm__interrupting[sig], memory_order_relaxed) ? 0 : SA_RESTART;
+  }
+  if (sigaction(sig, &act, &old) < 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+#define TM_SIGNAL_WRAPPER(name, system_v)                      \
+  TM_EXPORT sighandler_t name(int sig, sighandler_t handler) { \
+    return tm__install(sig, handler, system_v);                \
+  }
+extern sighandler_t bsd_signal(int sig, sighandler_t handler);
+extern sighandler_t __sysv_signal(int sig, sighandler_t handler);
+TM_SIGNAL_WRAPPER(signal, 0)
+TM_SIGNAL_WRAPPER(bsd_signal, 0)
+TM_SIGNAL_WRAPPER(ssignal, 0)
+TM_SIGNAL_WRAPPER(sysv_signal, 1)
+TM_SIGNAL_WRAPPER(__sysv_signal, 1)
+#undef TM_SIGNAL_WRAPPER
+
+TM_EXPORT int siginterrupt(int sig, int interrupt) {
+  TM_NEXT(int (*)(int, int), siginterrupt);
+  int r = next(sig, interrupt);
+  if (r == 0 && sig > 0 && sig < _NSIG)
+    atomic_store_explicit(&tm__interrupting[sig], interrupt != 0, memory_order_relaxed);
+  return r;
+}
+
+/* sigset (below) installs through glibc's internal sigaction: the handler it installed is read
+ * back and installed again as ours, with the flags and mask it chose (a delivery between the
+ * two runs the handler directly: the mask may then be wrong once). PREVIOUS is what it
+ * answered. */
 /* The same handler as sa_handler sees it (sa_handler and sa_sigaction share their storage). */
 static sighandler_t tm__as_handler(tm_handler h) {
   struct sigaction a;
@@ -137,27 +189,6 @@ static sighandler_t tm__adopt(int sig, sighandler_t previous, tm_handler before)
   return previous;
 }
 
-#define TM_SIGNAL_WRAPPER(name)                                                          \
-  TM_EXPORT sighandler_t name(int sig, sighandler_t handler) {                           \
-    TM_NEXT(sighandler_t (*)(int, sighandler_t), name);                                  \
-    if (tm__quiet_handler_counts(sig, handler)) tm__quiet_end();                         \
-    tm_handler before = tm__wrappable(sig) ? atomic_load(&tm__program_handler[sig]) : 0; \
-    sighandler_t previous = next(sig, handler);                                          \
-    if (previous == SIG_ERR) return previous;                                            \
-    int saved_errno = errno;                                                             \
-    previous = tm__adopt(sig, previous, before);                                         \
-    errno = saved_errno;                                                                 \
-    return previous;                                                                     \
-  }
-extern sighandler_t bsd_signal(int sig, sighandler_t handler);
-extern sighandler_t __sysv_signal(int sig, sighandler_t handler);
-TM_SIGNAL_WRAPPER(signal)
-TM_SIGNAL_WRAPPER(bsd_signal)
-TM_SIGNAL_WRAPPER(sysv_signal)
-TM_SIGNAL_WRAPPER(__sysv_signal)
-TM_SIGNAL_WRAPPER(ssignal)
-#undef TM_SIGNAL_WRAPPER
-
 /* System V's sigset installs a handler or holds the signal (it changes the mask internally). */
 TM_EXPORT sighandler_t sigset(int sig, sighandler_t disposition) {
   TM_NEXT(sighandler_t(*)(int, sighandler_t), sigset);
@@ -176,18 +207,49 @@ void tm__note_unwrapped_handler(void) {
   atomic_store_explicit(&tm__unwrapped_handler, 1, memory_order_relaxed);
 }
 
+/* The signals that have a handler, as the kernel says (/proc/self/status, "SigCgt:", bit
+ * SIG - 1): one file read instead of a sigaction call per signal, which every process paid at
+ * its first mask change (a shell: ~60 system calls, for no thread at all). 0 when unreadable. */
+static int tm__caught_signals(uint64_t *caught) {
+  char text[4096];
+  if (tm__prim_read_file("/proc/self/status", text, sizeof text) <= 0) return 0;
+  const char *p = strstr(text, "\nSigCgt:");
+  if (p == NULL) return 0;
+  for (p += 8; *p == ' ' || *p == '\t'; ++p) {
+  }
+  uint64_t mask = 0;
+  int digits = 0;
+  for (; digits < 16; ++p, ++digits) {
+    int v = *p >= '0' && *p <= '9'                 ? *p - '0'
+            : (*p | 32) >= 'a' && (*p | 32) <= 'f' ? (*p | 32) - 'a' + 10
+                                                   : -1;
+    if (v < 0) break;
+    mask = mask << 4 | (uint64_t)v;
+  }
+  if (digits == 0) return 0;
+  *caught = mask;
+  return 1;
+}
+
+/* Notes an unwrapped handler if SIG has one that is not our trampoline (one sigaction call). */
+static void tm__check_handler(int sig) {
+  struct sigaction now;
+  if (sig == SIGKILL || sig == SIGSTOP || tm__real_sigaction(sig, NULL, &now) != 0) return;
+  if (tm__is_handler(now.sa_handler) && now.sa_sigaction != tm__handler_trampoline)
+    tm__note_unwrapped_handler();
+}
+
 int tm__handlers_all_wrapped(void) {
   if (atomic_load_explicit(&tm__handlers_scanned, memory_order_acquire) != 2) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&tm__handlers_scanned, &expected, 1)) return 0;
-    /* Once: a handler installed before this library started (a sanitizer's, say). */
+    /* Once: a handler installed before this library started (a sanitizer's, say). Only the
+     * signals the kernel says have a handler are read (all of them when it cannot say). */
     int saved_errno = errno;
-    for (int sig = 1; sig < _NSIG; ++sig) {
-      struct sigaction now;
-      if (sig == SIGKILL || sig == SIGSTOP || tm__real_sigaction(sig, NULL, &now) != 0) continue;
-      if (tm__is_handler(now.sa_handler) && now.sa_sigaction != tm__handler_trampoline)
-        tm__note_unwrapped_handler();
-    }
+    uint64_t caught = ~(uint64_t)0;
+    if (!tm__caught_signals(&caught)) caught = ~(uint64_t)0;
+    for (int sig = 1; sig < _NSIG && sig <= 64; ++sig)
+      if (caught & ((uint64_t)1 << (sig - 1))) tm__check_handler(sig);
     errno = saved_errno;
     atomic_store_explicit(&tm__handlers_scanned, 2, memory_order_release);
   }

@@ -18,8 +18,12 @@
 #include <time.h>
 #include <unwind.h>
 
+/* The base (real functions, readiness, defaults), the main thread's key, start-up. */
+#include "base.h"
 #include "fpu.h"
 #include "identity.h"
+#include "main_key.h"
+#include "startup.h"
 
 #define TM_HIDDEN __attribute__((visibility("hidden")))
 /* For a global that every recycle writes (a counter, a stack head): it gets cache lines of its
@@ -251,12 +255,6 @@ TM_HIDDEN void tm__reset_init(void);
 TM_HIDDEN void tm__run_destructors(void);
 TM_HIDDEN void tm__key_created(pthread_key_t key, void (*destructor)(void *));
 TM_HIDDEN void tm__key_deleted(pthread_key_t key);
-/* Deletes the key that notices main's thread ending (init.c), so that the program can have
- * all PTHREAD_KEYS_MAX keys; 1 if it was ours to give. */
-TM_HIDDEN int tm__give_up_main_key(void);
-/* Makes that key, once, when called from the main thread (its first cached create). */
-TM_HIDDEN void tm__arm_main_key(void);
-TM_HIDDEN int tm__main_key_armed_already(void);
 TM_HIDDEN _Noreturn void tm__own_exit(struct tm_thread *t, void *value);
 TM_HIDDEN void tm__run_logical(struct tm_thread *t);
 TM_HIDDEN int tm__unwind_next(__pthread_unwind_buf_t *buf); /* 0: not ours, forward it */
@@ -346,62 +344,9 @@ TM_HIDDEN void tm__forked_unseen(void);
 TM_HIDDEN void tm__process_interpose_init(void);
 TM_HIDDEN void tm__open_interpose_init(void);
 TM_HIDDEN void tm__syscall_interpose_init(void);
-TM_HIDDEN void tm__init(void);
-/* The first create (with the cache on): what only a thread-creating process needs (init.c). */
-TM_HIDDEN void tm__init_threads(void);
 /* Records where sanitizer runtimes' code lies (interpose.c); called by tm__init. */
 TM_HIDDEN void tm__runtime_ranges_init(void);
-/* 1 once tm__init finished (uninstrumented: safe while a sanitizer starts up). */
-TM_HIDDEN int tm__ready(void) __attribute__((no_sanitize_thread));
 
-/* ---- real functions (resolved once with dlsym(RTLD_NEXT)) ----------------------------------- */
-struct tm_real {
-  int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-  int (*join)(pthread_t, void **);
-  int (*tryjoin)(pthread_t, void **);
-  int (*timedjoin)(pthread_t, void **, const struct timespec *);
-  int (*clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
-  int (*detach)(pthread_t);
-  void (*exit)(void *) __attribute__((noreturn));
-  int (*cancel)(pthread_t);
-  int (*kill)(pthread_t, int);
-  int (*key_create)(pthread_key_t *, void (*)(void *));
-  int (*key_delete)(pthread_key_t);
-  int (*getattr_np)(pthread_t, pthread_attr_t *);
-  void (*register_cancel)(__pthread_unwind_buf_t *);
-  void (*unregister_cancel)(__pthread_unwind_buf_t *);
-  void (*register_cancel_defer)(__pthread_unwind_buf_t *);
-  void (*unregister_cancel_restore)(__pthread_unwind_buf_t *);
-  void (*unwind_next)(__pthread_unwind_buf_t *) __attribute__((noreturn));
-  int (*unshare)(int);
-  int (*setns)(int, int);
-  void (*call_tls_dtors)(void);
-  int (*setattr_default_np)(const pthread_attr_t *);
-  int (*tss_create)(unsigned *, void (*)(void *));
-  void (*tss_delete)(unsigned);
-};
-TM_HIDDEN extern struct tm_real tm__real;
-/* 1 once tm__init resolved every real function and the cache may be used. */
-TM_HIDDEN extern _Atomic int tm__enabled;
-/* 1 when a sanitizer runtime (ASan, TSan, MSan) is loaded: see tm__physical_create. */
-TM_HIDDEN extern int tm__sanitized;
-/* Defaults of a NULL attr (pthread_getattr_default_np at start-up), bytes. */
-TM_HIDDEN extern size_t tm__default_stack_size, tm__default_guard_size;
-/* 1 once pthread_setattr_default_np gave NULL-attr threads a signal mask, an affinity, the
- * detached state or explicit scheduling:
- * such creates go to glibc (they are rare; matching them is not worth the hot-path cost). */
-TM_HIDDEN extern int tm__default_attr_special;
-/* Re-reads glibc's default thread attributes (init, and after pthread_setattr_default_np). */
-TM_HIDDEN void tm__defaults_refresh(void);
-/* glibc's deprecated pthread_attr_getstackaddr, looked up at run time: the only way to tell
- * "no stack set" from a user stack (pthread_attr_getstack returns address - size). */
-TM_HIDDEN extern int (*tm__getstackaddr)(const pthread_attr_t *, void **);
-/* How physical threads are made, joined and detached: glibc's functions, or a sanitizer's
- * interceptors (init.c). */
-TM_HIDDEN extern int (*tm__physical_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-                                            void *);
-TM_HIDDEN extern int (*tm__physical_join)(pthread_t, void **);
-TM_HIDDEN extern int (*tm__physical_detach)(pthread_t);
 /* Non-zero while we call a sanitizer interceptor that will call our wrapper back. */
 TM_HIDDEN extern __thread int tm__passthrough __attribute__((tls_model("initial-exec")));
 

@@ -13,8 +13,8 @@
  * kernel's futex_wake under our own wakes, 0.86x glibc). Two ways out:
  *  - GROW the process's table (prctl PR_FUTEX_HASH_SET_SLOTS) to the global table's size per
  *    CPU (256 per CPU, at most 8192 slots of 64 bytes) and keep private keys: the cache does
- *    this once at start-up (tm__futex_decide with a slot count; TM_CACHE_FUTEX_SLOTS). Private
- *    keys save the page lookup of a shared key on every call (get_user_pages_fast: ~5% of all
+ *    this once, at its first create (tm__futex_decide with a slot count; TM_CACHE_FUTEX_SLOTS).
+ * Private keys save the page lookup of a shared key on every call (get_user_pages_fast: ~5% of all
  *    CPU time in the 32-creator spawn loop on a 2-vCPU VM), and the program's own futexes get
  *    the same short chains. The kernel then sizes the table no more (ours is larger than its
  *    own choice ever is); the program may still resize it.
@@ -61,14 +61,19 @@ static _Atomic long tm__futex_flag __attribute__((unused)) = -1;
 static inline long tm__futex_decide(long grow_to) {
   long f = atomic_load_explicit(&tm__futex_flag, memory_order_acquire);
   if (f >= 0) return f;
-  long slots = tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0, 0);
+  /* Growing: set first, one call where it works (the first create of every process pays it).
+   * A table the program sized itself before its first thread is then resized to ours (at least
+   * 256 slots per CPU); only a refusal needs the current size to tell why. */
+  long set = grow_to > 0 ? tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS,
+                                           grow_to, 0, 0, 0)
+                         : -1;
+  long slots = set == 0
+                   ? grow_to
+                   : tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_GET_SLOTS, 0, 0, 0, 0);
   if (slots < 0) {
     f = FUTEX_PRIVATE_FLAG; /* EINVAL: an older kernel, one global table */
   } else if (grow_to > 0) {
-    /* 0 is also "no table yet"; a process switched to the global table answers EBUSY. */
-    if (slots < grow_to &&
-        tm__raw_syscall(SYS_prctl, PR_FUTEX_HASH, PR_FUTEX_HASH_SET_SLOTS, grow_to, 0, 0, 0) == 0)
-      slots = grow_to;
+    /* The set was refused: a process switched to the global table answers EBUSY. */
     f = slots >= grow_to ? FUTEX_PRIVATE_FLAG : 0;
   } else {
     f = 0;

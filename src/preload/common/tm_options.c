@@ -25,20 +25,35 @@ int tm__parse_int(const char *text, long long min, long long max, long long *out
   return 0;
 }
 
-static const char *tm__env_value(char **env, const char *name) {
-  size_t n = strlen(name);
-  for (; env && *env; ++env)
-    if (strncmp(*env, name, n) == 0 && (*env)[n] == '=') return *env + n + 1;
-  return NULL;
+/* The value of each option in ENV (its first occurrence), in VALUES: one pass over the
+ * environment, which every process that loads a preload library reads once (entries that do
+ * not start with "TM_" cost three comparisons). */
+static void tm__env_values(char **env, const struct tm__option *table, int count,
+                           const char **values) {
+  for (int i = 0; i < count; ++i) values[i] = NULL;
+  for (; env && *env; ++env) {
+    const char *e = *env;
+    if (e[0] != 'T' || e[1] != 'M' || e[2] != '_') continue;
+    for (int i = 0; i < count; ++i) {
+      size_t n = strlen(table[i].name);
+      if (values[i] == NULL && strncmp(e, table[i].name, n) == 0 && e[n] == '=') {
+        values[i] = e + n + 1;
+        break;
+      }
+    }
+  }
 }
 
 void tm__options_read(struct tm__option *table, int count, char **env, const char *who) {
+  const char *values[64];
+  if (count > 64) count = 64; /* the tables have 2 and 13 options */
+  tm__env_values(env, table, count, values);
   for (int i = 0; i < count; ++i) {
     struct tm__option *o = &table[i];
     o->value = o->default_value;
     o->from_env = 0;
     o->text = NULL;
-    const char *text = tm__env_value(env, o->name);
+    const char *text = values[i];
     if (text == NULL) continue;
     long long v;
     if (o->path_value != 0 && text[0] == '/') {

@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 struct tm__option {
-  const char *name; /* environment variable */
+  const char *name; /* environment variable; starts with "TM_" (tm__options_read skips others) */
   long long default_value, min, max;
   const char *help;
   long long value; /* effective value after tm__options_read */
@@ -25,8 +25,8 @@ struct tm__option {
   const char *text;
 };
 
-/* Reads every option of TABLE (COUNT entries) from ENV (NULL-terminated "NAME=value" strings,
- * may be NULL); WHO names the library in warnings ("thread cache", "pin"). */
+/* Reads every option of TABLE (COUNT entries, at most 64) from ENV (NULL-terminated "NAME=value"
+ * strings, may be NULL); WHO names the library in warnings ("thread cache", "pin"). */
 TM_HIDDEN void tm__options_read(struct tm__option *table, int count, char **env, const char *who);
 /* Prints one line per option: value and origin (TM_VERBOSE=1). */
 TM_HIDDEN void tm__options_show(const struct tm__option *table, int count, const char *who);

@@ -190,12 +190,19 @@ static inline void tm__prim_yield(void) { tm__raw_syscall(SYS_sched_yield, 0, 0,
 
 /* ---- the machine (glibc's sysconf: /sys and the auxiliary vector) ------------------------- */
 
-/* Configured CPUs (at least 1). */
+/* Configured CPUs (at least 1). glibc's sysconf reads /sys/devices/system/cpu/possible on
+ * every call (three system calls), and the cache asks at its first create from two files: the
+ * answer is kept, once per library (a weak definition: one for all files that include this). */
+__attribute__((weak, visibility("hidden"))) long tm__prim_cpus_seen;
 static inline long tm__prim_cpus_configured(void) {
+  long n = __atomic_load_n(&tm__prim_cpus_seen, __ATOMIC_RELAXED);
+  if (n > 0) return n;
   int saved_errno = errno;
-  long n = sysconf(_SC_NPROCESSORS_CONF);
+  n = sysconf(_SC_NPROCESSORS_CONF);
   errno = saved_errno;
-  return n < 1 ? 1 : n;
+  n = n < 1 ? 1 : n;
+  __atomic_store_n(&tm__prim_cpus_seen, n, __ATOMIC_RELAXED);
+  return n;
 }
 
 static inline long tm__prim_page_size(void) {

@@ -159,22 +159,13 @@ static int key_is(const char* key, size_t key_len, const char* want) {
   return strlen(want) == key_len && memcmp(key, want, key_len) == 0;
 }
 
-static int scan_entry(scan_state* st, const char* e, size_t len) {
+/* What a scan_* function answers for an entry whose key is not its own. */
+#define TM__OTHER_KEY 1
+
+/* Entries whose value is a CPU set: main, slot, cycle, original. */
+static int scan_cpu_entry(scan_state* st, const char* e, size_t len, size_t eq, const char* v,
+                          size_t vlen) {
   tm__pin_config* cfg = st->config;
-  if (len == 0) return fail(st, "empty entry (stray ';')", e, len);
-  if (key_is(e, len, "inherit")) {
-    if (cfg) cfg->inherit = 1;
-    return 0;
-  }
-  if (key_is(e, len, "overrideaffinity")) {
-    if (cfg) cfg->override_affinity = 1;
-    return 0;
-  }
-  size_t eq = 0;
-  while (eq < len && e[eq] != '=') ++eq;
-  if (eq == len) return fail(st, "expected KEY=VALUE", e, len);
-  const char* v = e + eq + 1;
-  size_t vlen = len - eq - 1;
   if (key_is(e, eq, "main")) {
     if (cfg && cfg->main_set >= 0) return fail(st, "main given twice", e, len);
     int32_t set = add_set(st, v, vlen);
@@ -213,6 +204,20 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     st->cycle_sets = count;
     return 0;
   }
+  if (key_is(e, eq, "original")) {
+    if (st->original_seen++) return fail(st, "original given twice", e, len);
+    int32_t set = add_set(st, v, vlen);
+    if (set < 0) return fail(st, "bad CPU list", e, len);
+    if (cfg) cfg->original_set = set;
+    return 0;
+  }
+  return TM__OTHER_KEY;
+}
+
+/* Entries that choose threads: skip, skipname, skiplib, name, lib, and from (who passed them). */
+static int scan_rule_entry(scan_state* st, const char* e, size_t len, size_t eq, const char* v,
+                           size_t vlen) {
+  tm__pin_config* cfg = st->config;
   if (key_is(e, eq, "skip")) {
     long index = 0;
     if (parse_index(v, vlen, TM_PIN_MAX_INDEX, &index) != 0)
@@ -235,7 +240,6 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     if (add_pattern(st, kind, v, colon, set) != 0) return fail(st, "empty pattern", e, len);
     return 0;
   }
-  if (key_is(e, eq, "mem")) return parse_mem(st, v, vlen, e, len);
   if (key_is(e, eq, "from")) {
     long pid = 0;
     if (parse_index(v, vlen, 999999999L, &pid) != 0 || pid == 0)
@@ -244,13 +248,14 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     if (cfg) cfg->from_pid = pid;
     return 0;
   }
-  if (key_is(e, eq, "original")) {
-    if (st->original_seen++) return fail(st, "original given twice", e, len);
-    int32_t set = add_set(st, v, vlen);
-    if (set < 0) return fail(st, "bad CPU list", e, len);
-    if (cfg) cfg->original_set = set;
-    return 0;
-  }
+  return TM__OTHER_KEY;
+}
+
+/* Entries of memory policies: mem, mainmem, namemem, slotmem. */
+static int scan_memory_entry(scan_state* st, const char* e, size_t len, size_t eq, const char* v,
+                             size_t vlen) {
+  tm__pin_config* cfg = st->config;
+  if (key_is(e, eq, "mem")) return parse_mem(st, v, vlen, e, len);
   if (key_is(e, eq, "mainmem")) {
     long node = 0;
     if (parse_index(v, vlen, TM_PIN_MAX_NODE, &node) != 0)
@@ -286,7 +291,29 @@ static int scan_entry(scan_state* st, const char* e, size_t len) {
     }
     return 0;
   }
-  return fail(st, "unknown key", e, len);
+  return TM__OTHER_KEY;
+}
+
+static int scan_entry(scan_state* st, const char* e, size_t len) {
+  tm__pin_config* cfg = st->config;
+  if (len == 0) return fail(st, "empty entry (stray ';')", e, len);
+  if (key_is(e, len, "inherit")) {
+    if (cfg) cfg->inherit = 1;
+    return 0;
+  }
+  if (key_is(e, len, "overrideaffinity")) {
+    if (cfg) cfg->override_affinity = 1;
+    return 0;
+  }
+  size_t eq = 0;
+  while (eq < len && e[eq] != '=') ++eq;
+  if (eq == len) return fail(st, "expected KEY=VALUE", e, len);
+  const char* v = e + eq + 1;
+  size_t vlen = len - eq - 1;
+  int r = scan_cpu_entry(st, e, len, eq, v, vlen);
+  if (r == TM__OTHER_KEY) r = scan_rule_entry(st, e, len, eq, v, vlen);
+  if (r == TM__OTHER_KEY) r = scan_memory_entry(st, e, len, eq, v, vlen);
+  return r == TM__OTHER_KEY ? fail(st, "unknown key", e, len) : r;
 }
 
 static int scan(scan_state* st) {

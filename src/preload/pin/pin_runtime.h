@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "pin_config.h"
 #include "pin_log.h"
@@ -30,6 +31,7 @@ typedef struct tm__runtime {
   atomic_long slots;               /**< threads that reached the slot rules so far */
   atomic_int failure_reported;     /**< the first pinning failure is reported, later ones not */
   atomic_int mem_failure_reported; /**< the same for memory policies */
+  pid_t init_pid; /**< the process the library started in (a fork child keeps it) */
 } tm__runtime;
 
 /** The one instance. */
@@ -40,6 +42,18 @@ extern tm__runtime tm__rt;
  * original= the family's first affinity). Runs once (pthread_once); safe to call from any
  * wrapper before the constructor has run. */
 void tm__runtime_init(void);
+
+/** One line on stderr: A, then B (when not NULL). */
+void tm__pin_report(const char* a, const char* b);
+
+/* ---- pin_environment.c: what the programs this one execs or starts get --------------------- */
+/** Removes this library from LD_PRELOAD and TM_PIN_CONFIG from the environment. */
+void tm__forget_environment(void);
+/** Rewrites TM_PIN_CONFIG (TEXT, as read) for the programs this one execs: from= this process,
+ * original= the affinity the first program of the family started with. */
+void tm__pass_on_environment(const char* text);
+/** Whether the process that passed the rules on (FROM, its pid) runs threads now. */
+int tm__handed_by_threaded_program(long from);
 
 /** Called before the first thread this process creates: unless inherit, removes our variables
  * and ourselves from the environment, so the programs it starts from now on run without the
