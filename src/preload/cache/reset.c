@@ -190,6 +190,8 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid |= TM_S_NAME;
     }
   }
+  /* Before the creator's mask can let in what was sent to the logical thread that ended. */
+  tm__discard_stale_signals(s);
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
   s->altstack_changed = 0;
@@ -312,33 +314,6 @@ static void tm__trim_stack(struct tm_thread *t) {
   if (t->stack_lo && top > lo) tm__prim_drop_pages((void *)lo, top - lo);
 }
 
-/* 1 when a signal directed at the calling thread is pending. A signal pending for the process
- * (the shared set: every thread blocks it, e.g. SIGCHLD in a program that blocks it everywhere)
- * is what a fresh thread would see too and retires nothing. rt_sigpending answers the union of
- * both sets (one call); only when it is not empty is the thread's own set read from
- * /proc/thread-self/status ("SigPnd:", hexadecimal, signal 1 in the lowest bit). */
-static int tm__signal_pending(void) {
-  sigset_t pending;
-  if (tm__prim_sigpending(&pending) != 0) return 1;
-  tm__shadow_filter_mask(&pending);
-  sigset_t none;
-  memset(&none, 0, sizeof none);
-  if (memcmp(&pending, &none, sizeof none) == 0) return 0;
-  char status[4096];
-  if (tm__prim_read_file("/proc/thread-self/status", status, sizeof status) <= 0) return 1;
-  const char *line = strstr(status, "\nSigPnd:");
-  if (line == NULL) return 1;
-  unsigned long long bits = 0;
-  for (const char *p = line + 8; *p && *p != '\n'; ++p) {
-    int digit = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-    if (digit >= 0) bits = bits << 4 | (unsigned long long)digit;
-  }
-  /* Never pending for a fresh thread either way: SIGKILL/SIGSTOP act at once, and glibc's
-   * SIGCANCEL (32) and SIGSETXID (33) are its own. */
-  bits &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)) | (1ULL << 31) | (1ULL << 32));
-  return bits != 0;
-}
-
 /* 1 while a child the logical thread forked still runs: its PR_SET_PDEATHSIG fires when the
  * thread that forked it ends, which a parked thread never does. A reaped child, or one that
  * has ended (a zombie: dead, the signal means nothing to it), keeps nothing. */
@@ -408,12 +383,17 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     }
     s->altstack_changed = 0;
   }
-  /* A parked thread takes no signal. While it spins for its next logical thread it may keep
-   * the mask its logical thread started with (the mask any new thread of that creator gets);
-   * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals),
-   * except an empty one while the process may be quiet (quiet_signals.c decides at the sleep). */
+  /* A parked thread takes no signal, from the moment its logical thread has ended (under glibc
+   * a signal sent to the tid of a joined thread reaches nobody). While it spins for its next
+   * logical thread it may keep the mask its logical thread started with (the mask any new
+   * thread of that creator gets) when that mask lets in no signal with a handler; any other
+   * mask is replaced now, and every mask before it sleeps (tm__park_block_signals), except an
+   * empty one while the process may be quiet (quiet_signals.c decides at the sleep). What was
+   * sent to this tid and stays pending is discarded before the next logical thread
+   * (tm__discard_stale_signals). */
   if ((!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) &&
+       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0 ||
+       !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())) &&
       !tm__quiet_may_keep(s))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
