@@ -45,13 +45,17 @@ int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
   /* Only called when a parked thread may be reused: the place to catch changes made from
    * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
   tm__shadow_verify_placement();
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED);
-  if (!(s->valid & TM_S_SCHED)) return -1;
+  /* The slack may change behind the wrappers (kernel_word.h): read where it matters. */
+  if (__builtin_expect(tm__kernel_read_items() & TM_S_SLACK, 0))
+    tm__shadow_raw()->valid &= ~(unsigned)TM_S_SLACK;
+  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SLACK);
+  if ((s->valid & (TM_S_SCHED | TM_S_SLACK)) != (TM_S_SCHED | TM_S_SLACK)) return -1;
   match->identity = tm__identity_now();
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
   struct tm_sched *out = &match->sched;
   *out = s->sched;
-  tm__sched_of_clone(out); /* the creator's SCHED_RESET_ON_FORK */
+  tm__sched_of_clone(out);                   /* the creator's SCHED_RESET_ON_FORK */
+  out->default_slack_ns = s->timer_slack_ns; /* a clone's default is its creator's slack */
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
       inherit == PTHREAD_EXPLICIT_SCHED) {
@@ -145,7 +149,10 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->sigmask = t->want.sigmask;
   s->affinity = t->want.affinity;
   s->timer_slack_ns = t->want.timer_slack_ns;
-  s->default_slack_ns = 0; /* a glibc clone: the kernel set its default from its creator */
+  /* A glibc clone: the kernel set its default slack to its creator's slack, which is what it
+   * has now, before its first logical thread runs (read: the creator's shadow may not know). */
+  long slack = tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  s->default_slack_ns = slack > 0 ? (unsigned long)slack : 0;
   memcpy(s->name, t->want.name, sizeof s->name);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
@@ -179,7 +186,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid &= ~TM_S_AFFINITY;
     }
   }
-  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
+  /* The default slack needs nothing: it was matched (its creator's slack is our default). */
   if (want->timer_slack_ns != s->timer_slack_ns) {
     tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
@@ -409,6 +416,7 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     goto out;
   }
   t->sched = s->sched;
+  t->sched.default_slack_ns = s->default_slack_ns;
   tm__tls_reset();
   if (tm__trim) tm__trim_stack(t);
 out:
