@@ -69,8 +69,7 @@ uint64_t tm__fingerprint_read(void) {
    * otherwise): then only arch_prctl changes it, unseen when made with the instruction. */
   if (!tm__fpu_gsbase_usable()) {
     unsigned long gs = 0;
-    if (tm__raw_syscall(SYS_arch_prctl, 0x1004 /* ARCH_GET_GS */, (long)&gs, 0, 0, 0, 0) == 0)
-      h = tm__mix(h, &gs, sizeof gs);
+    if (tm__prim_gs_base(&gs) == 0) h = tm__mix(h, &gs, sizeof gs);
   }
 #endif
   if (&__rseq_size != NULL && __rseq_size > 0) {

@@ -31,6 +31,10 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
                             "1 read masks from the kernel where they matter, -1 only once a "
                             "raw-syscall runtime or a stale shadow is seen, 0 never",
                             1, 0},
+    [TM_OPT_STATS_FD] = {"TM_CACHE_STATS_FD", -1, -1, 1 << 30,
+                         "inherited descriptor of TM_CACHE_STATS's file (-1: none)", -1, 0},
+    [TM_OPT_STATS_INODE] = {"TM_CACHE_STATS_INODE", 0, 0, 1LL << 62,
+                            "inode of TM_CACHE_STATS's file, to check TM_CACHE_STATS_FD", 0, 0},
 };
 
 void tm__options_load(char **env) {

@@ -65,8 +65,6 @@ void tm__discard_stale_signals(const struct tm_shadow *s) {
     sigset_t one;
     sigemptyset(&one);
     sigaddset(&one, __builtin_ctzll(bits) + 1);
-    struct timespec zero = {0, 0};
-    if (tm__raw_syscall(SYS_rt_sigtimedwait, (long)&one, 0, (long)&zero, _NSIG / 8, 0, 0) < 0)
-      return;
+    if (tm__prim_take_signal(&one) < 0) return;
   }
 }
