@@ -181,9 +181,16 @@ void tm__quiet_end(void) {
   errno = saved_errno;
 }
 
+int tm__process_loud(void) {
+  return atomic_load_explicit(&tm__quiet, memory_order_relaxed) == TM_QUIET_NO;
+}
+
 int tm__mask_shuts_handlers(const sigset_t *mask, uint64_t now) {
+  /* Installs through the wrappers are seen at once; the read looks for handlers installed
+   * without libc (a runtime's raw rt_sigaction): 64 calls, so at the first use and then every
+   * hundred verification intervals (1 s by default), not every interval. */
   uint64_t last = atomic_load_explicit(&tm__handled_read_ns, memory_order_relaxed);
-  if (last == 0 || now - last >= tm__quiet_verify_ns) {
+  if (last == 0 || now - last >= 100 * tm__quiet_verify_ns) {
     /* One thread reads (and meanwhile the others answer "no": they block, as before). */
     if (tm__quiet_verify_ns == 0 || atomic_exchange(&tm__quiet_reading, 1)) return 0;
     tm__quiet_read_handlers();

@@ -330,6 +330,32 @@ static int tm__child_alive(const struct tm_thread *t) {
   return 0;
 }
 
+/* 1 when the finished thread T will block every signal whatever mask its logical thread left:
+ * the mask is read from the kernel (kernel_word.h), the process is loud, and the mask T's
+ * logical thread started with lets in a signal that has a handler (below). */
+static int tm__blocks_whatever(const struct tm_thread *t) {
+  return tm__kernel_mask_on() && tm__process_loud() && t->start_mask_known &&
+         !tm__mask_shuts_handlers(&t->want.sigmask, tm__coarse_now_ns());
+}
+
+/* Blocks every signal and reads the mask it replaces, in one call (the kernel-mask read at a
+ * logical exit and the block that follows it, at once): the shadow, its mask now "all". The
+ * mask replaced need not be kept: everything is blocked from here to the next hand-off, which
+ * sets the creator's. */
+static struct tm_shadow *tm__block_all_reading(void) {
+  struct tm_shadow *s = tm__shadow_raw();
+  sigset_t all, old;
+  memset(&all, 0xff, sizeof all);
+  tm__shadow_filter_mask(&all);
+  if (tm__real_sigmask(SIG_SETMASK, &all, &old) == 0) {
+    s->sigmask = all;
+    s->valid |= TM_S_SIGMASK;
+  } else {
+    s->valid &= ~(unsigned)TM_S_SIGMASK;
+  }
+  return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+}
+
 /* A retirement cause known without asking the kernel, or 0. */
 static unsigned tm__cause_without_reads(struct tm_thread *t) {
   /* Whatever the logical thread changed of what clone copies gave it a new identity: it is no
@@ -366,7 +392,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * edited its ucontext's mask). */
   int deep = tm__shadow_verify_signals();
   int paranoid = tm__shadow_paranoid();
-  struct tm_shadow *s = tm__shadow_mask_checked(deep);
+  struct tm_shadow *s =
+      tm__blocks_whatever(t) ? tm__block_all_reading() : tm__shadow_mask_checked(deep);
   /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
   if ((deep || tm__kernel_mask_on()) && (s->valid & TM_S_SIGMASK) &&
       tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
@@ -398,10 +425,9 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * empty one while the process may be quiet (quiet_signals.c decides at the sleep). What was
    * sent to this tid and stays pending is discarded before the next logical thread
    * (tm__discard_stale_signals). */
-  if (!tm__quiet_may_keep(s) &&
-      (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0 ||
-       !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
+  if (!tm__quiet_may_keep(s) && (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+                                 memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0 ||
+                                 !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {
