@@ -1,5 +1,6 @@
-// Private temporary files (`run --stats` hands one to the thread cache by name): a fresh empty
-// file only this user can read or write, in $TMPDIR when it is absolute, removed afterwards.
+// Private temporary files (`run --stats` hands one to the thread cache by name, and as an
+// inherited append-only descriptor): a fresh empty file only this user can read or write, in
+// $TMPDIR when it is absolute, removed afterwards.
 #include "src/os/temp_file.hpp"
 
 #include <fcntl.h>
