@@ -52,6 +52,7 @@ Result<PreparedRun> prepare_command(const RunCommand& command, const RunHooks& h
 Result<RunReport> run_prepared(const PreparedRun& prepared) {
   os::LaunchSpec launch = prepared.launch;
   std::string stats_path;
+  int inherited = -1;
   if (prepared.cache_stats) {
     auto path = os::create_private_temp_file("threadmap-cache-stats");
     if (!path) return path.error();
@@ -61,8 +62,20 @@ Result<RunReport> run_prepared(const PreparedRun& prepared) {
     // Every process of the run appends its line here (descendants inherit the variable); a
     // value the user set is replaced: it would send the lines elsewhere.
     launch.set_env.emplace_back("TM_CACHE_STATS", stats_path);
+    // And a descriptor of it that every process inherits, for a process that can no longer
+    // open the file by name (another user without access, another root or mount namespace):
+    // it appends its line there, so that it is counted rather than lost.
+    auto fd = os::open_inherited_append(stats_path);
+    if (!fd) {
+      os::remove_file(stats_path);
+      return fd.error();
+    }
+    inherited = fd->fd;
+    launch.set_env.emplace_back("TM_CACHE_STATS_FD", std::to_string(fd->fd));
+    launch.set_env.emplace_back("TM_CACHE_STATS_INODE", std::to_string(fd->inode));
   }
   auto outcome = run_program(launch, prepared.watch);
+  os::close_inherited(inherited);
   if (!outcome) {
     if (!stats_path.empty()) os::remove_file(stats_path);
     Error not_started = outcome.error();

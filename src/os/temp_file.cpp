@@ -1,5 +1,6 @@
 #include "src/os/temp_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,22 @@ Result<std::string> create_private_temp_file(const std::string& prefix) {
 
 void allow_appends_from_switched_users(const std::string& path) {
   if (::geteuid() == 0) ::chmod(path.c_str(), 0622);
+}
+
+Result<InheritedAppend> open_inherited_append(const std::string& path) {
+  // No O_CLOEXEC: the point is that the started programs get it.
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND);  // NOLINT(android-cloexec-open)
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    int e = errno;
+    if (fd >= 0) ::close(fd);
+    return Error::from_errno(e, "cannot open '" + path + "' for appending: " + std::strerror(e));
+  }
+  return InheritedAppend{fd, static_cast<unsigned long long>(st.st_ino)};
+}
+
+void close_inherited(int fd) {
+  if (fd >= 0) ::close(fd);
 }
 
 void remove_file(const std::string& path) { ::unlink(path.c_str()); }

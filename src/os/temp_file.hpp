@@ -17,6 +17,20 @@ Result<std::string> create_private_temp_file(const std::string& prefix);
 /// then still write to it. A run as another user keeps 0600 (its processes cannot switch user).
 void allow_appends_from_switched_users(const std::string& path);
 
+/// A descriptor the programs a command starts inherit: appending to a file they may no longer
+/// reach by name (a process that switched user, changed its root or its mount namespace).
+struct InheritedAppend {
+  int fd = -1;
+  unsigned long long inode = 0;  ///< the file's inode, so that a reader can tell it is this file
+};
+
+/// Opens PATH for appending, without close-on-exec (the started programs inherit it). Fails
+/// naming the file.
+Result<InheritedAppend> open_inherited_append(const std::string& path);
+
+/// Closes what open_inherited_append opened (after the programs ended); -1 is nothing.
+void close_inherited(int fd);
+
 /// Removes a file (cleanup): a file already gone is no error, other errors are ignored.
 void remove_file(const std::string& path);
 

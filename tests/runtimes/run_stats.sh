@@ -5,7 +5,9 @@
 # write no line: nothing to count). The summary on stderr must count the one process that made
 # threads, exactly 100 creates, say the share served from the cache, and name it; stdout must
 # hold the program's output alone. Run as root, the same program once more as another user
-# (setpriv): its line must still be counted (the file accepts appends from switched users).
+# (setpriv): its line must still be counted (the file accepts appends from switched users); and
+# once more in a mount namespace where the file's path names nothing (counted through the
+# descriptor `run` passes down).
 # A library that is missing or does not write the format fails the test: it cannot be counted.
 #   run_stats.sh THREADMAP LIB PYTHON SPAWN_PY
 set -u
@@ -49,6 +51,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
     { echo "FAIL: as uid 65534: want 20 creates counted, got '${creates}':"; cat "$dir/err"; status=1; }
 else
   echo "(the switched-user part needs root and setpriv: not run here)"
+fi
+# A process that can no longer reach the file by name (its own mount namespace with a fresh /tmp
+# and TMPDIR: the path names nothing, or a file of its own) appends through the descriptor `run`
+# passed down (TM_CACHE_STATS_FD): counted, not lost.
+stats_dir=${TMPDIR:-/tmp}
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
+  unshare -m sh -c "mount -t tmpfs none '$stats_dir'" 2>/dev/null; then
+  "$tm" run --thread-cache --stats -- unshare -m sh -c \
+    "mount -t tmpfs none '$stats_dir' && exec '$python' '$spawn' threading 20" \
+    >"$dir/out" 2>"$dir/err"
+  creates=$(sed -n 's/.* process\(es\)\{0,1\}, \([0-9]*\) thread creates: .*/\2/p' "$dir/err")
+  [ "$creates" = 20 ] || {
+    echo "FAIL: in a mount namespace that hides the file: want 20 creates counted, got '${creates}':"
+    cat "$dir/err"; status=1; }
+else
+  echo "(the hidden-file part needs root and mount namespaces: not run here)"
 fi
 # `run --watch --thread-cache`: the watch counts kernel threads, and the cache's counts of logical
 # creates come with it, without --stats (5 rounds of 5 threads: exactly 25 creates).

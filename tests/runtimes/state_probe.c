@@ -6,10 +6,12 @@
  * Compared: the signal mask (raw rt_sigprocmask), credentials, groups, the five capability
  * sets, no_new_privs and the seccomp mode (/proc/thread-self/status), the CPU affinity, the
  * cgroup (/proc/thread-self/cgroup), the timer slack, the name, the GS base (x86-64) and the
- * audit login uid. A create whose attr sets a signal mask or an affinity is compared without
- * those. Each difference is appended at once, one line, to TM_STATE_PROBE_FILE (a Go program
- * ends with a raw exit_group: nothing is kept for the end):
- *   state-probe pid=P tid=T item=NAME creator=... thread=...
+ * audit login uid. Two more rules of clone, checked on the new thread alone: it starts with no
+ * signal pending for itself (SigPnd), and its default timer slack (what PR_SET_TIMERSLACK(0)
+ * gives back, read by setting 0 and putting the slack back) is its creator's slack. A create
+ * whose attr sets a signal mask or an affinity is compared without those. Each difference is
+ * appended at once, one line, to TM_STATE_PROBE_FILE (a Go program ends with a raw exit_group:
+ * nothing is kept for the end): state-probe pid=P tid=T item=NAME creator=... thread=...
  * tests/runtimes/run_case.sh runs every case with it, plainly and under the cache, and requires
  * the file to stay empty. */
 #define _GNU_SOURCE 1
@@ -33,6 +35,7 @@ static const char *const status_keys[] = {
 enum { I_MASK = N_STATUS, I_CGROUP, I_SLACK, I_NAME, I_GS, I_LOGINUID, N_ITEMS };
 static const char *const extra_names[] = {"sigmask", "cgroup", "timerslack",
                                           "name",    "gsbase", "loginuid"};
+static const char no_pending[] = "SigPnd:\t0000000000000000";
 
 /* System calls through the instruction: libc's syscall(2) is the cache's wrapper, which must
  * not see the probe (it would count the probe's reads as the program's). */
@@ -63,8 +66,21 @@ static void read_file(const char *path, char *buf, size_t size) {
   buf[n > 0 ? n : 0] = 0;
 }
 
+/* The "SigPnd:" line of the calling thread (its own pending set) into OUT. */
+static void own_pending(const char *status, char *out) {
+  out[0] = 0;
+  const char *at = strstr(status, "\nSigPnd:");
+  if (at == NULL) return;
+  ++at;
+  size_t len = strcspn(at, "\n");
+  if (len >= ITEM_BYTES) len = ITEM_BYTES - 1;
+  memcpy(out, at, len);
+  out[len] = 0;
+}
+
+static __thread char status[8192];
+
 static void take(struct snapshot *s) {
-  static __thread char status[8192];
   read_file("/proc/thread-self/status", status, sizeof status);
   for (size_t k = 0; k < N_STATUS; ++k) {
     s->item[k][0] = 0;
@@ -122,6 +138,19 @@ static void *probed(void *arg) {
     /* A real-time thread (an explicit attr) has no timer slack: the kernel keeps it at 0. */
     int policy = (int)raw3(SYS_sched_getscheduler, 0, 0, 0, 0) & ~SCHED_RESET_ON_FORK;
     int realtime = policy == SCHED_FIFO || policy == SCHED_RR || policy == 6 /* DEADLINE */;
+    char pending[ITEM_BYTES];
+    own_pending(status, pending); /* the status take() read */
+    if (pending[0] && strcmp(pending, no_pending) != 0) report("pending", no_pending, pending);
+    if (!realtime) {
+      long slack = raw3(SYS_prctl, PR_GET_TIMERSLACK, 0, 0, 0);
+      raw3(SYS_prctl, PR_SET_TIMERSLACK, 0, 0, 0);
+      long by_default = raw3(SYS_prctl, PR_GET_TIMERSLACK, 0, 0, 0);
+      raw3(SYS_prctl, PR_SET_TIMERSLACK, slack, 0, 0);
+      char got[32];
+      snprintf(got, sizeof got, "%ld", by_default);
+      if (strcmp(got, st->creator.item[I_SLACK]) != 0)
+        report("default-timerslack", st->creator.item[I_SLACK], got);
+    }
     for (int k = 0; k < N_ITEMS; ++k) {
       if ((k == I_MASK && st->skip_mask) || (k == N_STATUS - 1 && st->skip_affinity) ||
           (k == I_SLACK && realtime))

@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 
 #include "../common/tm_prim.h"
+#include "fpu.h"
 
 /* glibc 2.35+: where each thread's rseq area lies (size 0: glibc registers none). */
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
@@ -63,6 +64,14 @@ uint64_t tm__fingerprint_read(void) {
   int mode = -1;
   if (tm__prim_get_mempolicy(&mode) == 0) values[3] = mode;
   h = tm__mix(h, values, sizeof values);
+#if defined(__x86_64__)
+  /* The GS base, where the kernel did not enable FSGSBASE (fpu.h copies it with the instruction
+   * otherwise): then only arch_prctl changes it, unseen when made with the instruction. */
+  if (!tm__fpu_gsbase_usable()) {
+    unsigned long gs = 0;
+    if (tm__prim_gs_base(&gs) == 0) h = tm__mix(h, &gs, sizeof gs);
+  }
+#endif
   if (&__rseq_size != NULL && __rseq_size > 0) {
     int32_t cpu_id = *(volatile int32_t *)((char *)__builtin_thread_pointer() + __rseq_offset + 4);
     int registered = cpu_id >= 0;

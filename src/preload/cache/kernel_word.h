@@ -67,6 +67,13 @@ TM_HIDDEN void tm__kernel_word_modules(void);
 /* A verification read found the kernel's mask different from what the shadow said. */
 TM_HIDDEN void tm__kernel_word_evidence(void);
 
+/* 1 when a signal directed at the calling thread is pending (a process-directed one that every
+ * thread blocks is no reason: a fresh thread would see it too). pending_signals.c */
+TM_HIDDEN int tm__signal_pending(void);
+/* Discards the signals directed at the calling physical thread, before the next logical
+ * thread's mask could let them in (S: its shadow, whose mask is the kernel's now). */
+TM_HIDDEN void tm__discard_stale_signals(const struct tm_shadow *s);
+
 /* 1 once a thread of the process may have its TSC disabled: no fine clock read, no spin. */
 TM_HIDDEN extern _Atomic int tm__tsc_may_fault;
 /* prctl(PR_SET_TSC, MODE) succeeded in the calling thread. */

@@ -27,10 +27,14 @@ static struct tm__option tm__options[TM_OPT_COUNT] = {
                             "-1 auto, 0 leave the process's futex table alone, N its slots", -1, 0},
     [TM_OPT_ONCE] = {"TM_CACHE_ONCE", 1, 0, 1, "1: pthread_once wakes only sleepers, 0: glibc's", 1,
                      0},
-    [TM_OPT_KERNEL_MASK] = {"TM_CACHE_KERNEL_MASK", -1, -1, 1,
-                            "-1 read masks from the kernel when a raw-syscall runtime or a stale "
-                            "shadow is seen, 1 always, 0 never",
-                            -1, 0},
+    [TM_OPT_KERNEL_MASK] = {"TM_CACHE_KERNEL_MASK", 1, -1, 1,
+                            "1 read masks from the kernel where they matter, -1 only once a "
+                            "raw-syscall runtime or a stale shadow is seen, 0 never",
+                            1, 0},
+    [TM_OPT_STATS_FD] = {"TM_CACHE_STATS_FD", -1, -1, 1 << 30,
+                         "inherited descriptor of TM_CACHE_STATS's file (-1: none)", -1, 0},
+    [TM_OPT_STATS_INODE] = {"TM_CACHE_STATS_INODE", 0, 0, 1LL << 62,
+                            "inode of TM_CACHE_STATS's file, to check TM_CACHE_STATS_FD", 0, 0},
 };
 
 void tm__options_load(char **env) {

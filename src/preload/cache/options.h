@@ -25,10 +25,16 @@
  *                                             (src/preload/common/tm_futex.h)
  *  TM_CACHE_ONCE                 1            1: pthread_once wakes only when a thread sleeps
  *                                             on the word (once.c); 0: glibc's pthread_once
- *  TM_CACHE_KERNEL_MASK          -1           where a thread's signal mask matters, read it from
- *                                             the kernel: -1 when a runtime with its own system
- *                                             calls (Go) is loaded or a check found the shadow
- *                                             stale, 1 always, 0 never (kernel_word.h)
+ *  TM_CACHE_KERNEL_MASK          1            where a thread's signal mask matters, read it from
+ *                                             the kernel: 1 always (exact whatever changes masks),
+ *                                             -1 only once a runtime with its own system calls
+ *                                             (Go) is loaded or a check found the shadow stale,
+ *                                             0 never (kernel_word.h)
+ *  TM_CACHE_STATS_FD             -1           a descriptor of TM_CACHE_STATS's file that the
+ *  TM_CACHE_STATS_INODE          0            process inherited (and the file's inode): where
+ *                                             the path cannot be opened, or names another file,
+ *                                             the line is appended there (stats.c; `threadmap
+ *                                             run --stats` passes both)
  *
  * `threadmap run --thread-cache` writes these variables; the names are part of the interface.
  * Bad values warn once (`threadmap: ...`) and keep the default; nothing aborts the host. */
@@ -56,6 +62,8 @@ enum tm_option_id {
   TM_OPT_FUTEX_SLOTS,
   TM_OPT_ONCE,
   TM_OPT_KERNEL_MASK,
+  TM_OPT_STATS_FD,
+  TM_OPT_STATS_INODE,
   TM_OPT_COUNT
 };
 

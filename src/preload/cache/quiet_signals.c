@@ -58,9 +58,18 @@ static int tm__fault_signal(int sig) {
          sig == SIGSYS || sig == SIGABRT;
 }
 
+/* Signals that have (or had: a handler put back to SIG_DFL keeps its bit) a handler that
+ * counts, bit SIG-1: every install through a wrapper asks tm__quiet_handler_counts first, and
+ * every read of the dispositions adds what was installed unseen. */
+static _Atomic unsigned long long tm__handled_bits;
+static _Atomic uint64_t tm__handled_read_ns; /* when the dispositions were last read (0: never) */
+
 int tm__quiet_handler_counts(int sig, void (*handler)(int)) {
-  return handler != SIG_DFL && handler != SIG_IGN && handler != SIG_HOLD &&
-         !tm__fault_signal(sig) && sig != SIGKILL && sig != SIGSTOP;
+  int counts = handler != SIG_DFL && handler != SIG_IGN && handler != SIG_HOLD &&
+               !tm__fault_signal(sig) && sig != SIGKILL && sig != SIGSTOP;
+  if (counts && sig >= 1 && sig <= 64)
+    atomic_fetch_or_explicit(&tm__handled_bits, 1ULL << (sig - 1), memory_order_relaxed);
+  return counts;
 }
 
 int tm__quiet_mask_counts(int how, const sigset_t *set) {
@@ -82,7 +91,7 @@ void tm__quiet_init(const sigset_t *initial_mask) {
 static int tm__quiet_read_handlers(void) {
   int saved_errno = errno;
   int found = 0;
-  for (int sig = 1; sig < _NSIG && !found; ++sig) {
+  for (int sig = 1; sig < _NSIG; ++sig) { /* every one: the handled set wants them all */
     if (sig == SIGKILL || sig == SIGSTOP || tm__fault_signal(sig)) continue;
     struct sigaction old;
     if (tm__real_sigaction(sig, NULL, &old) != 0) continue; /* glibc's own: SIGCANCEL, SIGSETXID */
@@ -170,6 +179,28 @@ void tm__quiet_end(void) {
     tm__futex_wait(&tm__open_sleepers.n, n, &one_ms, 0, 1);
   }
   errno = saved_errno;
+}
+
+int tm__process_loud(void) {
+  return atomic_load_explicit(&tm__quiet, memory_order_relaxed) == TM_QUIET_NO;
+}
+
+int tm__mask_shuts_handlers(const sigset_t *mask, uint64_t now) {
+  /* Installs through the wrappers are seen at once; the read looks for handlers installed
+   * without libc (a runtime's raw rt_sigaction): 64 calls, so at the first use and then every
+   * hundred verification intervals (1 s by default), not every interval. */
+  uint64_t last = atomic_load_explicit(&tm__handled_read_ns, memory_order_relaxed);
+  if (last == 0 || now - last >= 100 * tm__quiet_verify_ns) {
+    /* One thread reads (and meanwhile the others answer "no": they block, as before). */
+    if (tm__quiet_verify_ns == 0 || atomic_exchange(&tm__quiet_reading, 1)) return 0;
+    tm__quiet_read_handlers();
+    atomic_store(&tm__handled_read_ns, now | 1);
+    atomic_store(&tm__quiet_reading, 0);
+  }
+  unsigned long long handled = atomic_load_explicit(&tm__handled_bits, memory_order_relaxed);
+  for (int sig = 1; sig <= 64 && handled; ++sig, handled >>= 1)
+    if ((handled & 1) && !sigismember(mask, sig)) return 0;
+  return 1;
 }
 
 void tm__quiet_after_fork(void) { atomic_store(&tm__open_sleepers.n, 0); }

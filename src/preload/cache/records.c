@@ -199,6 +199,7 @@ static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t g
          t->sched.policy == want->sched.policy && t->sched.priority == want->sched.priority &&
          t->sched.nice == want->sched.nice && t->sched.no_new_privs == want->sched.no_new_privs &&
          t->sched.reset_on_fork == want->sched.reset_on_fork &&
+         t->sched.default_slack_ns == want->sched.default_slack_ns &&
          tm__identity_equal(&t->birth, &want->identity) && t->fingerprint == want->fingerprint;
 }
 

@@ -44,13 +44,17 @@ int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
   /* Only called when a parked thread may be reused: the place to catch changes made from
    * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
   tm__shadow_verify_placement();
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED);
-  if (!(s->valid & TM_S_SCHED)) return -1;
+  /* The slack may change behind the wrappers (kernel_word.h): read where it matters. */
+  if (__builtin_expect(tm__kernel_read_items() & TM_S_SLACK, 0))
+    tm__shadow_raw()->valid &= ~(unsigned)TM_S_SLACK;
+  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SLACK);
+  if ((s->valid & (TM_S_SCHED | TM_S_SLACK)) != (TM_S_SCHED | TM_S_SLACK)) return -1;
   match->identity = tm__identity_now();
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
   struct tm_sched *out = &match->sched;
   *out = s->sched;
-  tm__sched_of_clone(out); /* the creator's SCHED_RESET_ON_FORK */
+  tm__sched_of_clone(out);                   /* the creator's SCHED_RESET_ON_FORK */
+  out->default_slack_ns = s->timer_slack_ns; /* a clone's default is its creator's slack */
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
       inherit == PTHREAD_EXPLICIT_SCHED) {
@@ -144,7 +148,10 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->sigmask = t->want.sigmask;
   s->affinity = t->want.affinity;
   s->timer_slack_ns = t->want.timer_slack_ns;
-  s->default_slack_ns = 0; /* a glibc clone: the kernel set its default from its creator */
+  /* A glibc clone: the kernel set its default slack to its creator's slack, which is what it
+   * has now, before its first logical thread runs (read: the creator's shadow may not know). */
+  long slack = tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  s->default_slack_ns = slack > 0 ? (unsigned long)slack : 0;
   memcpy(s->name, t->want.name, sizeof s->name);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
@@ -178,7 +185,7 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid &= ~TM_S_AFFINITY;
     }
   }
-  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
+  /* The default slack needs nothing: it was matched (its creator's slack is our default). */
   if (want->timer_slack_ns != s->timer_slack_ns) {
     tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
@@ -189,6 +196,8 @@ void tm__apply_inherit(struct tm_thread *t) {
       s->valid |= TM_S_NAME;
     }
   }
+  /* Before the creator's mask can let in what was sent to the logical thread that ended. */
+  tm__discard_stale_signals(s);
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
   s->altstack_changed = 0;
@@ -311,33 +320,6 @@ static void tm__trim_stack(struct tm_thread *t) {
   if (t->stack_lo && top > lo) tm__prim_drop_pages((void *)lo, top - lo);
 }
 
-/* 1 when a signal directed at the calling thread is pending. A signal pending for the process
- * (the shared set: every thread blocks it, e.g. SIGCHLD in a program that blocks it everywhere)
- * is what a fresh thread would see too and retires nothing. rt_sigpending answers the union of
- * both sets (one call); only when it is not empty is the thread's own set read from
- * /proc/thread-self/status ("SigPnd:", hexadecimal, signal 1 in the lowest bit). */
-static int tm__signal_pending(void) {
-  sigset_t pending;
-  if (tm__prim_sigpending(&pending) != 0) return 1;
-  tm__shadow_filter_mask(&pending);
-  sigset_t none;
-  memset(&none, 0, sizeof none);
-  if (memcmp(&pending, &none, sizeof none) == 0) return 0;
-  char status[4096];
-  if (tm__prim_read_file("/proc/thread-self/status", status, sizeof status) <= 0) return 1;
-  const char *line = strstr(status, "\nSigPnd:");
-  if (line == NULL) return 1;
-  unsigned long long bits = 0;
-  for (const char *p = line + 8; *p && *p != '\n'; ++p) {
-    int digit = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-    if (digit >= 0) bits = bits << 4 | (unsigned long long)digit;
-  }
-  /* Never pending for a fresh thread either way: SIGKILL/SIGSTOP act at once, and glibc's
-   * SIGCANCEL (32) and SIGSETXID (33) are its own. */
-  bits &= ~((1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)) | (1ULL << 31) | (1ULL << 32));
-  return bits != 0;
-}
-
 /* 1 while a child the logical thread forked still runs: its PR_SET_PDEATHSIG fires when the
  * thread that forked it ends, which a parked thread never does. A reaped child, or one that
  * has ended (a zombie: dead, the signal means nothing to it), keeps nothing. */
@@ -345,6 +327,32 @@ static int tm__child_alive(const struct tm_thread *t) {
   for (int i = 0; i < t->n_children; ++i)
     if (tm__prim_child_running(t->children[i])) return 1;
   return 0;
+}
+
+/* 1 when the finished thread T will block every signal whatever mask its logical thread left:
+ * the mask is read from the kernel (kernel_word.h), the process is loud, and the mask T's
+ * logical thread started with lets in a signal that has a handler (below). */
+static int tm__blocks_whatever(const struct tm_thread *t) {
+  return tm__kernel_mask_on() && tm__process_loud() && t->start_mask_known &&
+         !tm__mask_shuts_handlers(&t->want.sigmask, tm__coarse_now_ns());
+}
+
+/* Blocks every signal and reads the mask it replaces, in one call (the kernel-mask read at a
+ * logical exit and the block that follows it, at once): the shadow, its mask now "all". The
+ * mask replaced need not be kept: everything is blocked from here to the next hand-off, which
+ * sets the creator's. */
+static struct tm_shadow *tm__block_all_reading(void) {
+  struct tm_shadow *s = tm__shadow_raw();
+  sigset_t all, old;
+  memset(&all, 0xff, sizeof all);
+  tm__shadow_filter_mask(&all);
+  if (tm__real_sigmask(SIG_SETMASK, &all, &old) == 0) {
+    s->sigmask = all;
+    s->valid |= TM_S_SIGMASK;
+  } else {
+    s->valid &= ~(unsigned)TM_S_SIGMASK;
+  }
+  return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
 }
 
 /* A retirement cause known without asking the kernel, or 0. */
@@ -383,7 +391,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * edited its ucontext's mask). */
   int deep = tm__shadow_verify_signals();
   int paranoid = tm__shadow_paranoid();
-  struct tm_shadow *s = tm__shadow_mask_checked(deep);
+  struct tm_shadow *s =
+      tm__blocks_whatever(t) ? tm__block_all_reading() : tm__shadow_mask_checked(deep);
   /* A logical thread that blocked a signal where no wrapper saw it ends quietness now. */
   if ((deep || tm__kernel_mask_on()) && (s->valid & TM_S_SIGMASK) &&
       tm__quiet_mask_counts(SIG_SETMASK, &s->sigmask))
@@ -407,13 +416,17 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     }
     s->altstack_changed = 0;
   }
-  /* A parked thread takes no signal. While it spins for its next logical thread it may keep
-   * the mask its logical thread started with (the mask any new thread of that creator gets);
-   * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals),
-   * except an empty one while the process may be quiet (quiet_signals.c decides at the sleep). */
-  if ((!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) &&
-      !tm__quiet_may_keep(s))
+  /* A parked thread takes no signal, from the moment its logical thread has ended (under glibc
+   * a signal sent to the tid of a joined thread reaches nobody). While it spins for its next
+   * logical thread it may keep the mask its logical thread started with (the mask any new
+   * thread of that creator gets) when that mask lets in no signal with a handler; any other
+   * mask is replaced now, and every mask before it sleeps (tm__park_block_signals), except an
+   * empty one while the process may be quiet (quiet_signals.c decides at the sleep). What was
+   * sent to this tid and stays pending is discarded before the next logical thread
+   * (tm__discard_stale_signals). */
+  if (!tm__quiet_may_keep(s) && (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+                                 memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0 ||
+                                 !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {
@@ -428,6 +441,7 @@ unsigned tm__reset_physical(struct tm_thread *t) {
     goto out;
   }
   t->sched = s->sched;
+  t->sched.default_slack_ns = s->default_slack_ns;
   tm__tls_reset();
   if (tm__trim) tm__trim_stack(t);
 out:

@@ -118,6 +118,12 @@ TM_HIDDEN int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old);
 /* 1 when a finished thread with shadow S may keep its mask until it sleeps: it is empty and
  * the process may be quiet (quiet_signals.c). */
 TM_HIDDEN int tm__quiet_may_keep(const struct tm_shadow *s);
+/* 1 when MASK blocks every signal that has a handler (fault signals aside): a finished thread
+ * with that mask can run no handler, of a signal sent to its tid from outside or to the process
+ * (quiet_signals.c; the dispositions are read again every 100 TM_CACHE_VERIFY_MS, NOW in ns). */
+TM_HIDDEN int tm__mask_shuts_handlers(const sigset_t *mask, uint64_t now);
+/* 1 once the process is loud for good (a handler, a blocked signal: quiet_signals.c). */
+TM_HIDDEN int tm__process_loud(void);
 /* The next sigaction (glibc's), for reading dispositions without counting as a change. */
 TM_HIDDEN int tm__real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* glibc's sched_setaffinity, for the library's own calls (no epoch: the library records what

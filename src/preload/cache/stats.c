@@ -249,6 +249,35 @@ unsigned long long tm__stats_changes(void) {
 
 const char *tm__stats_file(void) { return tm__stats_path[0] ? tm__stats_path : NULL; }
 
+int tm__stats_open_append(int *inherited) {
+  *inherited = 0;
+  long long passed = tm__option(TM_OPT_STATS_FD), inode = tm__option(TM_OPT_STATS_INODE);
+  int checked = passed >= 0 && inode > 0;
+  struct tm_file_id id = {0, 0, 0};
+  /* The file `run` made exists already: no O_CREAT then (in another root or mount namespace it
+   * would make a stray file of that name, where nobody reads it). */
+  int fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CLOEXEC | (checked ? 0 : O_CREAT),
+                         0666);
+  if (fd >= 0 &&
+      (!checked || (tm__prim_file_id(fd, &id) == 0 && id.ino == (unsigned long long)inode)))
+    return fd;
+  if (fd >= 0) {
+    tm__prim_close(fd); /* another file of that name */
+    fd = -ENOENT;
+  }
+  if (!checked) return fd;
+  /* The descriptor the process inherited, if it is still that file, open for appending (a
+   * program that closed it may have reused its number for a file of its own). */
+  long flags = tm__prim_fcntl((int)passed, F_GETFL, 0);
+  if (flags < 0 || !(flags & O_APPEND) || (flags & O_ACCMODE) == O_RDONLY ||
+      tm__prim_file_id((int)passed, &id) != 0 || id.ino != (unsigned long long)inode)
+    return fd;
+  long copy = tm__prim_fcntl((int)passed, F_DUPFD_CLOEXEC, 3);
+  if (copy < 0) return fd;
+  *inherited = 1;
+  return (int)copy;
+}
+
 void tm__stats_cannot_write(int err) {
   static _Atomic int told;
   if (atomic_exchange(&told, 1)) return;
@@ -300,7 +329,8 @@ void tm__stats_at_exit(void) {
     tm__stats_read_comm(comm);
     n = tm__stats_file_line(line, sizeof line - 1, comm, 1);
     line[n++] = '\n';
-    fd = tm__prim_open(tm__stats_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    int inherited;
+    fd = tm__stats_open_append(&inherited);
     if (fd < 0) tm__stats_cannot_write(-fd);
   } else {
     struct tm_text text = {line, sizeof line, 0};

@@ -29,6 +29,11 @@ TM_HIDDEN void tm__stats_retired(unsigned cause);
 TM_HIDDEN void tm__stats_peak_idle(long long idle_now);
 /* Reads TM_CACHE_STATS (after the options): on, and where the line goes. */
 TM_HIDDEN void tm__stats_init(void);
+/* A descriptor to append this process's line to TM_CACHE_STATS=FILE: the path, or where the
+ * path cannot be opened or names another file than the one `run` made (TM_CACHE_STATS_INODE),
+ * a copy of the descriptor the process inherited (TM_CACHE_STATS_FD; *INHERITED set to 1: it
+ * appends only, as pwrite on it appends too). -errno when neither works. */
+TM_HIDDEN int tm__stats_open_append(int *inherited);
 /* TM_CACHE_STATS=FILE cannot be opened (ERR): one stderr line naming this process (once). */
 TM_HIDDEN void tm__stats_cannot_write(int err);
 /* A fork child counts for itself from zero and writes its own line. */

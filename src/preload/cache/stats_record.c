@@ -36,7 +36,10 @@ enum {
 };
 #define TM_RECORD_PERIOD_NS 1000000ULL /* 1 ms of the coarse clock (its ticks are 1-4 ms) */
 
-enum { TM_REC_NONE, TM_REC_STARTING, TM_REC_LIVE, TM_REC_GONE, TM_REC_FINAL };
+/* GONE: no record was appended (the line is written at the end, as without a record); LOST: a
+ * record was appended but can no longer be rewritten (the file became unreachable by name): it
+ * stays as last written, and nothing more is appended (a second line would count twice). */
+enum { TM_REC_NONE, TM_REC_STARTING, TM_REC_LIVE, TM_REC_GONE, TM_REC_LOST, TM_REC_FINAL };
 
 static _Atomic int tm__rec_state;
 static _Atomic int tm__rec_busy; /* one writer at a time; the others skip */
@@ -87,9 +90,14 @@ void tm__stats_record_start(void) {
   int expected = TM_REC_NONE;
   if (!atomic_compare_exchange_strong(&tm__rec_state, &expected, TM_REC_STARTING)) return;
   const char *path = tm__stats_file();
-  int fd = path ? tm__prim_open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666) : -1;
+  int inherited = 0;
+  int fd = path ? tm__stats_open_append(&inherited) : -1;
   if (path && fd < 0) tm__stats_cannot_write(-fd); /* another user's file: said, not lost */
   int state = TM_REC_GONE; /* stderr, or no regular file: the line at the end, as before */
+  if (inherited) {         /* pwrite on an O_APPEND descriptor appends: no record to rewrite */
+    tm__prim_close(fd);
+    fd = -1;
+  }
   if (fd >= 0) {
     if (tm__prim_file_id(fd, &tm__rec_file) == 0) {
       tm__stats_read_comm(tm__rec_comm);
@@ -122,7 +130,7 @@ uint64_t tm__stats_record_idle(void) {
     __atomic_store_n(&tm__rec_changes, changes, __ATOMIC_RELAXED);
     __atomic_store_n(&tm__rec_when_ns, now, __ATOMIC_RELAXED);
     tm__rec_render(0);
-    if (!tm__rec_rewrite()) atomic_store(&tm__rec_state, TM_REC_GONE);
+    if (!tm__rec_rewrite()) atomic_store(&tm__rec_state, TM_REC_LOST);
   }
   atomic_store_explicit(&tm__rec_busy, 0, memory_order_release);
   return 0;
@@ -136,7 +144,7 @@ int tm__stats_record_final(void) {
     tm__prim_yield();
     state = atomic_load_explicit(&tm__rec_state, memory_order_acquire);
   }
-  if (state == TM_REC_STARTING) return 1;
+  if (state == TM_REC_STARTING || state == TM_REC_LOST) return 1;
   if (state != TM_REC_LIVE) return 0;
   /* A worker rewriting it finishes in microseconds; this thread itself, interrupted there by a
    * signal handler that exits, never does: bounded, then the record stays as last written.
@@ -147,8 +155,8 @@ int tm__stats_record_final(void) {
   tm__stats_read_comm(tm__rec_comm); /* the name it ends with, as the line at the end says */
   tm__rec_render(1);
   int ok = tm__rec_rewrite();
-  atomic_store(&tm__rec_state, ok ? TM_REC_FINAL : TM_REC_GONE);
-  return ok;
+  atomic_store(&tm__rec_state, ok ? TM_REC_FINAL : TM_REC_LOST);
+  return 1; /* written, or left as last written: either way no second line */
 }
 
 /* A fork child is another process: its own record at its own first create (the parent's

@@ -81,6 +81,11 @@ struct tm_sched {
   int nice;
   int no_new_privs;
   int reset_on_fork; /* SCHED_RESET_ON_FORK: a clone gets SCHED_OTHER and nice >= 0, no flag */
+  /* The default timer slack (what PR_SET_TIMERSLACK(0) or a 0 written to timerslack_ns gives
+   * back): the kernel sets a clone's to its creator's slack at the clone and nothing changes it
+   * later, so a parked thread serves only creators whose slack is its default (matched). Set
+   * in the match and in a parked thread's record only; the shadow's is default_slack_ns. */
+  unsigned long default_slack_ns;
 };
 
 /* What a parked thread must have to serve a create: the scheduling the fresh thread would get

@@ -271,6 +271,26 @@ static inline int tm__prim_sigpending(sigset_t *set) {
   return (int)tm__raw_syscall(SYS_rt_sigpending, (long)set, _NSIG / 8, 0, 0, 0, 0);
 }
 
+/* Takes one signal of SET pending for the calling thread (its own set first, then the
+ * process's, as the kernel dequeues) without running its handler: the signal number, or -errno
+ * (-EAGAIN: none pending). Never waits. */
+static inline int tm__prim_take_signal(const sigset_t *set) {
+  struct timespec zero = {0, 0};
+  return (int)tm__raw_syscall(SYS_rt_sigtimedwait, (long)set, 0, (long)&zero, _NSIG / 8, 0, 0);
+}
+
+/* fcntl(FD, CMD, ARG): its result, or -errno. */
+static inline long tm__prim_fcntl(int fd, int cmd, long arg) {
+  return tm__raw_syscall(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
+}
+
+#if defined(__x86_64__)
+/* The calling thread's GS base through arch_prctl(ARCH_GET_GS): 0 and *BASE, or -errno. */
+static inline int tm__prim_gs_base(unsigned long *base) {
+  return (int)tm__raw_syscall(SYS_arch_prctl, 0x1004 /* ARCH_GET_GS */, (long)base, 0, 0, 0, 0);
+}
+#endif
+
 /* The calling thread's signal mask as the kernel holds it (the bytes past the kernel's zero). */
 static inline int tm__prim_sigmask_read(sigset_t *set) {
   memset(set, 0, sizeof *set);

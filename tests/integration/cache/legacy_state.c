@@ -5,6 +5,9 @@
  *  - sigstack: an alternate stack set with the old call does not outlive its logical thread;
  *  - the GS base (x86-64): set with arch_prctl(ARCH_SET_GS) or the wrgsbase instruction, it is
  *    copied to the creator's new threads and not to the next logical thread;
+ *  - I/O permission (ioperm, iopl; x86): a creator's new thread may use the port, main's next
+ *    thread after one that had the permission may not (needs CAP_SYS_RAWIO: where the kernel
+ *    refuses, both runs print so);
  *  - dlerror's pending message, h_errno and the resolver state (_res) do not carry into the next
  *    logical thread (glibc frees them at every thread exit).
  * Breaks when: a wrapper is missing (sigblock, sigsetmask, sigstack, arch_prctl), the GS base is
@@ -152,6 +155,55 @@ static void gs_checks(void) {
     printf("%s: checked\n", how);
   }
 }
+
+/* I/O permission (ioperm's bitmap, iopl's level): per thread, copied by clone. A creator's new
+ * thread may use the port; main's next thread, after a thread that got the permission ended,
+ * may not (the access faults). Port 0x80 is the POST diagnostic port (writes are harmless). */
+#include <setjmp.h>
+#include <sys/io.h>
+static __thread sigjmp_buf io_jump;
+static void io_fault(int sig) {
+  (void)sig;
+  siglongjmp(io_jump, 1);
+}
+static int port_usable(void) {
+  if (sigsetjmp(io_jump, 1) != 0) return 0;
+  outb(0, 0x80);
+  return 1;
+}
+static int io_way;
+static int io_grant(void) { return io_way == 0 ? ioperm(0x80, 1, 1) : iopl(3); }
+static void *report_port(void *arg) {
+  (void)arg;
+  return (void *)(long)port_usable();
+}
+static void *io_creator(void *arg) {
+  (void)arg;
+  if (io_grant() != 0) return (void *)-1L;
+  return (void *)run(report_port);
+}
+static void io_checks(void) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = io_fault;
+  sigaction(SIGSEGV, &sa, &old);
+  for (io_way = 0; io_way < 2; ++io_way) {
+    const char *how = io_way == 0 ? "ioperm" : "iopl";
+    int creator_bad = 0, next_bad = 0, rounds = 20;
+    for (int i = 0; i < rounds; ++i) {
+      long got = run(io_creator);
+      if (got == -1) {
+        printf("%s: cannot be set here (no CAP_SYS_RAWIO)\n", how);
+        break;
+      }
+      creator_bad += got != 1;
+      next_bad += run(report_port) != 0;
+    }
+    printf("%s: %d new threads without their creator's permission, %d next threads with it\n", how,
+           creator_bad, next_bad);
+  }
+  sigaction(SIGSEGV, &old, NULL);
+}
 #endif
 
 int main(void) {
@@ -191,6 +243,7 @@ int main(void) {
   EXPECT(bad == 0, "_res starts uninitialised");
 #if defined(__x86_64__)
   gs_checks();
+  io_checks();
 #endif
   return semantics_failures ? 1 : 0;
 }

@@ -1,7 +1,9 @@
-// Private temporary files (`run --stats` hands one to the thread cache by name): a fresh empty
-// file only this user can read or write, in $TMPDIR when it is absolute, removed afterwards.
+// Private temporary files (`run --stats` hands one to the thread cache by name, and as an
+// inherited append-only descriptor): a fresh empty file only this user can read or write, in
+// $TMPDIR when it is absolute, removed afterwards.
 #include "src/os/temp_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -69,6 +71,36 @@ TEST(TempFile, AMissingDirectoryIsAnErrorNamingIt) {
   ASSERT_FALSE(path);
   EXPECT_NE(path.error().message.find("/nonexistent/threadmap-test-dir"), std::string::npos)
       << path.error().message;
+}
+
+TEST(TempFile, AnInheritedAppendDescriptorNamesItsFileAndSurvivesExec) {
+  std::string dir = testing::TempDir();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  TmpdirScope scope(dir.c_str());
+  auto path = create_private_temp_file("tm-temp-test");
+  ASSERT_TRUE(path) << path.error().message;
+  auto fd = open_inherited_append(*path);
+  ASSERT_TRUE(fd) << fd.error().message;
+  struct stat st {};
+  ASSERT_EQ(stat(path->c_str(), &st), 0);
+  EXPECT_EQ(fd->inode, static_cast<unsigned long long>(st.st_ino));
+  int flags = fcntl(fd->fd, F_GETFL);
+  EXPECT_TRUE(flags & O_APPEND);
+  EXPECT_EQ(flags & O_ACCMODE, O_WRONLY);
+  EXPECT_EQ(fcntl(fd->fd, F_GETFD) & FD_CLOEXEC, 0);  // the started programs get it
+  ASSERT_EQ(write(fd->fd, "ab", 2), 2);
+  ASSERT_EQ(write(fd->fd, "c", 1), 1);
+  close_inherited(fd->fd);
+  ASSERT_EQ(stat(path->c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 3);
+  remove_file(*path);
+}
+
+TEST(TempFile, AnInheritedAppendOfAMissingFileIsAnErrorNamingIt) {
+  auto fd = open_inherited_append("/nonexistent/threadmap-test-file");
+  ASSERT_FALSE(fd);
+  EXPECT_NE(fd.error().message.find("/nonexistent/threadmap-test-file"), std::string::npos)
+      << fd.error().message;
 }
 
 }  // namespace
