@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "shadow.h"
 #include "thread_internal.h"
 
 static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock,
@@ -51,9 +52,9 @@ static int tm__join_sleep(struct tm_thread *t, clockid_t clock, const struct tim
     if (!(s & TM_L_WAITER) && !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
       continue;
     int old_type;
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
+    tm__real_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
     int r = tm__futex_wait(&t->lstate, s | TM_L_WAITER, abstime, clock == CLOCK_REALTIME, 0);
-    pthread_setcanceltype(old_type, NULL);
+    tm__real_setcanceltype(old_type, NULL);
     if (r == ETIMEDOUT) {
       result = ETIMEDOUT;
       break;
@@ -145,9 +146,15 @@ int tm__detach(pthread_t thread) {
   return 0;
 }
 
+_Atomic int tm__cancel_ever;
+
 int tm__cancel(pthread_t thread) {
   struct tm_thread *t = tm__lookup(thread);
   if (t == NULL) return tm__real.cancel(thread);
+  /* Before `ending` is read below (both sequentially consistent, as the worker's store of
+   * `ending` and its read of this flag): either the worker sees the flag and disables
+   * cancellation, or we see it ending. */
+  atomic_store(&tm__cancel_ever, 1);
   int self = thread == pthread_self();
   /* BUSY keeps the worker from ending the logical thread (and starting another one on the same
    * pthread_t) between our check and glibc's cancel. Not for self-cancel: an asynchronous
@@ -159,6 +166,13 @@ int tm__cancel(pthread_t thread) {
     if (atomic_compare_exchange_weak_explicit(&t->lstate, &s, s | bits, memory_order_acq_rel,
                                               memory_order_acquire))
       break;
+  }
+  if (atomic_load(&t->ending)) {
+    /* Its start routine returned: glibc's cancel of such a thread does nothing either. BUSY
+     * held the next logical thread off meanwhile. */
+    atomic_fetch_and(&t->lstate, ~bits);
+    if (!self) tm__futex_wake(&t->lstate, INT_MAX);
+    return 0;
   }
   int r = tm__real.cancel(thread);
   if (!self) {

@@ -87,14 +87,15 @@ static void tm__zero(struct tm_thread *t, size_t from, size_t to) {
 static void tm__record_clear(struct tm_thread *t, uint32_t index) {
   /* Some fields may be read at any time by threads that found this record before it was freed
    * (the file comment): `next` by a racing pop, `wake` by a pop's peek (tm__best_slot) and by
-   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c), `open_mask` by
-   * a caller ending quietness (quiet_signals.c). Those are
+   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c), `open_mask` and
+   * `open_bits` by a caller ending quietness (quiet_signals.c). Those are
    * written atomically, never by memset; `index` never changes once set. */
   if (t->index != index) t->index = index;
   tm__zero(t, offsetof(struct tm_thread, handle), offsetof(struct tm_thread, wake));
   atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
   atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
   atomic_store_explicit(&t->idle_deadline, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->open_bits, 0, memory_order_relaxed);
   atomic_store_explicit(&t->open_mask, 0, memory_order_relaxed);
   tm__zero(t, offsetof(struct tm_thread, open_mask) + sizeof t->open_mask,
            offsetof(struct tm_thread, release));
@@ -136,9 +137,9 @@ void tm__records_init(void) {
   tm__slots = cpus < 1 ? 1 : cpus > TM_CPU_SLOTS ? TM_CPU_SLOTS : (int)cpus;
 }
 
-/* The slot of the CPU the caller runs on (rseq's cpu_id: no system call). */
-static int tm__my_slot(void) {
-  int cpu = tm__prim_getcpu();
+/* The slot of CPU (the caller's, read by its shadow; -1: read it here with rseq's cpu_id). */
+static int tm__my_slot(int cpu) {
+  if (cpu < 0) cpu = tm__prim_getcpu();
   return cpu < 0 ? 0 : cpu % tm__slots;
 }
 
@@ -221,9 +222,10 @@ static int tm__best_slot(int b, int mine) {
   return pick;
 }
 
-struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want) {
+struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want,
+                               int cpu) {
   int b = tm__bucket_of(stack_size);
-  int first = tm__best_slot(b, tm__my_slot());
+  int first = tm__best_slot(b, tm__my_slot(cpu));
   for (int k = 0; k < tm__slots; ++k) {
     struct tm_stack *stack = &tm__idle[b][(first + k) % tm__slots];
     struct tm_thread *t;

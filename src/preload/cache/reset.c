@@ -42,10 +42,10 @@ void tm__reset_init(void) {
 }
 
 int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
-  /* Only called when a parked thread may be reused: the place to catch changes made from
-   * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
-  tm__shadow_verify_placement();
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED);
+  /* Only called when a parked thread may be reused, after tm__shadow_for_create: the place
+   * that catches changes made from outside the process (a new thread made by glibc inherits
+   * the kernel's values anyway). */
+  struct tm_shadow *s = tm__shadow_again(TM_S_SCHED);
   if (!(s->valid & TM_S_SCHED)) return -1;
   match->identity = tm__identity_now();
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
@@ -86,10 +86,8 @@ static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
 
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   int attr_mask = tm__attr_sigmask(attr, &out->sigmask);
-  /* What may change behind the wrappers is read from the kernel (kernel_word.h). */
-  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
-  if (__builtin_expect(stale != 0, 0)) tm__shadow_raw()->valid &= ~stale;
-  struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+  /* What may change behind the wrappers was read from the kernel (tm__shadow_for_create). */
+  struct tm_shadow *s = tm__shadow_again(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
   if (!attr_mask) out->sigmask = s->sigmask;
   int from_attr = tm__attr_affinity(attr, &out->affinity);
   if (!from_attr) out->affinity = s->affinity;
@@ -147,6 +145,7 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   s->timer_slack_ns = t->want.timer_slack_ns;
   s->default_slack_ns = 0; /* a glibc clone: the kernel set its default from its creator */
   memcpy(s->name, t->want.name, sizeof s->name);
+  tm__shadow_stamp(s);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
   if (t->seccomp_at_birth < 0) { /* a filter was installed somewhere: ask */
@@ -178,6 +177,7 @@ void tm__apply_inherit(struct tm_thread *t) {
     } else {
       s->valid &= ~TM_S_AFFINITY;
     }
+    tm__shadow_stamp(s);
   }
   s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
   if (want->timer_slack_ns != s->timer_slack_ns) {
@@ -188,6 +188,7 @@ void tm__apply_inherit(struct tm_thread *t) {
     if (tm__prim_prctl(PR_SET_NAME, (unsigned long)want->name, 0, 0, 0) == 0) {
       memcpy(s->name, want->name, sizeof s->name);
       s->valid |= TM_S_NAME;
+      tm__shadow_stamp(s);
     }
   }
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
@@ -438,8 +439,14 @@ out:
 
 /* Per-logical-thread state kept in glibc's TLS that a fresh thread starts without. */
 void tm__fresh_logical_state(void) {
-  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-  pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+  /* Unchanged since the last start unless a call changed them or a cancel ever came (the
+   * worker then disabled it: tm__cancel_ever). */
+  struct tm_shadow *s = tm__shadow_raw();
+  if (s->cancel_changed || atomic_load_explicit(&tm__cancel_ever, memory_order_relaxed)) {
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+    s->cancel_changed = 0;
+  }
   uselocale(LC_GLOBAL_LOCALE);
   tm__libc_thread_freeres(); /* dlerror, h_errno, _res (libc_state.c) */
   errno = 0;

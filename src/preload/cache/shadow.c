@@ -17,6 +17,7 @@
 _Atomic uint64_t tm__shadow_epoch = 1;
 _Atomic uint64_t tm__signal_epoch = 1;
 _Atomic uint64_t tm__seccomp_epoch = 1;
+_Atomic uint64_t tm__shadow_stamps;
 
 __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* 0 until the options are read: verify on every call (the safe default). */
@@ -125,6 +126,7 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     s->timer_slack_ns = (unsigned long)tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
   s->valid |= items;
+  tm__shadow_stamp(s);
 }
 
 int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }
@@ -171,16 +173,23 @@ struct tm_shadow *tm__shadow(unsigned need) {
     s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
     s->epoch = epoch;
   }
-  if (s->valid & TM_S_AFFINITY) {
-    /* rseq's cpu_id (no system call): running where our shadow says we may not means
-     * somebody changed the affinity behind our back. */
-    int cpu = tm__prim_getcpu();
-    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
-  }
+  /* rseq's cpu_id (no system call): running where our shadow says we may not means somebody
+   * changed the affinity behind our back. Kept: the idle slot of this operation (records.c). */
+  int cpu = tm__prim_getcpu();
+  s->cpu = cpu;
+  if ((s->valid & TM_S_AFFINITY) && cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity))
+    s->valid &= ~TM_S_AFFINITY;
   unsigned missing = need & ~s->valid;
   if (missing) tm__read_items(s, missing);
   errno = saved_errno;
   return s;
+}
+
+struct tm_shadow *tm__shadow_for_create(int attr_mask) {
+  tm__shadow_verify_placement();
+  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
+  if (__builtin_expect(stale != 0, 0)) tm__sh.valid &= ~stale;
+  return tm__shadow(TM_S_SCHED | TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
 }
 
 pid_t tm__self_tid(void) {
@@ -216,6 +225,7 @@ void tm__shadow_set_sigmask(const sigset_t *mask) {
   } else {
     tm__sh.valid &= ~TM_S_SIGMASK;
   }
+  tm__shadow_stamp(&tm__sh);
   errno = saved_errno;
 }
 

@@ -9,6 +9,7 @@
 #include "headroom.h"
 #include "notes.h"
 #include "options.h"
+#include "shadow.h"
 #include "stats.h"
 #include "thread_internal.h"
 
@@ -234,7 +235,10 @@ void *tm__worker(void *arg) {
       tm__fresh_logical_state();
     }
     tm__run_logical(t);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    /* As glibc's exiting thread, it takes no cancellation now: a cancel that finds it ending is
+     * a no-op (join.c), and one that came before is held off (only then can one come at all). */
+    atomic_store(&t->ending, 1);
+    if (atomic_load(&tm__cancel_ever)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     t->in_exit_sequence = 1;
     tm__run_destructors();
     t->in_exit_sequence = 0;
@@ -249,7 +253,8 @@ void *tm__worker(void *arg) {
       why = TM_CAUSE_UNJOINED; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
-    t->home_cpu = tm__prim_getcpu(); /* it parks on this CPU's idle slot (records.c) */
+    /* It parks on this CPU's idle slot (records.c): where the reset's shadow read saw it. */
+    t->home_cpu = why ? -1 : tm__shadow_raw()->cpu;
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)
