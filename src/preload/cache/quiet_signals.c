@@ -63,13 +63,15 @@ static struct { TM_OWN_LINES _Atomic uint32_t n; } tm__open_sleepers;
 static _Atomic uint32_t tm__quiet_waiters;
 static uint64_t tm__quiet_verify_ns;
 
-/* The signals 1-64 of MASK (glibc's and the kernel's first word), those that count only. */
+/* The signals 1-64 of MASK (glibc's and the kernel's first word: all signals there are on
+ * x86-64 and the generic table), those that count only (tm__shadow_filter_mask's rule, on the
+ * word: a park reads it twice per recycle). */
 static uint64_t tm__mask_bits(const sigset_t *mask) {
-  sigset_t m = *mask;
-  tm__shadow_filter_mask(&m);
   uint64_t bits;
-  memcpy(&bits, &m, sizeof bits);
-  return bits;
+  memcpy(&bits, mask, sizeof bits);
+  const uint64_t never = (1ULL << (SIGKILL - 1)) | (1ULL << (SIGSTOP - 1)) | (1ULL << 31) |
+                         (1ULL << 32); /* SIGKILL, SIGSTOP, glibc's SIGCANCEL and SIGSETXID */
+  return bits & ~never;
 }
 
 /* 1 when a sleeper blocking BITS blocks all of Q. */

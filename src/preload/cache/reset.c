@@ -154,6 +154,8 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   }
 }
 
+static void tm__apply_items(struct tm_thread *t, struct tm_shadow *s);
+
 void tm__apply_inherit(struct tm_thread *t) {
   /* Only what differs from the shadow costs a system call. */
   const struct tm_inherit *want = &t->want;
@@ -167,6 +169,28 @@ void tm__apply_inherit(struct tm_thread *t) {
      * parked): put it back where the kernel lets us (raising nice always works). */
     if (tm__prim_set_nice(t->sched.nice) == 0) s->sched.nice = t->sched.nice;
   }
+  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
+  /* Nothing to compare when this shadow has not changed since it was made what these same
+   * values name (stamps, shadow.h): the common recycle from the same creator. */
+  if (t->want_stamp == 0 || t->want_stamp != t->applied_want || s->stamp != t->applied_stamp ||
+      t->affinity_by_creator)
+    tm__apply_items(t, s);
+  t->applied_want = t->want_stamp;
+  t->applied_stamp = s->stamp;
+  s->altstack_changed = 0;
+  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
+  t->start_mask_known = 1;
+  tm__fpu_apply(&want->fpu);
+  tm__identity_adopt(&t->birth);
+  t->exit_cause = 0;
+  t->n_children = 0;
+  t->pipes_open = 0;
+  errno = saved_errno;
+}
+
+/* The items of T->want that differ from shadow S are set (a call each). */
+static void tm__apply_items(struct tm_thread *t, struct tm_shadow *s) {
+  const struct tm_inherit *want = &t->want;
   if (t->affinity_by_creator) {
     s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
     t->affinity_by_creator = 0;
@@ -179,7 +203,6 @@ void tm__apply_inherit(struct tm_thread *t) {
     }
     tm__shadow_stamp(s);
   }
-  s->default_slack_ns = want->timer_slack_ns; /* the default a clone made now would have */
   if (want->timer_slack_ns != s->timer_slack_ns) {
     tm__prim_prctl(PR_SET_TIMERSLACK, want->timer_slack_ns, 0, 0, 0);
     s->valid &= ~TM_S_SLACK; /* 0 means "the default": read back when next needed */
@@ -193,15 +216,6 @@ void tm__apply_inherit(struct tm_thread *t) {
   }
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
-  s->altstack_changed = 0;
-  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
-  t->start_mask_known = 1;
-  tm__fpu_apply(&want->fpu);
-  tm__identity_adopt(&t->birth);
-  t->exit_cause = 0;
-  t->n_children = 0;
-  t->pipes_open = 0;
-  errno = saved_errno;
 }
 
 void tm__park_block_signals(void) { tm__shadow_block_all(); }
@@ -414,7 +428,8 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * any other mask is replaced now, and every mask before it sleeps (tm__park_block_signals),
    * except an empty one while the process may be quiet (quiet_signals.c decides at the sleep). */
   if ((!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-       memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) &&
+       (s->stamp != t->applied_stamp &&
+        memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0)) &&
       !tm__quiet_may_keep(s))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);

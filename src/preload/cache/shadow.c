@@ -147,17 +147,19 @@ void tm__shadow_verify_placement(void) {
 
 int tm__shadow_verify_signals(void) { return tm__check_due(&tm__sh.signals_checked_ns); }
 
+static struct tm_shadow *tm__shadow_look(unsigned need, int look_cpu);
+
 struct tm_shadow *tm__shadow_mask_checked(int verify) {
   struct tm_shadow *s = &tm__sh;
   unsigned items = tm__kernel_read_items() | (verify ? (unsigned)TM_S_SIGMASK : 0u);
-  if (!items) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  if (!items) return tm__shadow_look(TM_S_SCHED | TM_S_SIGMASK, 0);
   /* The mask survives an epoch change (only the thread itself changes it): what the shadow
    * says now is what it would have trusted. Name and slack, when read from the kernel, are
    * read by the next start (tm__apply_inherit). */
   int was_known = (items & s->valid & TM_S_SIGMASK) != 0;
   sigset_t said = s->sigmask;
   s->valid &= ~items;
-  s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  s = tm__shadow_look(TM_S_SCHED | TM_S_SIGMASK, 0);
   /* Something no wrapper sees changes masks here (inline system calls): from now on the mask
    * is read wherever it matters (kernel_word.h). */
   if (was_known && (s->valid & TM_S_SIGMASK) && memcmp(&said, &s->sigmask, sizeof said) != 0)
@@ -165,24 +167,36 @@ struct tm_shadow *tm__shadow_mask_checked(int verify) {
   return s;
 }
 
-struct tm_shadow *tm__shadow(unsigned need) {
+/* tm__shadow, and without LOOK_CPU the same without the CPU check: for a read where the thread
+ * is about to park (its next start checks again before anything depends on it). */
+static struct tm_shadow *tm__shadow_look(unsigned need, int look_cpu) {
   struct tm_shadow *s = &tm__sh;
-  int saved_errno = errno;
   uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
   if (s->epoch != epoch) {    /* another thread changed some thread's state: maybe ours */
     s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
     s->epoch = epoch;
   }
-  /* rseq's cpu_id (no system call): running where our shadow says we may not means somebody
-   * changed the affinity behind our back. Kept: the idle slot of this operation (records.c). */
-  int cpu = tm__prim_getcpu();
-  s->cpu = cpu;
-  if ((s->valid & TM_S_AFFINITY) && cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity))
-    s->valid &= ~TM_S_AFFINITY;
+  if (look_cpu) {
+    /* rseq's cpu_id (no system call): running where our shadow says we may not means somebody
+     * changed the affinity behind our back. Kept: the idle slot of this operation (records.c,
+     * worker.c). */
+    int cpu = tm__prim_getcpu();
+    s->cpu = cpu;
+    if ((s->valid & TM_S_AFFINITY) && cpu >= 0 && cpu < CPU_SETSIZE &&
+        !CPU_ISSET(cpu, &s->affinity))
+      s->valid &= ~TM_S_AFFINITY;
+  }
   unsigned missing = need & ~s->valid;
-  if (missing) tm__read_items(s, missing);
-  errno = saved_errno;
+  if (missing) {
+    int saved_errno = errno;
+    tm__read_items(s, missing);
+    errno = saved_errno;
+  }
   return s;
+}
+
+struct tm_shadow *tm__shadow(unsigned need) {
+  return tm__shadow_look(need, 1);
 }
 
 struct tm_shadow *tm__shadow_for_create(int attr_mask) {

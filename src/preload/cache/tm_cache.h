@@ -128,6 +128,9 @@ struct tm_thread {
    * from, 0 when they came from an attr (or were never taken): a later create whose shadow
    * has this stamp gives the same values without copying them. */
   uint64_t want_stamp;
+  /* The want_stamp of the values its last logical thread started with, and its own shadow's
+   * stamp then (tm__apply_inherit): while both hold, its shadow still has exactly those. */
+  uint64_t applied_want, applied_stamp;
   int want_apply;
   int affinity_by_creator; /* the creator applied an attr's affinity (sched_setaffinity(tid)) */
   int start_mask_known;    /* want.sigmask is the mask the running logical thread started with */

@@ -220,6 +220,7 @@ void *tm__worker(void *arg) {
   /* tid and robust-list head are read at the first reset (reset.c): a thread that is never
    * reused never pays for them. What the creator's shadow knew is ours too (no system call). */
   tm__shadow_from_seed(t);
+  tm__shadow_raw()->cpu = -1; /* not looked at yet (its first park asks) */
   if (tm__option(TM_OPT_TRIM)) {
     pthread_attr_t self_attr;
     void *lo;
@@ -253,8 +254,10 @@ void *tm__worker(void *arg) {
       why = TM_CAUSE_UNJOINED; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
-    /* It parks on this CPU's idle slot (records.c): where the reset's shadow read saw it. */
-    t->home_cpu = why ? -1 : tm__shadow_raw()->cpu;
+    /* It parks on this CPU's idle slot (records.c): where its start's shadow read saw it (a
+     * short logical thread ends where it started), or asked now after a first one. */
+    int cpu = tm__shadow_raw()->cpu;
+    t->home_cpu = why ? -1 : cpu >= 0 ? cpu : tm__prim_getcpu();
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)
