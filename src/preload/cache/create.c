@@ -109,7 +109,7 @@ static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thr
   struct tm_shadow *s =
       tm__shadow_for_create(attr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0);
   int cpu = s->cpu;
-  uint64_t stamp = s->stamp;
+  uint64_t stamp = s->stamp, now = s->clock_ns;
   if (tm__capture_match(&want, attr) != 0) return TM_NONE_PARKED;
   struct tm_thread *t;
   while ((t = tm__idle_pop(req->stack_size, req->guard_size, &want, cpu)) != NULL) {
@@ -130,6 +130,7 @@ static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thr
     t->start = start;
     t->arg = arg;
     t->want_apply = 1;
+    t->given_ns = now; /* the worker's start verifies with it instead of a clock read */
     t->result = NULL;
     atomic_store_explicit(&t->joining, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->ending, 0, memory_order_relaxed);

@@ -51,8 +51,12 @@ struct tm_shadow {
   uint64_t epoch;       /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
-  sigset_t sigmask;              /* as the kernel holds it (glibc's internal signals never set) */
-  cpu_set_t affinity;            /* as sched_getaffinity returns it */
+  /* The coarse clock as the last verification check read it, and a reading the thread was
+   * given to use instead of reading it (its creator's, microseconds old; 0: none): one clock
+   * read per hand-off side instead of one per check (tm__check_due). */
+  uint64_t clock_ns, clock_hint_ns;
+  sigset_t sigmask;   /* as the kernel holds it (glibc's internal signals never set) */
+  cpu_set_t affinity; /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
   /* What PR_SET_TIMERSLACK(0) must restore: a clone's default slack is its creator's slack at
    * the clone; for a recycled logical thread, its creator's at the create (0: the kernel's own

@@ -132,6 +132,7 @@ struct tm_thread {
    * stamp then (tm__apply_inherit): while both hold, its shadow still has exactly those. */
   uint64_t applied_want, applied_stamp;
   int want_apply;
+  uint64_t given_ns; /* the creator's coarse clock reading at the create (shadow.h clock_ns) */
   int affinity_by_creator; /* the creator applied an attr's affinity (sched_setaffinity(tid)) */
   int start_mask_known;    /* want.sigmask is the mask the running logical thread started with */
   unsigned seed_valid;     /* TM_S_* items of want/seed_sched the new physical thread may trust */
