@@ -104,15 +104,16 @@ static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thr
                                                                   void *(*start)(void *),
                                                                   void *arg) {
   struct tm_match want;
-  if (!tm__idle_nonempty(req->stack_size)) return TM_NONE_PARKED;
+  /* From the slot of the CPU this thread last ran on (its shadow's last look): a preference. */
+  int first = tm__idle_peek(req->stack_size, tm__shadow_raw()->cpu);
+  if (first < 0) return TM_NONE_PARKED;
   sigset_t attr_mask;
   struct tm_shadow *s =
       tm__shadow_for_create(attr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0);
-  int cpu = s->cpu;
   uint64_t stamp = s->stamp, now = s->clock_ns;
   if (tm__capture_match(&want, attr) != 0) return TM_NONE_PARKED;
   struct tm_thread *t;
-  while ((t = tm__idle_pop(req->stack_size, req->guard_size, &want, cpu)) != NULL) {
+  while ((t = tm__idle_pop(req->stack_size, req->guard_size, &want, first)) != NULL) {
     int from_attr = tm__give_inherit(t, attr, stamp);
     if (from_attr) {
       /* As glibc does for a new thread: the creator sets the attr's affinity, and its

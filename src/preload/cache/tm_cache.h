@@ -187,19 +187,21 @@ TM_HIDDEN void tm__record_free(struct tm_thread *t);
 TM_HIDDEN void tm__idle_push(struct tm_thread *t);
 /* Sizes the per-CPU idle slots (at start-up). */
 TM_HIDDEN void tm__records_init(void);
+/* The idle slot of STACK_SIZE's stack to pop from first (tm__idle_pop's FIRST): one whose top
+ * worker is awake, else that of CPU (where the caller last ran; -1: look it up), else the next
+ * non-empty one; -1 when no thread of that size is parked (a hint: the create path that cannot
+ * reuse skips reading its scheduling state, glibc does not read it either). */
+TM_HIDDEN int tm__idle_peek(size_t stack_size, int cpu);
 /* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL;
- * CPU: where the caller runs (-1: unknown), whose slot it tries first. */
+ * from slot FIRST (tm__idle_peek) on. */
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
-                                         const struct tm_match *want, int cpu);
+                                         const struct tm_match *want, int first);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
 TM_HIDDEN int tm__idle_flush(void); /* returns how many parked threads it let go */
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context);
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
 TM_HIDDEN void tm__records_after_fork(void);
-/* 0 when no thread of this stack size is parked (a hint: the create path that cannot reuse
- * skips reading its scheduling state, glibc does not read it either). */
-TM_HIDDEN int tm__idle_nonempty(size_t stack_size);
 /* Keeps a popped, unclaimed worker from timing out (1), or frees the record of one that
  * already did (0: pop again); tm__idle_unhold undoes it. */
 TM_HIDDEN int tm__idle_hold(struct tm_thread *t);
