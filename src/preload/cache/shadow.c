@@ -103,6 +103,9 @@ int tm__read_sched(struct tm_sched *out) {
 }
 
 static void tm__read_items(struct tm_shadow *s, unsigned items) {
+  /* A read that finds what the shadow held keeps its stamp (shadow.h): in kernel-mask mode the
+   * mask is read at every recycle, and stays the same. */
+  int same = 0;
   if (items & TM_S_SIGMASK) {
     /* The system call itself (what glibc's pthread_sigmask makes, without its copies): in
      * kernel-mask mode this is one of the two reads of every recycle (kernel_word.h). */
@@ -110,6 +113,7 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     if (tm__prim_sigmask_read(&m) != 0) items &= ~TM_S_SIGMASK;
     tm__mask_clear(&m, 32); /* glibc's own signals: never recorded as blocked */
     tm__mask_clear(&m, 33);
+    same = items == TM_S_SIGMASK && s->stamp != 0 && memcmp(&m, &s->sigmask, sizeof m) == 0;
     s->sigmask = m;
   }
   if (items & TM_S_AFFINITY) {
@@ -126,7 +130,7 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     s->timer_slack_ns = (unsigned long)tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
   s->valid |= items;
-  tm__shadow_stamp(s);
+  if (!same) tm__shadow_stamp(s);
 }
 
 int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }
