@@ -169,8 +169,9 @@ int tm__cancel(pthread_t thread) {
   }
   if (atomic_load(&t->ending)) {
     /* Its start routine returned: glibc's cancel of such a thread does nothing either. BUSY
-     * held the next logical thread off meanwhile. */
-    atomic_fetch_and(&t->lstate, ~bits);
+     * held the next logical thread off meanwhile. Only the bits this call set are taken back
+     * (S: the state before it): a cancel sent earlier still retires the thread. */
+    atomic_fetch_and(&t->lstate, ~(bits & ~s));
     if (!self) tm__futex_wake(&t->lstate, INT_MAX);
     return 0;
   }
