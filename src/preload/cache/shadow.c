@@ -215,6 +215,18 @@ struct tm_shadow *tm__shadow_for_create(int attr_mask) {
   return tm__shadow(TM_S_SCHED | TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
 }
 
+struct tm_shadow *tm__shadow_of(pthread_t thread) {
+  static _Atomic intptr_t offset;
+  static _Atomic int known;
+  if (!atomic_load_explicit(&known, memory_order_acquire)) {
+    atomic_store_explicit(&offset, (intptr_t)((char *)&tm__sh - (char *)pthread_self()),
+                          memory_order_relaxed);
+    atomic_store_explicit(&known, 1, memory_order_release);
+  }
+  return (struct tm_shadow *)(void *)((char *)thread +
+                                      atomic_load_explicit(&offset, memory_order_relaxed));
+}
+
 pid_t tm__self_tid(void) {
   if (tm__sh.tid == 0) {
     tm__sh.tid = tm__prim_gettid();

@@ -48,7 +48,10 @@ struct tm_shadow {
   int altstack_changed; /* sigaltstack set since the logical thread started */
   int handler_depth;    /* signal handlers running (or left by a jump) on this thread */
   int cancel_changed;   /* pthread_setcancelstate/type called since the logical thread started */
-  uint64_t epoch;       /* tm__shadow_epoch when the shadow was last validated */
+  /* The record whose logical thread this thread sleeps in a join for without switching to
+   * asynchronous cancellation (no pthread_cancel yet): a canceller pokes it (join.c). */
+  _Atomic(struct tm_thread *) join_wait;
+  uint64_t epoch;                /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
   /* The coarse clock as the last verification check read it, and a reading the thread was
@@ -111,6 +114,9 @@ static inline struct tm_shadow *tm__shadow_again(unsigned need) {
  * the kernel (kernel_word.h; not the mask when ATTR_MASK: the attr gives it), and every item
  * tm__capture_match and tm__capture_inherit use, which then take tm__shadow_again. */
 TM_HIDDEN struct tm_shadow *tm__shadow_for_create(int attr_mask);
+/* THREAD's shadow (any thread of the process: initial-exec TLS sits at a fixed offset from
+ * the thread descriptor), for a field another thread may read (join_wait). */
+TM_HIDDEN struct tm_shadow *tm__shadow_of(pthread_t thread);
 /* The calling thread's shadow as it is (no reads): for seeding and for the setters. */
 static inline struct tm_shadow *tm__shadow_raw(void) { return &tm__sh; }
 

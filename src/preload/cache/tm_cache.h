@@ -46,6 +46,7 @@ enum {
   TM_L_CANCEL_BUSY = 1u << 5,  /* pthread_cancel is between its check and the real call */
   TM_L_CANCEL_SENT = 1u << 6,  /* a real cancel request reached the physical thread */
   TM_L_REAPED = 1u << 7,       /* parked after a join: join/detach on the handle get ESRCH */
+  TM_L_POKE = 1u << 8,         /* a joiner sleeping here was cancelled: it wakes and acts */
 };
 /* The lstate of a record that waits for a new logical thread: joins and detaches get EINVAL
  * (the previous logical thread was detached) or, with TM_L_REAPED, ESRCH (it was joined), as
