@@ -235,6 +235,7 @@ void *tm__worker(void *arg) {
     if (t->want_apply) {
       tm__shadow_raw()->clock_hint_ns = t->given_ns;
       tm__apply_inherit(t);
+      tm__shadow_raw()->clock_hint_ns = 0; /* for the start's verification only */
       tm__fresh_logical_state();
     }
     tm__run_logical(t);
