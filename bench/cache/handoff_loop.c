@@ -59,8 +59,10 @@ static void switches(long long *voluntary, long long *involuntary) {
 /* Starts again with no signal blocked when started with some (perf stat blocks SIGWINCH in
  * its child): a process that starts with signals blocked makes the cache park "loud", with
  * two rt_sigprocmask per hand-off (docs/thread-cache.md, "Signals while parked"), and the
- * counts would measure the launcher, not the hand-off. */
+ * counts would measure the launcher, not the hand-off. HANDOFF_KEEP_MASK=1 keeps the mask it
+ * was started with (to count that case). */
 static void start_unblocked(char **argv) {
+  if (getenv("HANDOFF_KEEP_MASK")) return; /* measure the blocked start itself */
   sigset_t now, none;
   sigemptyset(&none);
   sigprocmask(SIG_BLOCK, NULL, &now);

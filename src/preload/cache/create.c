@@ -72,6 +72,28 @@ static inline __attribute__((always_inline)) int tm__cacheable(const pthread_att
 
 #define TM_NONE_PARKED (-1)
 
+/* Gives parked thread T what a new thread of the caller's inherits (tm__capture_inherit): 1
+ * when the affinity comes from ATTR. Fields are written only when they differ from what T last
+ * got (the lines T reads then stay shared instead of moving between CPUs on every recycle), and
+ * a create without an attr whose shadow STAMP is the one T's values were taken from copies and
+ * compares only the FPU control state. */
+static inline __attribute__((always_inline)) int tm__give_inherit(struct tm_thread *t,
+                                                                  const pthread_attr_t *attr,
+                                                                  uint64_t stamp) {
+  if (attr == NULL && stamp != 0 && t->want_stamp == stamp) {
+    struct tm_fpu fpu;
+    tm__fpu_capture(&fpu);
+    if (memcmp(&fpu, &t->want.fpu, sizeof fpu) != 0) t->want.fpu = fpu;
+    return 0;
+  }
+  struct tm_inherit inherit;
+  int from_attr = tm__capture_inherit(&inherit, attr);
+  if (memcmp(&inherit, &t->want, sizeof inherit) != 0) t->want = inherit;
+  uint64_t given = attr == NULL ? stamp : 0;
+  if (t->want_stamp != given) t->want_stamp = given;
+  return from_attr;
+}
+
 /* Hands START(ARG) to a parked thread that is a clone of the creator now (its birth identity
  * is the creator's, its scheduling the new thread's: tm__capture_match): 0 with *THREAD set,
  * TM_NONE_PARKED when there is none, or the error of the attr's affinity (EINVAL: no such
@@ -82,15 +104,17 @@ static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thr
                                                                   void *(*start)(void *),
                                                                   void *arg) {
   struct tm_match want;
-  if (!tm__idle_nonempty(req->stack_size) || tm__capture_match(&want, attr) != 0)
-    return TM_NONE_PARKED;
+  /* From the slot of the CPU this thread last ran on (its shadow's last look): a preference. */
+  int first = tm__idle_peek(req->stack_size, tm__shadow_raw()->cpu);
+  if (first < 0) return TM_NONE_PARKED;
+  sigset_t attr_mask;
+  struct tm_shadow *s =
+      tm__shadow_for_create(attr && pthread_attr_getsigmask_np(attr, &attr_mask) == 0);
+  uint64_t stamp = s->stamp, now = s->clock_ns;
+  if (tm__capture_match(&want, attr) != 0) return TM_NONE_PARKED;
   struct tm_thread *t;
-  while ((t = tm__idle_pop(req->stack_size, req->guard_size, &want)) != NULL) {
-    /* Written only when it differs from what this worker last got: the lines the worker
-     * reads then stay shared instead of moving between CPUs on every recycle. */
-    struct tm_inherit inherit;
-    int from_attr = tm__capture_inherit(&inherit, attr);
-    if (memcmp(&inherit, &t->want, sizeof inherit) != 0) t->want = inherit;
+  while ((t = tm__idle_pop(req->stack_size, req->guard_size, &want, first)) != NULL) {
+    int from_attr = tm__give_inherit(t, attr, stamp);
     if (from_attr) {
       /* As glibc does for a new thread: the creator sets the attr's affinity, and its
        * failure is pthread_create's. HELD keeps the idle timeout from ending the thread (and
@@ -107,8 +131,10 @@ static inline __attribute__((always_inline)) int tm__reuse_parked(pthread_t *thr
     t->start = start;
     t->arg = arg;
     t->want_apply = 1;
+    t->given_ns = now; /* the worker's start verifies with it instead of a clock read */
     t->result = NULL;
     atomic_store_explicit(&t->joining, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->ending, 0, memory_order_relaxed);
     atomic_store_explicit(&t->release, 0, memory_order_relaxed);
     atomic_store_explicit(&t->lstate, req->detached ? TM_L_DETACHED : 0, memory_order_relaxed);
     atomic_store_explicit(&t->parked, 0, memory_order_relaxed);

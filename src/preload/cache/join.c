@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 
+#include "shadow.h"
 #include "thread_internal.h"
 
 static int tm__real_join(pthread_t thread, void **ret, int mode, clockid_t clock,
@@ -41,8 +42,54 @@ static void tm__join_cancelled(void *arg) {
   if (me) atomic_store(&me->joining, NULL);
 }
 
+#define TM_JOIN_POKED (-1)
+
+/* tm__join_sleep while no pthread_cancel was ever made: no cleanup buffer, no switch to
+ * asynchronous cancellation (the cost of a join that sleeps, twice over). A canceller that
+ * comes meanwhile finds us in our shadow's join_wait and pokes the word we sleep on
+ * (TM_L_POKE): we then return TM_JOIN_POKED and sleep the cancellable way, where the pending
+ * cancel acts. Either it sees join_wait or we see tm__cancel_ever (both sequentially
+ * consistent, stored before read on both sides). 0, ETIMEDOUT or TM_JOIN_POKED. */
+static int tm__join_sleep_plain(struct tm_thread *t, clockid_t clock,
+                                const struct timespec *abstime) {
+  struct tm_shadow *sh = tm__shadow_raw();
+  atomic_store(&sh->join_wait, t);
+  int result = 0;
+  for (;;) {
+    if (atomic_load(&tm__cancel_ever)) {
+      result = TM_JOIN_POKED;
+      break;
+    }
+    uint32_t s = atomic_load_explicit(&t->lstate, memory_order_acquire);
+    if (s & TM_L_EXITED) break;
+    if (!(s & TM_L_WAITER) && !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
+      continue;
+    if (tm__futex_wait(&t->lstate, s | TM_L_WAITER, abstime, clock == CLOCK_REALTIME, 0) ==
+        ETIMEDOUT) {
+      result = ETIMEDOUT;
+      break;
+    }
+  }
+  atomic_store_explicit(&sh->join_wait, NULL, memory_order_relaxed);
+  return result;
+}
+
+/* A cancel of THREAD was sent: if it sleeps in a plain join, wake it (tm__join_sleep_plain). */
+static void tm__poke_joiner(pthread_t thread) {
+  struct tm_thread *joined = atomic_load(&tm__shadow_of(thread)->join_wait);
+  if (joined == NULL) return;
+  /* The record may be serving another logical thread by now: the bit is then harmless (only a
+   * join that has seen tm__cancel_ever set reads it, and takes the cancellable way anyway). */
+  atomic_fetch_or(&joined->lstate, TM_L_POKE);
+  tm__futex_wake(&joined->lstate, INT_MAX);
+}
+
 /* Sleeps until EXITED or the deadline; 0, ETIMEDOUT. A cancellation point while it sleeps. */
 static int tm__join_sleep(struct tm_thread *t, clockid_t clock, const struct timespec *abstime) {
+  if (!atomic_load_explicit(&tm__cancel_ever, memory_order_relaxed)) {
+    int r = tm__join_sleep_plain(t, clock, abstime);
+    if (r != TM_JOIN_POKED) return r;
+  }
   volatile int result = 0;
   pthread_cleanup_push(tm__join_cancelled, t);
   for (;;) {
@@ -51,9 +98,9 @@ static int tm__join_sleep(struct tm_thread *t, clockid_t clock, const struct tim
     if (!(s & TM_L_WAITER) && !atomic_compare_exchange_weak(&t->lstate, &s, s | TM_L_WAITER))
       continue;
     int old_type;
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
+    tm__real_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old_type);
     int r = tm__futex_wait(&t->lstate, s | TM_L_WAITER, abstime, clock == CLOCK_REALTIME, 0);
-    pthread_setcanceltype(old_type, NULL);
+    tm__real_setcanceltype(old_type, NULL);
     if (r == ETIMEDOUT) {
       result = ETIMEDOUT;
       break;
@@ -145,9 +192,20 @@ int tm__detach(pthread_t thread) {
   return 0;
 }
 
+_Atomic int tm__cancel_ever;
+
 int tm__cancel(pthread_t thread) {
+  /* Before `ending` and the target's join_wait are read below (both sequentially consistent,
+   * as the worker's store of `ending` and a joiner's of join_wait, each followed by its read of
+   * this flag): either the worker sees the flag and disables cancellation, or we see it ending;
+   * either a joiner sees it and sleeps cancellable, or we see it sleeping and poke it. */
+  atomic_store(&tm__cancel_ever, 1);
   struct tm_thread *t = tm__lookup(thread);
-  if (t == NULL) return tm__real.cancel(thread);
+  if (t == NULL) {
+    int r = tm__real.cancel(thread);
+    tm__poke_joiner(thread);
+    return r;
+  }
   int self = thread == pthread_self();
   /* BUSY keeps the worker from ending the logical thread (and starting another one on the same
    * pthread_t) between our check and glibc's cancel. Not for self-cancel: an asynchronous
@@ -160,7 +218,16 @@ int tm__cancel(pthread_t thread) {
                                               memory_order_acquire))
       break;
   }
+  if (atomic_load(&t->ending)) {
+    /* Its start routine returned: glibc's cancel of such a thread does nothing either. BUSY
+     * held the next logical thread off meanwhile. Only the bits this call set are taken back
+     * (S: the state before it): a cancel sent earlier still retires the thread. */
+    atomic_fetch_and(&t->lstate, ~(bits & ~s));
+    if (!self) tm__futex_wake(&t->lstate, INT_MAX);
+    return 0;
+  }
   int r = tm__real.cancel(thread);
+  tm__poke_joiner(thread); /* after glibc marked it cancelled: it acts when it wakes */
   if (!self) {
     atomic_fetch_and(&t->lstate, ~(uint32_t)TM_L_CANCEL_BUSY);
     tm__futex_wake(&t->lstate, INT_MAX); /* the worker may wait for BUSY to clear */

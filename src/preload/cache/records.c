@@ -37,6 +37,7 @@ static _Atomic uint32_t tm__next_fresh = 1; /* index 0 is the "empty" marker */
 static struct tm_stack tm__free_stack;
 static struct tm_stack tm__idle[TM_BUCKETS][TM_CPU_SLOTS];
 static int tm__slots = 1; /* slots in use: min(CPUs of the machine, TM_CPU_SLOTS) */
+static long long tm__max_idle_bytes = 1LL << 62; /* TM_CACHE_MAX_IDLE_BYTES, read at start-up */
 /* Parked threads and their stack bytes, against TM_CACHE_MAX_IDLE(_BYTES). */
 static struct {
   TM_OWN_LINES _Atomic long long count;
@@ -87,14 +88,15 @@ static void tm__zero(struct tm_thread *t, size_t from, size_t to) {
 static void tm__record_clear(struct tm_thread *t, uint32_t index) {
   /* Some fields may be read at any time by threads that found this record before it was freed
    * (the file comment): `next` by a racing pop, `wake` by a pop's peek (tm__best_slot) and by
-   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c), `open_mask` by
-   * a caller ending quietness (quiet_signals.c). Those are
+   * the timekeeper's scan with `parked`, `idle_deadline` and `release` (thread.c), `open_mask` and
+   * `open_bits` by a caller ending quietness (quiet_signals.c). Those are
    * written atomically, never by memset; `index` never changes once set. */
   if (t->index != index) t->index = index;
   tm__zero(t, offsetof(struct tm_thread, handle), offsetof(struct tm_thread, wake));
   atomic_store_explicit(&t->wake, 0, memory_order_relaxed);
   atomic_store_explicit(&t->parked, 0, memory_order_relaxed);
   atomic_store_explicit(&t->idle_deadline, 0, memory_order_relaxed);
+  atomic_store_explicit(&t->open_bits, 0, memory_order_relaxed);
   atomic_store_explicit(&t->open_mask, 0, memory_order_relaxed);
   tm__zero(t, offsetof(struct tm_thread, open_mask) + sizeof t->open_mask,
            offsetof(struct tm_thread, release));
@@ -132,13 +134,14 @@ struct tm_thread *tm__record_alloc(void) {
 void tm__record_free(struct tm_thread *t) { tm__stack_push(&tm__free_stack, t); }
 
 void tm__records_init(void) {
+  tm__max_idle_bytes = tm__option(TM_OPT_MAX_IDLE_BYTES);
   long cpus = tm__prim_cpus_configured();
   tm__slots = cpus < 1 ? 1 : cpus > TM_CPU_SLOTS ? TM_CPU_SLOTS : (int)cpus;
 }
 
-/* The slot of the CPU the caller runs on (rseq's cpu_id: no system call). */
-static int tm__my_slot(void) {
-  int cpu = tm__prim_getcpu();
+/* The slot of CPU (the caller's, read by its shadow; -1: read it here with rseq's cpu_id). */
+static int tm__my_slot(int cpu) {
+  if (cpu < 0) cpu = tm__prim_getcpu();
   return cpu < 0 ? 0 : cpu % tm__slots;
 }
 
@@ -159,7 +162,7 @@ static void tm__retire_idle(struct tm_thread *t, uint32_t reason_word) {
 
 void tm__idle_push(struct tm_thread *t) {
   long long max_idle = tm__idle_bound();
-  long long max_bytes = tm__option(TM_OPT_MAX_IDLE_BYTES);
+  long long max_bytes = tm__max_idle_bytes;
   long long n = atomic_fetch_add_explicit(&tm__idle_total.count, 1, memory_order_relaxed) + 1;
   long long bytes = atomic_fetch_add_explicit(&tm__idle_total.bytes, (long long)t->stack_size,
                                               memory_order_relaxed) +
@@ -204,29 +207,33 @@ static int tm__compatible(const struct tm_thread *t, size_t stack_size, size_t g
 }
 
 /* The slot to pop from first: one whose top worker is still awake (spinning: taking it costs
- * no wake-up at all, wherever it runs), else this CPU's if it has any, else the next non-empty
- * one. A peek: the top may change before the pop, which only makes the choice less good. */
+ * no wake-up at all, wherever it runs), else MINE if it has any, else the next non-empty one;
+ * -1 when every slot is empty. A peek: the top may change before the pop, which only makes the
+ * choice less good. */
 static int tm__best_slot(int b, int mine) {
-  int pick = mine;
+  int pick = -1;
   for (int k = 0; k < tm__slots; ++k) {
-    int slot = (mine + k) % tm__slots;
+    int slot = mine + k < tm__slots ? mine + k : mine + k - tm__slots;
     struct tm_thread *top = tm__record_at(
         (uint32_t)atomic_load_explicit(&tm__idle[b][slot].head, memory_order_relaxed));
     if (top == NULL) continue;
     if (!(atomic_load_explicit(&top->wake, memory_order_relaxed) & TM_W_SLEEPING)) return slot;
-    if (pick == mine && k > 0 &&
-        tm__record_at(
-            (uint32_t)atomic_load_explicit(&tm__idle[b][mine].head, memory_order_relaxed)) == NULL)
-      pick = slot;
+    if (pick < 0) pick = slot; /* MINE when it has one: it comes first */
   }
   return pick;
 }
 
-struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want) {
+int tm__idle_peek(size_t stack_size, int cpu) {
+  return tm__best_slot(tm__bucket_of(stack_size), tm__my_slot(cpu));
+}
+
+struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struct tm_match *want,
+                               int first) {
   int b = tm__bucket_of(stack_size);
-  int first = tm__best_slot(b, tm__my_slot());
+  if (first < 0 || first >= tm__slots) first = 0;
   for (int k = 0; k < tm__slots; ++k) {
-    struct tm_stack *stack = &tm__idle[b][(first + k) % tm__slots];
+    int slot = first + k < tm__slots ? first + k : first + k - tm__slots;
+    struct tm_stack *stack = &tm__idle[b][slot];
     struct tm_thread *t;
     while ((t = tm__stack_pop(stack)) != NULL) {
       if (atomic_load_explicit(&t->wake, memory_order_acquire) & TM_W_DEAD) {
@@ -241,13 +248,6 @@ struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size, const struc
     }
   }
   return NULL;
-}
-
-int tm__idle_nonempty(size_t stack_size) {
-  int b = tm__bucket_of(stack_size);
-  for (int k = 0; k < tm__slots; ++k)
-    if ((uint32_t)atomic_load_explicit(&tm__idle[b][k].head, memory_order_relaxed) != 0) return 1;
-  return 0;
 }
 
 int tm__idle_hold(struct tm_thread *t) {

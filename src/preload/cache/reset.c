@@ -41,13 +41,11 @@ void tm__reset_init(void) {
 }
 
 int tm__capture_match(struct tm_match *match, const pthread_attr_t *attr) {
-  /* Only called when a parked thread may be reused: the place to catch changes made from
-   * outside the process (a new thread made by glibc inherits the kernel's values anyway). */
-  tm__shadow_verify_placement();
-  /* The slack may change behind the wrappers (kernel_word.h): read where it matters. */
-  if (__builtin_expect(tm__kernel_read_items() & TM_S_SLACK, 0))
-    tm__shadow_raw()->valid &= ~(unsigned)TM_S_SLACK;
-  struct tm_shadow *s = tm__shadow(TM_S_SCHED | TM_S_SLACK);
+  /* Only called when a parked thread may be reused, after tm__shadow_for_create: the place
+   * that catches changes made from outside the process (a new thread made by glibc inherits
+   * the kernel's values anyway). */
+  /* The slack too: a parked thread serves only creators whose slack is its default. */
+  struct tm_shadow *s = tm__shadow_again(TM_S_SCHED | TM_S_SLACK);
   if ((s->valid & (TM_S_SCHED | TM_S_SLACK)) != (TM_S_SCHED | TM_S_SLACK)) return -1;
   match->identity = tm__identity_now();
   match->fingerprint = tm__shadow_paranoid() ? tm__fingerprint_read() : 0;
@@ -89,10 +87,8 @@ static int tm__attr_affinity(const pthread_attr_t *attr, cpu_set_t *set) {
 
 int tm__capture_inherit(struct tm_inherit *out, const pthread_attr_t *attr) {
   int attr_mask = tm__attr_sigmask(attr, &out->sigmask);
-  /* What may change behind the wrappers is read from the kernel (kernel_word.h). */
-  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
-  if (__builtin_expect(stale != 0, 0)) tm__shadow_raw()->valid &= ~stale;
-  struct tm_shadow *s = tm__shadow(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+  /* What may change behind the wrappers was read from the kernel (tm__shadow_for_create). */
+  struct tm_shadow *s = tm__shadow_again(TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
   if (!attr_mask) out->sigmask = s->sigmask;
   int from_attr = tm__attr_affinity(attr, &out->affinity);
   if (!from_attr) out->affinity = s->affinity;
@@ -153,6 +149,7 @@ void tm__shadow_from_seed(struct tm_thread *t) {
   long slack = tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   s->default_slack_ns = slack > 0 ? (unsigned long)slack : 0;
   memcpy(s->name, t->want.name, sizeof s->name);
+  tm__shadow_stamp(s);
   s->sched = t->seed_sched;
   tm__identity_adopt(&t->birth);
   if (t->seccomp_at_birth < 0) { /* a filter was installed somewhere: ask */
@@ -160,6 +157,8 @@ void tm__shadow_from_seed(struct tm_thread *t) {
     t->seccomp_epoch = atomic_load_explicit(&tm__seccomp_epoch, memory_order_acquire);
   }
 }
+
+static void tm__apply_items(struct tm_thread *t, struct tm_shadow *s);
 
 void tm__apply_inherit(struct tm_thread *t) {
   /* Only what differs from the shadow costs a system call. */
@@ -174,6 +173,30 @@ void tm__apply_inherit(struct tm_thread *t) {
      * parked): put it back where the kernel lets us (raising nice always works). */
     if (tm__prim_set_nice(t->sched.nice) == 0) s->sched.nice = t->sched.nice;
   }
+  /* Before the creator's mask can let in what was sent to the logical thread that ended (on
+   * every hand-off: the fast path below sets no mask, but the parked thread's may hold some). */
+  tm__discard_stale_signals(s);
+  /* Nothing to compare when this shadow has not changed since it was made what these same
+   * values name (stamps, shadow.h): the common recycle from the same creator. */
+  if (t->want_stamp == 0 || t->want_stamp != t->applied_want || s->stamp != t->applied_stamp ||
+      t->affinity_by_creator)
+    tm__apply_items(t, s);
+  t->applied_want = t->want_stamp;
+  t->applied_stamp = s->stamp;
+  s->altstack_changed = 0;
+  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
+  t->start_mask_known = 1;
+  tm__fpu_apply(&want->fpu);
+  tm__identity_adopt(&t->birth);
+  t->exit_cause = 0;
+  t->n_children = 0;
+  t->pipes_open = 0;
+  errno = saved_errno;
+}
+
+/* The items of T->want that differ from shadow S are set (a call each). */
+static void tm__apply_items(struct tm_thread *t, struct tm_shadow *s) {
+  const struct tm_inherit *want = &t->want;
   if (t->affinity_by_creator) {
     s->valid &= ~TM_S_AFFINITY; /* set by the creator; the kernel may have trimmed it */
     t->affinity_by_creator = 0;
@@ -184,6 +207,7 @@ void tm__apply_inherit(struct tm_thread *t) {
     } else {
       s->valid &= ~TM_S_AFFINITY;
     }
+    tm__shadow_stamp(s);
   }
   /* The default slack needs nothing: it was matched (its creator's slack is our default). */
   if (want->timer_slack_ns != s->timer_slack_ns) {
@@ -194,21 +218,11 @@ void tm__apply_inherit(struct tm_thread *t) {
     if (tm__prim_prctl(PR_SET_NAME, (unsigned long)want->name, 0, 0, 0) == 0) {
       memcpy(s->name, want->name, sizeof s->name);
       s->valid |= TM_S_NAME;
+      tm__shadow_stamp(s);
     }
   }
-  /* Before the creator's mask can let in what was sent to the logical thread that ended. */
-  tm__discard_stale_signals(s);
   if (!(s->valid & TM_S_SIGMASK) || memcmp(&want->sigmask, &s->sigmask, sizeof s->sigmask) != 0)
     tm__shadow_set_sigmask(&want->sigmask);
-  s->altstack_changed = 0;
-  s->handler_depth = 0; /* a handler left by a jump in an earlier logical thread is gone */
-  t->start_mask_known = 1;
-  tm__fpu_apply(&want->fpu);
-  tm__identity_adopt(&t->birth);
-  t->exit_cause = 0;
-  t->n_children = 0;
-  t->pipes_open = 0;
-  errno = saved_errno;
 }
 
 void tm__park_block_signals(void) { tm__shadow_block_all(); }
@@ -352,6 +366,7 @@ static struct tm_shadow *tm__block_all_reading(void) {
   } else {
     s->valid &= ~(unsigned)TM_S_SIGMASK;
   }
+  tm__shadow_stamp(s); /* the next hand-off compares again (its fast path needs a new stamp) */
   return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
 }
 
@@ -420,13 +435,15 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * a signal sent to the tid of a joined thread reaches nobody). While it spins for its next
    * logical thread it may keep the mask its logical thread started with (the mask any new
    * thread of that creator gets) when that mask lets in no signal with a handler; any other
-   * mask is replaced now, and every mask before it sleeps (tm__park_block_signals), except an
-   * empty one while the process may be quiet (quiet_signals.c decides at the sleep). What was
-   * sent to this tid and stays pending is discarded before the next logical thread
-   * (tm__discard_stale_signals). */
-  if (!tm__quiet_may_keep(s) && (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-                                 memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0 ||
-                                 !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
+   * mask is replaced now, and every mask before it sleeps (tm__park_block_signals), except one
+   * that blocks the quiet set while the process may be quiet (quiet_signals.c decides at the
+   * sleep). What was sent to this tid and stays pending is discarded before the next logical
+   * thread (tm__discard_stale_signals). */
+  if (!tm__quiet_may_keep(s) &&
+      (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+       (s->stamp != t->applied_stamp &&
+        memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) ||
+       !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {
@@ -451,8 +468,14 @@ out:
 
 /* Per-logical-thread state kept in glibc's TLS that a fresh thread starts without. */
 void tm__fresh_logical_state(void) {
-  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-  pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+  /* Unchanged since the last start unless a call changed them or a cancel ever came (the
+   * worker then disabled it: tm__cancel_ever). */
+  struct tm_shadow *s = tm__shadow_raw();
+  if (s->cancel_changed || atomic_load_explicit(&tm__cancel_ever, memory_order_relaxed)) {
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+    pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+    s->cancel_changed = 0;
+  }
   uselocale(LC_GLOBAL_LOCALE);
   tm__libc_thread_freeres(); /* dlerror, h_errno, _res (libc_state.c) */
   errno = 0;

@@ -18,6 +18,7 @@
 _Atomic uint64_t tm__shadow_epoch = 1;
 _Atomic uint64_t tm__signal_epoch = 1;
 _Atomic uint64_t tm__seccomp_epoch = 1;
+_Atomic uint64_t tm__shadow_stamps;
 
 __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
 /* 0 until the options are read: verify on every call (the safe default). */
@@ -103,6 +104,9 @@ int tm__read_sched(struct tm_sched *out) {
 }
 
 static void tm__read_items(struct tm_shadow *s, unsigned items) {
+  /* A read that finds what the shadow held keeps its stamp (shadow.h): in kernel-mask mode the
+   * mask is read at every recycle, and stays the same. */
+  int same = 0;
   if (items & TM_S_SIGMASK) {
     /* The system call itself (what glibc's pthread_sigmask makes, without its copies): in
      * kernel-mask mode this is one of the two reads of every recycle (kernel_word.h). */
@@ -110,6 +114,7 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     if (tm__prim_sigmask_read(&m) != 0) items &= ~TM_S_SIGMASK;
     tm__mask_clear(&m, 32); /* glibc's own signals: never recorded as blocked */
     tm__mask_clear(&m, 33);
+    same = items == TM_S_SIGMASK && s->stamp != 0 && memcmp(&m, &s->sigmask, sizeof m) == 0;
     s->sigmask = m;
   }
   if (items & TM_S_AFFINITY) {
@@ -126,6 +131,7 @@ static void tm__read_items(struct tm_shadow *s, unsigned items) {
     s->timer_slack_ns = (unsigned long)tm__prim_prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
   if ((items & TM_S_SCHED) && tm__read_sched(&s->sched) != 0) items &= ~TM_S_SCHED;
   s->valid |= items;
+  if (!same) tm__shadow_stamp(s);
 }
 
 int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }
@@ -133,7 +139,12 @@ int tm__shadow_paranoid(void) { return tm__verify_ns == 0; }
 /* 1 (and *CHECKED set to now) when the last check is at least one interval old. */
 static int tm__check_due(uint64_t *checked) {
   if (tm__verify_ns == 0) return 1;
-  uint64_t now = tm__coarse_now_ns();
+  uint64_t now = tm__sh.clock_hint_ns;
+  if (now)
+    tm__sh.clock_hint_ns = 0;
+  else
+    now = tm__coarse_now_ns();
+  tm__sh.clock_ns = now;
   if (*checked != 0 && now - *checked < tm__verify_ns) return 0;
   *checked = now;
   return 1;
@@ -146,17 +157,19 @@ void tm__shadow_verify_placement(void) {
 
 int tm__shadow_verify_signals(void) { return tm__check_due(&tm__sh.signals_checked_ns); }
 
+static struct tm_shadow *tm__shadow_look(unsigned need, int look_cpu);
+
 struct tm_shadow *tm__shadow_mask_checked(int verify) {
   struct tm_shadow *s = &tm__sh;
   unsigned items = tm__kernel_read_items() | (verify ? (unsigned)TM_S_SIGMASK : 0u);
-  if (!items) return tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  if (!items) return tm__shadow_look(TM_S_SCHED | TM_S_SIGMASK, 0);
   /* The mask survives an epoch change (only the thread itself changes it): what the shadow
    * says now is what it would have trusted. Name and slack, when read from the kernel, are
    * read by the next start (tm__apply_inherit). */
   int was_known = (items & s->valid & TM_S_SIGMASK) != 0;
   sigset_t said = s->sigmask;
   s->valid &= ~items;
-  s = tm__shadow(TM_S_SCHED | TM_S_SIGMASK);
+  s = tm__shadow_look(TM_S_SCHED | TM_S_SIGMASK, 0);
   /* Something no wrapper sees changes masks here (inline system calls): from now on the mask
    * is read wherever it matters (kernel_word.h). */
   if (was_known && (s->valid & TM_S_SIGMASK) && memcmp(&said, &s->sigmask, sizeof said) != 0)
@@ -164,24 +177,55 @@ struct tm_shadow *tm__shadow_mask_checked(int verify) {
   return s;
 }
 
-struct tm_shadow *tm__shadow(unsigned need) {
+/* tm__shadow, and without LOOK_CPU the same without the CPU check: for a read where the thread
+ * is about to park (its next start checks again before anything depends on it). */
+static struct tm_shadow *tm__shadow_look(unsigned need, int look_cpu) {
   struct tm_shadow *s = &tm__sh;
-  int saved_errno = errno;
   uint64_t epoch = atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire);
   if (s->epoch != epoch) {    /* another thread changed some thread's state: maybe ours */
     s->valid &= TM_S_SIGMASK; /* nobody else can change our signal mask */
     s->epoch = epoch;
   }
-  if (s->valid & TM_S_AFFINITY) {
-    /* rseq's cpu_id (no system call): running where our shadow says we may not means
-     * somebody changed the affinity behind our back. */
+  if (look_cpu) {
+    /* rseq's cpu_id (no system call): running where our shadow says we may not means somebody
+     * changed the affinity behind our back. Kept: the idle slot of this operation (records.c,
+     * worker.c). */
     int cpu = tm__prim_getcpu();
-    if (cpu >= 0 && cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &s->affinity)) s->valid &= ~TM_S_AFFINITY;
+    s->cpu = cpu;
+    if ((s->valid & TM_S_AFFINITY) && cpu >= 0 && cpu < CPU_SETSIZE &&
+        !CPU_ISSET(cpu, &s->affinity))
+      s->valid &= ~TM_S_AFFINITY;
   }
   unsigned missing = need & ~s->valid;
-  if (missing) tm__read_items(s, missing);
-  errno = saved_errno;
+  if (missing) {
+    int saved_errno = errno;
+    tm__read_items(s, missing);
+    errno = saved_errno;
+  }
   return s;
+}
+
+struct tm_shadow *tm__shadow(unsigned need) {
+  return tm__shadow_look(need, 1);
+}
+
+struct tm_shadow *tm__shadow_for_create(int attr_mask) {
+  tm__shadow_verify_placement();
+  unsigned stale = tm__kernel_read_items() & ~(attr_mask ? (unsigned)TM_S_SIGMASK : 0u);
+  if (__builtin_expect(stale != 0, 0)) tm__sh.valid &= ~stale;
+  return tm__shadow(TM_S_SCHED | TM_S_SIGMASK | TM_S_AFFINITY | TM_S_SLACK | TM_S_NAME);
+}
+
+struct tm_shadow *tm__shadow_of(pthread_t thread) {
+  static _Atomic intptr_t offset;
+  static _Atomic int known;
+  if (!atomic_load_explicit(&known, memory_order_acquire)) {
+    atomic_store_explicit(&offset, (intptr_t)((char *)&tm__sh - (char *)pthread_self()),
+                          memory_order_relaxed);
+    atomic_store_explicit(&known, 1, memory_order_release);
+  }
+  return (struct tm_shadow *)(void *)((char *)thread +
+                                      atomic_load_explicit(&offset, memory_order_relaxed));
 }
 
 pid_t tm__self_tid(void) {
@@ -217,6 +261,7 @@ void tm__shadow_set_sigmask(const sigset_t *mask) {
   } else {
     tm__sh.valid &= ~TM_S_SIGMASK;
   }
+  tm__shadow_stamp(&tm__sh);
   errno = saved_errno;
 }
 

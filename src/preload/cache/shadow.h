@@ -42,21 +42,34 @@ enum {
 };
 
 struct tm_shadow {
-  unsigned valid;                /* TM_S_* known to equal the kernel's */
-  pid_t tid;                     /* gettid(), read once (0: not yet; reset in a fork child) */
-  int altstack_changed;          /* sigaltstack set since the logical thread started */
-  int handler_depth;             /* signal handlers running (or left by a jump) on this thread */
+  unsigned valid;       /* TM_S_* known to equal the kernel's */
+  pid_t tid;            /* gettid(), read once (0: not yet; reset in a fork child) */
+  int cpu;              /* the CPU tm__shadow last saw the thread on (rseq's cpu_id), -1: unknown */
+  int altstack_changed; /* sigaltstack set since the logical thread started */
+  int handler_depth;    /* signal handlers running (or left by a jump) on this thread */
+  int cancel_changed;   /* pthread_setcancelstate/type called since the logical thread started */
+  /* The record whose logical thread this thread sleeps in a join for without switching to
+   * asynchronous cancellation (no pthread_cancel yet): a canceller pokes it (join.c). */
+  _Atomic(struct tm_thread *) join_wait;
   uint64_t epoch;                /* tm__shadow_epoch when the shadow was last validated */
   uint64_t placement_checked_ns; /* affinity and scheduling last re-read for verification */
   uint64_t signals_checked_ns;   /* mask and pending set last re-read for verification */
-  sigset_t sigmask;              /* as the kernel holds it (glibc's internal signals never set) */
-  cpu_set_t affinity;            /* as sched_getaffinity returns it */
+  /* The coarse clock as the last verification check read it, and a reading the thread was
+   * given to use instead of reading it (its creator's, microseconds old; 0: none): one clock
+   * read per hand-off side instead of one per check (tm__check_due). */
+  uint64_t clock_ns, clock_hint_ns;
+  sigset_t sigmask;   /* as the kernel holds it (glibc's internal signals never set) */
+  cpu_set_t affinity; /* as sched_getaffinity returns it */
   unsigned long timer_slack_ns;
   /* What PR_SET_TIMERSLACK(0) must restore: a clone's default slack is its creator's slack at
    * the clone; for a recycled logical thread, its creator's at the create (0: the kernel's own
    * default is right, a thread glibc made). */
   unsigned long default_slack_ns;
   char name[16];
+  /* A process-unique stamp of sigmask, affinity, timer_slack_ns and name and their valid bits:
+   * a new one (tm__shadow_stamp) at every write of any of them, reads included. A create whose
+   * parked thread was last given what this stamp names skips copying and comparing them. */
+  uint64_t stamp;
   struct tm_sched sched;
   /* The inherited-state identity (identity.h): what clone would copy from this thread. */
   struct tm_identity identity;
@@ -74,8 +87,36 @@ TM_HIDDEN extern _Atomic uint64_t tm__seccomp_epoch;
 /* The calling thread's shadow with at least the items in NEED valid (each missing item costs
  * its read). */
 TM_HIDDEN struct tm_shadow *tm__shadow(unsigned need);
+/* The last stamp given (shadow.c). */
+TM_HIDDEN extern _Atomic uint64_t tm__shadow_stamps;
+/* S's inherited items (sigmask, affinity, timer slack, name) were written: a new stamp. Every
+ * writer of those items calls it (a rare event: a change or a read, never a recycle that
+ * changes nothing). */
+static inline void tm__shadow_stamp(struct tm_shadow *s) {
+  s->stamp = atomic_fetch_add_explicit(&tm__shadow_stamps, 1, memory_order_relaxed) + 1;
+}
 /* Every thread's shadow (initial-exec TLS: one instruction away). */
 TM_HIDDEN extern __thread struct tm_shadow tm__sh __attribute__((tls_model("initial-exec")));
+/* tm__shadow again within one operation (a create) that has just validated the shadow: no
+ * second look at the CPU, no errno saved, no call while nothing moved (a read per operation,
+ * not per item asked for). */
+static inline struct tm_shadow *tm__shadow_again(unsigned need) {
+  struct tm_shadow *s = &tm__sh;
+  if (__builtin_expect(
+          (need & ~s->valid) == 0 &&
+              s->epoch == atomic_load_explicit(&tm__shadow_epoch, memory_order_acquire),
+          1))
+    return s;
+  return tm__shadow(need);
+}
+/* The one shadow read of a create that may reuse a parked thread: verification of what other
+ * processes may change (tm__shadow_verify_placement), the items kernel-mask mode reads from
+ * the kernel (kernel_word.h; not the mask when ATTR_MASK: the attr gives it), and every item
+ * tm__capture_match and tm__capture_inherit use, which then take tm__shadow_again. */
+TM_HIDDEN struct tm_shadow *tm__shadow_for_create(int attr_mask);
+/* THREAD's shadow (any thread of the process: initial-exec TLS sits at a fixed offset from
+ * the thread descriptor), for a field another thread may read (join_wait). */
+TM_HIDDEN struct tm_shadow *tm__shadow_of(pthread_t thread);
 /* The calling thread's shadow as it is (no reads): for seeding and for the setters. */
 static inline struct tm_shadow *tm__shadow_raw(void) { return &tm__sh; }
 
@@ -113,10 +154,13 @@ TM_HIDDEN void tm__shadow_set_sigmask(const sigset_t *mask);
 TM_HIDDEN void tm__shadow_block_all(void);
 /* 1 when the shadow's mask blocks everything tm__shadow_block_all blocks. */
 TM_HIDDEN int tm__shadow_all_blocked(void);
+/* glibc's pthread_setcanceltype, for the library's own switches that it undoes (a join's sleep):
+ * not through our wrapper, which notes a change (shadow_interpose.c). */
+TM_HIDDEN int tm__real_setcanceltype(int type, int *old);
 /* glibc's pthread_sigmask, for the library's own mask changes (not through our wrapper). */
 TM_HIDDEN int tm__real_sigmask(int how, const sigset_t *set, sigset_t *old);
-/* 1 when a finished thread with shadow S may keep its mask until it sleeps: it is empty and
- * the process may be quiet (quiet_signals.c). */
+/* 1 when a finished thread with shadow S may keep its mask until it sleeps: it blocks every
+ * signal of the quiet set and the process may be quiet (quiet_signals.c). */
 TM_HIDDEN int tm__quiet_may_keep(const struct tm_shadow *s);
 /* 1 when MASK blocks every signal that has a handler (fault signals aside): a finished thread
  * with that mask can run no handler, of a signal sent to its tid from outside or to the process

@@ -32,7 +32,7 @@
   X(pthread_setname_np) X(pthread_setschedparam) X(pthread_setschedprio)                       \
   X(sched_setscheduler) X(sched_setparam) X(setpriority) X(nice) X(prctl) X(pthread_sigqueue)  \
   X(tgkill) X(raise) X(timer_create) X(capset) X(setfsuid) X(setfsgid) X(personality)         \
-  X(_longjmp)
+  X(_longjmp) X(pthread_setcancelstate) X(pthread_setcanceltype)
 // clang-format on
 TM_NEXT_SLOTS(TM_SHADOW_WRAPPED, tm__shadow_interpose_init)
 
@@ -74,6 +74,7 @@ static void tm__note_sigmask(int how, const sigset_t *set, const sigset_t *old) 
   tm__shadow_filter_mask(&m);
   s->sigmask = m;
   s->valid |= TM_S_SIGMASK;
+  tm__shadow_stamp(s);
 }
 
 void tm__mask_unknown(void) { tm__shadow_raw()->valid &= ~TM_S_SIGMASK; }
@@ -83,6 +84,7 @@ void tm__note_mask_restored(const sigset_t *mask) {
   s->sigmask = *mask;
   tm__shadow_filter_mask(&s->sigmask);
   s->valid |= TM_S_SIGMASK;
+  tm__shadow_stamp(s);
 }
 
 TM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
@@ -206,6 +208,27 @@ TM_EXPORT int pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_se
   int r = next(thread, size, set);
   if (r == 0) tm__shadow_changed_thread(thread, TM_S_AFFINITY);
   return r;
+}
+
+/* ---- cancellation state and type ------------------------------------------------------------ */
+
+/* A fresh thread starts with cancellation enabled and deferred; a recycled one is given them
+ * again only when something may have changed them (tm__fresh_logical_state): these calls, or
+ * a pthread_cancel ever made (join.c). Two calls saved per recycle otherwise. */
+TM_EXPORT int pthread_setcancelstate(int state, int *old) {
+  TM_NEXT(int (*)(int, int *), pthread_setcancelstate);
+  tm__shadow_raw()->cancel_changed = 1;
+  return next(state, old);
+}
+
+TM_EXPORT int pthread_setcanceltype(int type, int *old) {
+  tm__shadow_raw()->cancel_changed = 1;
+  return tm__real_setcanceltype(type, old);
+}
+
+int tm__real_setcanceltype(int type, int *old) {
+  TM_NEXT(int (*)(int, int *), pthread_setcanceltype);
+  return next(type, old);
 }
 
 TM_EXPORT int pthread_setname_np(pthread_t thread, const char *name) {

@@ -50,6 +50,7 @@ enum {
   TM_L_CANCEL_BUSY = 1u << 5,  /* pthread_cancel is between its check and the real call */
   TM_L_CANCEL_SENT = 1u << 6,  /* a real cancel request reached the physical thread */
   TM_L_REAPED = 1u << 7,       /* parked after a join: join/detach on the handle get ESRCH */
+  TM_L_POKE = 1u << 8,         /* a joiner sleeping here was cancelled: it wakes and acts */
 };
 /* The lstate of a record that waits for a new logical thread: joins and detaches get EINVAL
  * (the previous logical thread was detached) or, with TM_L_REAPED, ESRCH (it was joined), as
@@ -125,13 +126,23 @@ struct tm_thread {
   _Alignas(64) _Atomic uint32_t wake;
   _Atomic int parked; /* on an idle stack (counted): only then may the idle timeout end it */
   _Atomic uint64_t idle_deadline; /* when its idle timeout ends (the timekeeper reads it) */
-  _Atomic int open_mask;          /* sleeps without blocking signals (quiet_signals.c) */
+  /* The signals (1-64, bit SIG-1) its mask blocks while it sleeps open (quiet_signals.c). */
+  _Atomic uint64_t open_bits;
+  _Atomic int open_mask; /* sleeps without blocking every signal (quiet_signals.c) */
   void *(*start)(void *);
   void *arg;
   /* What the next logical thread must start with; for the first one (want_apply 0, glibc set
    * everything) what the creator's shadow said it inherits, items in seed_valid. */
   struct tm_inherit want;
+  /* The creator's shadow stamp (shadow.h) WANT's mask, affinity, slack and name were taken
+   * from, 0 when they came from an attr (or were never taken): a later create whose shadow
+   * has this stamp gives the same values without copying them. */
+  uint64_t want_stamp;
+  /* The want_stamp of the values its last logical thread started with, and its own shadow's
+   * stamp then (tm__apply_inherit): while both hold, its shadow still has exactly those. */
+  uint64_t applied_want, applied_stamp;
   int want_apply;
+  uint64_t given_ns; /* the creator's coarse clock reading at the create (shadow.h clock_ns) */
   int affinity_by_creator; /* the creator applied an attr's affinity (sched_setaffinity(tid)) */
   int start_mask_known;    /* want.sigmask is the mask the running logical thread started with */
   unsigned seed_valid;     /* TM_S_* items of want/seed_sched the new physical thread may trust */
@@ -168,8 +179,11 @@ struct tm_thread {
   __pthread_unwind_buf_t *exit_buf;    /* the trampoline's own buffer (bottom of the chain) */
   int own_exit;                        /* our pthread_exit unwind is in progress */
   int in_exit_sequence;                /* destructors running: pthread_exit is not ours here */
-  _Atomic uint32_t creator_done;       /* the creator has written our pthread_t slot (futex) */
-  _Atomic int started;                 /* the worker has set its own slot */
+  /* The logical thread returned (or exited): a pthread_cancel now is a no-op. Set by the worker,
+   * cleared by the creator that hands it the next logical thread. */
+  _Atomic int ending;
+  _Atomic uint32_t creator_done; /* the creator has written our pthread_t slot (futex) */
+  _Atomic int started;           /* the worker has set its own slot */
   void *exit_value;
   struct _Unwind_Exception exc;
 };
@@ -183,18 +197,21 @@ TM_HIDDEN void tm__record_free(struct tm_thread *t);
 TM_HIDDEN void tm__idle_push(struct tm_thread *t);
 /* Sizes the per-CPU idle slots (at start-up). */
 TM_HIDDEN void tm__records_init(void);
-/* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL. */
+/* The idle slot of STACK_SIZE's stack to pop from first (tm__idle_pop's FIRST): one whose top
+ * worker is awake, else that of CPU (where the caller last ran; -1: look it up), else the next
+ * non-empty one; -1 when no thread of that size is parked (a hint: the create path that cannot
+ * reuse skips reading its scheduling state, glibc does not read it either). */
+TM_HIDDEN int tm__idle_peek(size_t stack_size, int cpu);
+/* Pops an idle worker compatible with the request, claimed for a new logical thread, or NULL;
+ * from slot FIRST (tm__idle_peek) on. */
 TM_HIDDEN struct tm_thread *tm__idle_pop(size_t stack_size, size_t guard_size,
-                                         const struct tm_match *want);
+                                         const struct tm_match *want, int first);
 /* Asks every idle worker to exit (main thread's pthread_exit). Lock-free, no allocation. */
 TM_HIDDEN int tm__idle_flush(void); /* returns how many parked threads it let go */
 /* Calls FN on every record ever allocated (main thread's exit). Lock-free, no allocation. */
 TM_HIDDEN void tm__records_for_each(void (*fn)(struct tm_thread *, void *), void *context);
 /* Forgets all idle workers and pool locks (fork child). Async-signal-safe. */
 TM_HIDDEN void tm__records_after_fork(void);
-/* 0 when no thread of this stack size is parked (a hint: the create path that cannot reuse
- * skips reading its scheduling state, glibc does not read it either). */
-TM_HIDDEN int tm__idle_nonempty(size_t stack_size);
 /* Keeps a popped, unclaimed worker from timing out (1), or frees the record of one that
  * already did (0: pop again); tm__idle_unhold undoes it. */
 TM_HIDDEN int tm__idle_hold(struct tm_thread *t);
@@ -271,20 +288,24 @@ TM_HIDDEN void tm__fresh_logical_state(void);
 TM_HIDDEN void tm__wait_after_fork(void);
 
 /* ---- quiet_signals.c: parked threads that need not block signals ------------------------- */
-/* Reads TM_CACHE_VERIFY_MS; a process that starts with signals blocked is never quiet. */
+/* Reads TM_CACHE_VERIFY_MS; the signals the process starts with blocked are in the quiet set. */
 TM_HIDDEN void tm__quiet_init(const sigset_t *initial_mask);
 /* A parked worker about to sleep (NOW: tm__coarse_now_ns): 1 when it may keep its mask (it
  * then counts as open). */
 TM_HIDDEN int tm__quiet_park(struct tm_thread *t, uint64_t now);
-/* An open sleeper that woke up: blocks its signals if the process stopped being quiet. */
+/* An open sleeper that woke up: blocks its signals if the quiet set grew past its mask or the
+ * process turned loud. */
 TM_HIDDEN void tm__quiet_recheck(struct tm_thread *t);
 /* A worker stops waiting: it no longer counts (NEXT_LOGICAL: it runs a logical thread next). */
 TM_HIDDEN void tm__quiet_leave(struct tm_thread *t, int next_logical);
 /* Stops counting T as open (blocking every signal first if BLOCK). */
 TM_HIDDEN void tm__quiet_close(struct tm_thread *t, int block);
-/* Before a call that ends quietness: returns when no parked thread sleeps with an open mask. */
+/* Before a call whose effect on signals is not known: the process turns loud; returns when no
+ * parked thread sleeps with an open mask. */
 TM_HIDDEN void tm__quiet_end(void);
-/* 1 when installing HANDLER for SIG ends quietness; the same for a mask change HOW/SET. */
+/* Before installing HANDLER for SIG, or a mask change HOW/SET: adds what it makes count to the
+ * quiet set and returns when no open sleeper lets it through. Returns 1 when the process must
+ * turn loud instead (the caller then calls tm__quiet_end), 0 when done. */
 TM_HIDDEN int tm__quiet_handler_counts(int sig, void (*handler)(int));
 TM_HIDDEN int tm__quiet_mask_counts(int how, const sigset_t *set);
 /* Fork child: no parked thread exists. */
@@ -309,6 +330,11 @@ TM_HIDDEN void tm__thread_after_fork(void);
 TM_HIDDEN void tm__once_init(int enabled);
 TM_HIDDEN int tm__once(pthread_once_t *control, void (*routine)(void));
 TM_HIDDEN void tm__once_after_fork(void);
+/* 1 once pthread_cancel was called on a logical thread of ours (join.c): from then on a
+ * logical thread's end disables cancellation and the next one enables it again; before, no
+ * cancellation can be on its way, and a cancel that comes while a logical thread ends is a
+ * no-op (tm_thread.ending), as glibc's is for a thread that returned from its start routine. */
+TM_HIDDEN extern _Atomic int tm__cancel_ever;
 /* 1 between fork's prepare and parent/child handlers: creates go to glibc. */
 TM_HIDDEN extern _Atomic int tm__forking;
 /* 1 after main called pthread_exit: exiting threads retire so idle ones never keep the

@@ -9,6 +9,7 @@
 #include "headroom.h"
 #include "notes.h"
 #include "options.h"
+#include "shadow.h"
 #include "stats.h"
 #include "thread_internal.h"
 
@@ -65,11 +66,12 @@ int tm__worker_stalled(const void *record) {
  * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). A worker still waiting
  * for its join (not parked) withdraws (TM_W_WITHDRAWN) when main has ended or the idle timeout
  * expires. */
-static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
+static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running, uint64_t read_ns) {
   long long timeout_ms = tm__option(TM_OPT_IDLE_TIMEOUT_MS);
-  /* Idle deadlines are milliseconds away: the coarse clock, read once here and reused for the
-   * first pass below (a spin in between takes microseconds). */
-  uint64_t entered = tm__coarse_now_ns(), now_hint = entered;
+  /* Idle deadlines are milliseconds away: the coarse clock (READ_NS: the reset's reading, taken
+   * microseconds ago, or 0), read once and reused for the first pass below (a spin in between
+   * takes microseconds). */
+  uint64_t entered = read_ns ? read_ns : tm__coarse_now_ns(), now_hint = entered;
   uint64_t deadline = timeout_ms ? entered + (uint64_t)timeout_ms * 1000000ULL : 0;
   uint64_t period = (uint64_t)timeout_ms * 250000ULL; /* a quarter of the timeout, in ns */
   uint64_t next_tick = 0;
@@ -154,8 +156,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running) {
   }
 }
 
-static uint32_t tm__wait_assignment(struct tm_thread *t, int joiner_running) {
-  uint32_t w = tm__wait_loop(t, joiner_running);
+static uint32_t tm__wait_assignment(struct tm_thread *t, int joiner_running, uint64_t now) {
+  uint32_t w = tm__wait_loop(t, joiner_running, now);
   /* No longer a sleeper the timekeeper may hand its role to (GO, RETIRE and DEAD say so). */
   if (w == TM_W_WITHDRAWN) atomic_fetch_and(&t->wake, ~(uint32_t)TM_W_SLEEPING);
   tm__quiet_leave(t, w != TM_W_WITHDRAWN && (w & TM_W_GO) && !(w & TM_W_RETIRE));
@@ -219,6 +221,7 @@ void *tm__worker(void *arg) {
   /* tid and robust-list head are read at the first reset (reset.c): a thread that is never
    * reused never pays for them. What the creator's shadow knew is ours too (no system call). */
   tm__shadow_from_seed(t);
+  tm__shadow_raw()->cpu = -1; /* not looked at yet (its first park asks) */
   if (tm__option(TM_OPT_TRIM)) {
     pthread_attr_t self_attr;
     void *lo;
@@ -230,17 +233,23 @@ void *tm__worker(void *arg) {
   }
   for (;;) {
     if (t->want_apply) {
+      tm__shadow_raw()->clock_hint_ns = t->given_ns;
       tm__apply_inherit(t);
+      tm__shadow_raw()->clock_hint_ns = 0; /* for the start's verification only */
       tm__fresh_logical_state();
     }
     tm__run_logical(t);
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+    /* As glibc's exiting thread, it takes no cancellation now: a cancel that finds it ending is
+     * a no-op (join.c), and one that came before is held off (only then can one come at all). */
+    atomic_store(&t->ending, 1);
+    if (atomic_load(&tm__cancel_ever)) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
     t->in_exit_sequence = 1;
     tm__run_destructors();
     t->in_exit_sequence = 0;
     /* Reset before publishing: when the joiner wakes up, the thread is already reusable (it
      * usually creates again at once), and the worker is not preempted half-way through. */
     unsigned why = 0;
+    tm__shadow_raw()->clock_ns = 0; /* the reset's verification reads it: the park reuses it */
     uint32_t before = atomic_load_explicit(&t->lstate, memory_order_relaxed);
     if (t->exit_cause == TM_CAUSE_PROCESS || tm__process_retiring())
       why = TM_CAUSE_PROCESS;
@@ -249,7 +258,10 @@ void *tm__worker(void *arg) {
       why = TM_CAUSE_UNJOINED; /* would not be kept (below): skip the reset's calls */
     else
       why = tm__reset_physical(t);
-    t->home_cpu = tm__prim_getcpu(); /* it parks on this CPU's idle slot (records.c) */
+    /* It parks on this CPU's idle slot (records.c): where its start's shadow read saw it (a
+     * short logical thread ends where it started), or asked now after a first one. */
+    int cpu = tm__shadow_raw()->cpu;
+    t->home_cpu = why ? -1 : cpu >= 0 ? cpu : tm__prim_getcpu();
     uint32_t s = tm__publish_exit(t, 0);
     int detached = (s & TM_L_DETACHED) != 0;
     if (s & TM_L_CANCEL_SENT)
@@ -280,7 +292,7 @@ void *tm__worker(void *arg) {
     /* A joiner that claimed the join and does not sleep is spinning on a CPU: it creates
      * again soon, so this worker may spin for it even on a busy machine (wait.c). */
     int joiner_running = (s & TM_L_JOIN_CLAIMED) && !(s & (TM_L_WAITER | TM_L_DETACHED));
-    uint32_t w = tm__wait_assignment(t, joiner_running);
+    uint32_t w = tm__wait_assignment(t, joiner_running, tm__shadow_raw()->clock_ns);
     if (w == TM_W_WITHDRAWN) return NULL; /* joinable: the late joiner calls glibc's join */
     if (w & TM_W_RETIRE) {
       tm__retire_detached(t);

@@ -1,8 +1,14 @@
 /* Deferred cancellation of a running logical thread: cleanup handlers run, the joiner gets
  * PTHREAD_CANCELED; cancelling a finished thread is harmless; cancel state and type start
- * fresh in every new thread; asynchronous cancellation works. */
+ * fresh in every new thread; asynchronous cancellation works. The process's first
+ * pthread_cancel reaches a thread asleep in pthread_join (the cache sleeps there without
+ * switching to asynchronous cancellation until a cancel was ever made): a cached joiner, and
+ * in a child process a joiner glibc made (its own stack: the cache does not serve it). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "semantics.h"
@@ -85,8 +91,42 @@ static void *joins(void *arg) {
   return (void *)1; /* not reached: the joiner is cancelled */
 }
 
-int main(void) {
+/* The first pthread_cancel of the process, aimed at a thread asleep in pthread_join (made
+ * with ATTR) of a thread that waits at the gate. */
+static void first_cancel_of_a_joiner(const pthread_attr_t *attr, const char *what) {
+  pthread_mutex_lock(&gate);
+  pthread_t target, joiner;
+  void *ret = NULL;
+  pthread_create(&target, NULL, waits_at_gate, (void *)4);
+  EXPECT(pthread_create(&joiner, attr, joins, &target) == 0, "the joiner is made");
+  settle();
+  pthread_cancel(joiner);
+  EXPECT(pthread_join(joiner, &ret) == 0 && ret == PTHREAD_CANCELED, what);
+  pthread_mutex_unlock(&gate);
+  EXPECT(pthread_join(target, &ret) == 0 && ret == (void *)4, "...and its target stays joinable");
+}
+
+extern char **environ;
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "glibc-joiner") == 0) {
+    warm_cache();
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    static char stack[1 << 20] __attribute__((aligned(64)));
+    pthread_attr_setstack(&attr, stack, sizeof stack);
+    first_cancel_of_a_joiner(&attr, "the first cancel reaches a glibc joiner asleep in join");
+    return semantics_failures;
+  }
+  char *child_argv[] = {argv[0], "glibc-joiner", NULL};
+  pid_t child;
+  int status = 0;
+  fflush(stdout);
+  EXPECT(posix_spawn(&child, "/proc/self/exe", NULL, NULL, child_argv, environ) == 0 &&
+             waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+         "the glibc-joiner check ends normally");
   warm_cache();
+  first_cancel_of_a_joiner(NULL, "the first cancel reaches a joiner asleep in pthread_join");
   pthread_t t;
   void *ret;
   for (int round = 0; round < 2; ++round) {

@@ -27,6 +27,7 @@ struct state {
   int policy;
   struct sched_param param;
   locale_t locale;
+  int cancel_state, cancel_type;
 };
 
 static void read_state(struct state *s) {
@@ -41,6 +42,11 @@ static void read_state(struct state *s) {
   s->policy = sched_getscheduler(0);
   sched_getparam(0, &s->param);
   s->locale = uselocale((locale_t)0);
+  /* Read by setting (the only way), then put back. */
+  pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &s->cancel_state);
+  pthread_setcancelstate(s->cancel_state, NULL);
+  pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &s->cancel_type);
+  pthread_setcanceltype(s->cancel_type, NULL);
 }
 
 static char altstack_memory[1 << 16];
@@ -63,6 +69,15 @@ static void *dirty_everything(void *arg) {
   prctl(PR_SET_NAME, "dirty", 0, 0, 0);
   prctl(PR_SET_TIMERSLACK, 123456UL, 0, 0, 0);
   uselocale(c_locale);
+  return NULL;
+}
+
+/* Changes nothing but its cancellation state and type, so that its thread is reused. No
+ * pthread_cancel in this program: the cache resets them only because it saw the calls. */
+static void *leaves_cancel_changed(void *arg) {
+  (void)arg;
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+  pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
   return NULL;
 }
 
@@ -140,6 +155,14 @@ int main(void) {
     EXPECT(seen.policy == mine.policy && seen.param.sched_priority == mine.param.sched_priority,
            "scheduling is inherited");
     EXPECT(seen.locale == LC_GLOBAL_LOCALE, "the global locale is in use");
+
+    pthread_create(&t, NULL, leaves_cancel_changed, NULL);
+    pthread_join(t, NULL);
+    pthread_create(&t, NULL, observe, &seen);
+    pthread_join(t, NULL);
+    EXPECT(
+        seen.cancel_state == PTHREAD_CANCEL_ENABLE && seen.cancel_type == PTHREAD_CANCEL_DEFERRED,
+        "cancellation enabled and deferred");
 
     char cwd[256];
     if (getcwd(cwd, sizeof cwd) == NULL) cwd[0] = 0;

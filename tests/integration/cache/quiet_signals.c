@@ -9,7 +9,13 @@
  *    threads sleep; a running thread sends SIGUSR2 to the process 50 times; main blocks it
  *    through libc's own syscall(2), which no wrapper sees, so that only the running thread and
  *    the parked ones could take it. Every run of the handler must be on the running thread.
- * Without the cache there are no parked threads and both hold trivially. */
+ *  - started blocked (a child run of this program, spawned with SIGUSR1 blocked, as a launcher
+ *    such as perf stat starts a program): parked threads inherit the blocked mask and sleep
+ *    with it, without blocking the rest. A thread sigwaits for SIGUSR1 while main sends it 20
+ *    times; then main also blocks SIGUSR2, which the parked threads' masks let through, and a
+ *    second thread sigwaits for it: a parked thread that had not blocked SIGUSR2 before main's
+ *    call returned would take one, and its default action would end the process.
+ * Without the cache there are no parked threads and all three hold trivially. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -53,35 +59,79 @@ static int wait_until(atomic_int *value, int want) {
 #define SIGWAIT_ROUNDS 20
 static atomic_int waited;
 
-static void *wait_for_usr1(void *unused) {
-  (void)unused;
+static void *wait_for_signal(void *sig_arg) {
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, (int)(intptr_t)sig_arg);
   for (int i = 0; i < SIGWAIT_ROUNDS; ++i) {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0 || sig != SIGUSR1) break;
+    if (sigwait(&set, &sig) != 0 || sig != (int)(intptr_t)sig_arg) break;
     atomic_fetch_add(&waited, 1);
   }
   return NULL;
 }
 
-static void check_sigwait(void) {
-  park_sleepers();
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGUSR1);
-  pthread_sigmask(SIG_BLOCK, &set, NULL); /* the new thread inherits it */
+/* A thread sigwaits for SIG (blocked by main already) while main sends it to the process. */
+static void sigwait_rounds(int sig, const char *what) {
+  atomic_store(&waited, 0);
   pthread_t waiter;
-  pthread_create(&waiter, NULL, wait_for_usr1, NULL);
+  pthread_create(&waiter, NULL, wait_for_signal, (void *)(intptr_t)sig);
   int delivered = 1;
   for (int i = 1; i <= SIGWAIT_ROUNDS && delivered; ++i) {
-    kill(getpid(), SIGUSR1);
+    kill(getpid(), sig);
     delivered = wait_until(&waited, i);
   }
-  EXPECT(delivered && atomic_load(&waited) == SIGWAIT_ROUNDS,
-         "sigwait gets every signal sent to the process while parked threads exist");
+  EXPECT(delivered && atomic_load(&waited) == SIGWAIT_ROUNDS, what);
   pthread_join(waiter, NULL);
+}
+
+static void block_one(int sig) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, NULL); /* new threads inherit it */
+}
+
+static void check_sigwait(void) {
+  park_sleepers();
+  block_one(SIGUSR1);
+  sigwait_rounds(SIGUSR1,
+                 "sigwait gets every signal sent to the process while parked threads exist");
+}
+
+/* ---- started blocked ---------------------------------------------------------------------- */
+
+static int check_started_blocked(void) {
+  sigset_t now;
+  pthread_sigmask(SIG_BLOCK, NULL, &now);
+  EXPECT(sigismember(&now, SIGUSR1) == 1, "the process starts with SIGUSR1 blocked");
+  park_sleepers(); /* they sleep with SIGUSR1 blocked, nothing else */
+  sigwait_rounds(SIGUSR1, "started blocked: sigwait gets every SIGUSR1 sent to the process");
+  park_sleepers();
+  block_one(SIGUSR2); /* the parked threads' masks let it through until they block it */
+  sigwait_rounds(SIGUSR2, "started blocked: a signal blocked later reaches its sigwait too");
+  return semantics_failures;
+}
+
+/* Runs this program with MODE in a child (started with START_BLOCKED blocked, 0: none). */
+static void run_child(char *argv0, char *mode, int start_blocked, const char *what) {
+  char *child_argv[] = {argv0, mode, NULL};
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (start_blocked) {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, start_blocked);
+    posix_spawnattr_setsigmask(&attr, &mask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  }
+  pid_t child;
+  int status = 0;
+  fflush(stdout);
+  int spawned = posix_spawn(&child, "/proc/self/exe", NULL, &attr, child_argv, environ) == 0 &&
+                waitpid(child, &status, 0) == child;
+  posix_spawnattr_destroy(&attr);
+  EXPECT(spawned && WIFEXITED(status) && WEXITSTATUS(status) == 0, what);
 }
 
 /* ---- handler ---------------------------------------------------------------------------- */
@@ -137,14 +187,10 @@ static int check_handler(void) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "handler") == 0) return check_handler();
-  /* The handler check runs first, in a child: each check needs a process that is still quiet. */
-  char *child_argv[] = {argv[0], "handler", NULL};
-  pid_t child;
-  int status = 0;
-  fflush(stdout);
-  int spawned = posix_spawn(&child, "/proc/self/exe", NULL, NULL, child_argv, environ) == 0 &&
-                waitpid(child, &status, 0) == child;
-  EXPECT(spawned && WIFEXITED(status) && WEXITSTATUS(status) == 0, "handler check ends normally");
+  if (argc > 1 && strcmp(argv[1], "blocked") == 0) return check_started_blocked();
+  /* The other checks run first, in children: each needs a process that is still quiet. */
+  run_child(argv[0], "handler", 0, "handler check ends normally");
+  run_child(argv[0], "blocked", SIGUSR1, "started-blocked check ends normally");
   check_sigwait();
   return semantics_failures;
 }
