@@ -148,6 +148,10 @@ void add_plan_command(CLI::App& app, Runner& selected) {
   sub->add_option("--time-limit", opt->time_limit_s,
                   "Seconds the whole search may take, every solver together (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
+  sub->add_option("--min-steps", opt->min_steps,
+                  "Moves the search tries before --time-limit may stop it (default 300000; 0: "
+                  "the time limit alone)")
+      ->check(whole_number());
   sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)")
       ->check(whole_number());
   sub->callback([&selected, opt, gpus] {

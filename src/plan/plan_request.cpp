@@ -90,6 +90,7 @@ Result<PlanRequest> plan_request(const PlanOptions& o) {
   request.reserved = o.reserved;
   request.oversubscribe = o.oversubscribe;
   request.time_limit_s = o.time_limit_s.value_or(1.5);
+  request.min_steps = o.min_steps.value_or(kDefaultMinSteps);
   request.seed = o.seed.value_or(1);
   return request;
 }
@@ -134,6 +135,7 @@ Result<PlannedRequest> plan_from_request(const PlanRequest& request) {
   inputs.solve.local_time_limit_s = request.time_limit_s;
   inputs.solve.exact_time_limit_s = request.time_limit_s;
   inputs.solve.whole_time_limit_s = request.time_limit_s;
+  inputs.solve.min_steps = request.min_steps;
   inputs.solve.seed = request.seed;
   auto plan = make_plan(*spec, inputs);
   if (!plan) return plan.error();

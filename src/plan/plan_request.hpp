@@ -22,24 +22,25 @@ namespace threadmap::plan {
 /// member per flag (named beside it); a flag not given leaves its member default-constructed.
 /// Errors name these members in Error::input.
 struct PlanOptions {
-  std::string spec_file;               ///< --spec FILE
-  int pairs = 0;                       ///< --pairs N
-  int threads = 0;                     ///< --threads N
-  std::optional<std::string> policy;   ///< --policy P
-  std::string topology_file;           ///< --topology FILE.xml
-  std::string latency_file;            ///< --latency FILE
-  std::optional<std::string> allowed;  ///< --allowed EXPR (given, even empty)
-  std::string reserved;                ///< --reserved EXPR
-  bool oversubscribe = false;          ///< --oversubscribe
-  bool json = false;                   ///< --json
-  std::string export_format;           ///< --export FORMAT
-  int ranks = 0;                       ///< --ranks N
-  std::string host;                    ///< --host NAME
-  int gpus = 0;                        ///< --gpus [N] (given alone: 1); 0: not given
-  std::string gpu_visibility;          ///< --gpu-visibility narrow|all-own-first; "": narrow
-  std::string output;                  ///< -o, --output FILE
-  std::optional<double> time_limit_s;  ///< --time-limit S
-  std::optional<std::uint64_t> seed;   ///< --seed N
+  std::string spec_file;                   ///< --spec FILE
+  int pairs = 0;                           ///< --pairs N
+  int threads = 0;                         ///< --threads N
+  std::optional<std::string> policy;       ///< --policy P
+  std::string topology_file;               ///< --topology FILE.xml
+  std::string latency_file;                ///< --latency FILE
+  std::optional<std::string> allowed;      ///< --allowed EXPR (given, even empty)
+  std::string reserved;                    ///< --reserved EXPR
+  bool oversubscribe = false;              ///< --oversubscribe
+  bool json = false;                       ///< --json
+  std::string export_format;               ///< --export FORMAT
+  int ranks = 0;                           ///< --ranks N
+  std::string host;                        ///< --host NAME
+  int gpus = 0;                            ///< --gpus [N] (given alone: 1); 0: not given
+  std::string gpu_visibility;              ///< --gpu-visibility narrow|all-own-first; "": narrow
+  std::string output;                      ///< -o, --output FILE
+  std::optional<double> time_limit_s;      ///< --time-limit S
+  std::optional<std::uint64_t> min_steps;  ///< --min-steps N
+  std::optional<std::uint64_t> seed;       ///< --seed N
 };
 
 /// A thread plan, checked: the one form of spec, its inputs and how to solve it.
@@ -54,8 +55,10 @@ struct PlanRequest {
   std::string reserved;       ///< overrides the spec's constraints.reserved when not empty
   bool oversubscribe = false;  ///< sets the spec's oversubscribe (never clears it)
   double time_limit_s = 1.5;   ///< the whole search's time (every solver together)
-  std::uint64_t seed = 1;      ///< local search seed
-  std::string isolated_file;   ///< tests: read the isolated CPUs here instead of the kernel's file
+  /// Moves each search start is owed before time_limit_s may stop it (SolveOptions::min_steps).
+  std::uint64_t min_steps = kDefaultMinSteps;
+  std::uint64_t seed = 1;     ///< local search seed
+  std::string isolated_file;  ///< tests: read the isolated CPUs here instead of the kernel's file
   std::optional<ExportFormat> format;  ///< print the plan for this tool; nullopt: do not
 };
 

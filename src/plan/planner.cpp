@@ -49,6 +49,7 @@ void seed_with_baselines(const Problem& p, const MachineModel& machine, const Pl
   seed.cpu_of = best->cpu_of;
   seed.cost = best_objective;
   seed.solver = solution.solver;
+  seed.start = best->name + " baseline";
   Solution improved = iterate_local(p, std::move(seed), inputs.solve);
   if (evaluate(p, improved.cpu_of).objective() > best_objective) {  // cannot happen; be sure
     improved.cpu_of = best->cpu_of;
@@ -62,6 +63,16 @@ void seed_with_baselines(const Problem& p, const MachineModel& machine, const Pl
   improved.passes += solution.passes;
   improved.stopped_by_time = improved.stopped_by_time || solution.stopped_by_time;
   solution = std::move(improved);
+}
+
+// Said when the time limit ended a search that had not yet improved on where it started: the
+// answer is that placement as it was, which the reader would otherwise take for a search's.
+std::string unimproved_note(const Solution& solution, std::uint64_t min_steps) {
+  const std::string what =
+      solution.start == "greedy" ? "the greedy placement" : "the " + solution.start;
+  return "returned " + what + " unimproved: the time limit stopped the search after " +
+         std::to_string(solution.nodes) + " moves (" + std::to_string(min_steps) +
+         " owed before it could stop it)";
 }
 
 Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) {
@@ -100,6 +111,11 @@ Result<Plan> plan_unchecked(const WorkloadSpec& spec, const PlanInputs& inputs) 
     if (!solved) return solved.error().with_context("spec " + spec.source);
     solution = std::move(*solved);
     seed_with_baselines(*problem, *machine, timed, solution, plan.notes);
+    plan.search_start = solution.start;
+    plan.improved_on_start = solution.improved_on_start;
+    plan.min_steps = inputs.solve.min_steps;
+    if (!solution.improved_on_start && solution.stopped_by_time)
+      plan.notes.push_back(unimproved_note(solution, inputs.solve.min_steps));
   }
   plan.solve_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -32,6 +32,12 @@ struct Plan {
   bool stopped_by_time = false;
   std::uint64_t search_nodes = 0;  ///< B&B nodes or local-search moves tried
   int passes = 0;                  ///< local search passes
+  /// Moves each search start was owed before a time limit could stop it (SolveOptions).
+  std::uint64_t min_steps = 0;
+  /// Where the search started: "greedy" or "NAME baseline" (a baseline that beat the search's
+  /// first answer); empty when a policy placed the threads and nothing was searched.
+  std::string search_start;
+  bool improved_on_start = false;  ///< the plan is cheaper than search_start's placement
   double solve_ms = 0;             ///< wall time of the solve, one run
   std::vector<std::pair<std::string, CostBreakdown>> baselines;  ///< sequential, compact, ...
   std::string source;                                            ///< spec file or quick form

@@ -68,6 +68,9 @@ Solution iterate_local(const Problem& p, Solution start, const SolveOptions& giv
   auto spent = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
+  const double start_cost = start.cost;
+  const std::string start_name = start.start;
+  const std::uint64_t owed_until = start.nodes + options.min_steps;
   Solution best = improve_local(p, std::move(start), options);
   std::mt19937_64 rng(options.seed * 0x9E3779B97F4A7C15ull + 7);
   // Small workloads get many cheap rounds, large ones a few expensive ones (and the clock).
@@ -75,8 +78,10 @@ Solution iterate_local(const Problem& p, Solution start, const SolveOptions& giv
                                              : std::clamp(4000 / std::max(1, p.size()), 12, 400);
   for (int round = 0; round < rounds && !best.stopped_by_time; ++round) {
     SolveOptions left = options;
-    left.local_time_limit_s = options.local_time_limit_s - spent();
-    if (left.local_time_limit_s <= 0) {
+    // The moves still owed: the clock may not end the search before they are tried.
+    left.min_steps = owed_until > best.nodes ? owed_until - best.nodes : 0;
+    left.local_time_limit_s = std::max(0.0, options.local_time_limit_s - spent());
+    if (left.local_time_limit_s <= 0 && left.min_steps == 0) {
       best.stopped_by_time = true;
       break;
     }
@@ -97,6 +102,8 @@ Solution iterate_local(const Problem& p, Solution start, const SolveOptions& giv
     }
   }
   best.solver = "greedy + iterated local search";
+  best.start = start_name;
+  best.improved_on_start = best.cost < start_cost - 1e-9 * (1 + std::abs(start_cost));
   return best;
 }
 
@@ -106,7 +113,12 @@ Result<Solution> solve(const Problem& p, const SolveOptions& options) {
   Solution best = iterate_local(p, std::move(*greedy), options);
   if (p.size() <= options.exact_max_threads && !best.stopped_by_time) {
     Solution exact = solve_exact(p, best, within_deadline(options));
-    if (exact.cost <= best.cost + 1e-9 * (1 + std::abs(best.cost))) return exact;
+    if (exact.cost <= best.cost + 1e-9 * (1 + std::abs(best.cost))) {
+      exact.start = best.start;
+      exact.improved_on_start =
+          best.improved_on_start || exact.cost < best.cost - 1e-9 * (1 + std::abs(best.cost));
+      return exact;
+    }
   }
   return best;
 }

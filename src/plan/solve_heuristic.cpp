@@ -178,12 +178,14 @@ class LocalSearch {
   }
 
   /// One pass over every unit in random order; true when something moved. Stops early (and
-  /// sets out.stopped_by_time) once the time limit is reached.
-  bool pass(Solution& out, Clock::time_point clock_start, double time_limit_s) {
+  /// sets out.stopped_by_time) once the time limit is reached and out.nodes has reached
+  /// `stoppable_at` (the moves the search is owed whatever the clock says).
+  bool pass(Solution& out, Clock::time_point clock_start, double time_limit_s,
+            std::uint64_t stoppable_at) {
     std::shuffle(visit_.begin(), visit_.end(), rng_);
     bool improved = false;
     for (int u : visit_) {
-      if (seconds_since(clock_start) > time_limit_s) {
+      if (out.nodes >= stoppable_at && seconds_since(clock_start) > time_limit_s) {
         out.stopped_by_time = true;
         break;
       }
@@ -313,8 +315,9 @@ Solution improve_local(const Problem& p, Solution start, const SolveOptions& giv
   LocalSearch search(p, start, options);
   Solution out = std::move(start);
   out.solver += " + local search";
+  const std::uint64_t stoppable_at = out.nodes + options.min_steps;
   for (int pass = 0; pass < options.local_max_passes; ++pass) {
-    const bool improved = search.pass(out, clock_start, options.local_time_limit_s);
+    const bool improved = search.pass(out, clock_start, options.local_time_limit_s, stoppable_at);
     out.passes = pass + 1;
     if (!improved || out.stopped_by_time) break;
   }

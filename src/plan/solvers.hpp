@@ -11,6 +11,12 @@
 
 namespace threadmap::plan {
 
+/// The moves a search from one start is owed before a time limit may stop it, by default
+/// (`plan --min-steps`). 1,024 threads on the 384 CPUs of 2 x EPYC 9654 converge after ~1.2 M
+/// moves; 300,000 owed reach a cost within 0.3% of that in ~0.15 s of CPU on the development VM
+/// (docs/plan.md, "Solvers").
+inline constexpr std::uint64_t kDefaultMinSteps = 300000;
+
 /// Knobs shared by the solvers.
 struct SolveOptions {
   int exact_max_threads = 12;       ///< use branch and bound up to this many threads
@@ -19,6 +25,13 @@ struct SolveOptions {
   int local_max_passes = 60;        ///< passes over all units without the clock running out
   std::uint64_t seed = 1;           ///< local search visiting order (deterministic)
   int kick_rounds = 0;  ///< iterated local search rounds; 0 = by size (400 small .. 12 large)
+  /// Moves each search from a seed (the greedy's placement, a baseline searched again) tries
+  /// before a time limit may stop it: the time limits are wall-clock, and on a loaded machine
+  /// the wall clock runs out before the search has had a CPU, which returned seeds unimproved.
+  /// Steps do not depend on the load, so a plan searched this far is the same plan whatever
+  /// the load (for one seed). A search that converges earlier stops earlier. 0: the time
+  /// limits alone decide.
+  std::uint64_t min_steps = kDefaultMinSteps;
   /// The whole search (iterated local search, branch and bound, the search again from a
   /// baseline) ends `whole_time_limit_s` after make_plan starts solving: `plan --time-limit`.
   /// 0: no bound beyond each solver's own limit.
@@ -38,9 +51,11 @@ struct Solution {
   double cost = 0;          ///< evaluate(...).total()
   std::string solver;       ///< "branch and bound", "greedy + local search"
   bool proven_optimal = false;
-  bool stopped_by_time = false;  ///< a time limit cut the search short
-  std::uint64_t nodes = 0;       ///< search nodes (B&B) or moves tried (local search)
-  int passes = 0;                ///< local search passes
+  bool stopped_by_time = false;    ///< a time limit cut the search short
+  std::uint64_t nodes = 0;         ///< search nodes (B&B) or moves tried (local search)
+  int passes = 0;                  ///< local search passes
+  std::string start = "greedy";    ///< where the search started: "greedy" or "NAME baseline"
+  bool improved_on_start = false;  ///< the answer costs less than its start (objective)
 };
 
 /// Greedy construction: units in order of how strongly they connect to those already placed
@@ -50,7 +65,8 @@ Result<Solution> solve_greedy(const Problem& problem);
 
 /// Improves a solution by moving single threads and groups to free CPUs and swapping threads,
 /// best improving move per unit, until a pass improves nothing, `local_max_passes` or the time
-/// limit. Deterministic for a given seed unless the time limit stops it.
+/// limit (which stops it only once `min_steps` moves were tried). Deterministic for a given
+/// seed unless the time limit stops it.
 Solution improve_local(const Problem& problem, Solution start, const SolveOptions& options);
 
 /// Branch and bound over units with symmetry breaking (interchangeable cores/caches of the
@@ -60,7 +76,9 @@ Solution solve_exact(const Problem& problem, const Solution& incumbent,
                      const SolveOptions& options);
 
 /// Iterated local search: up to `kick_rounds` times, swap a few threads at random with threads
-/// near their partners, improve_local() again, keep the result when it is better.
+/// near their partners, improve_local() again, keep the result when it is better. The time
+/// limit ends it only once `min_steps` moves were tried in all its rounds together;
+/// improved_on_start says whether the answer is cheaper than `start`.
 Solution iterate_local(const Problem& problem, Solution start, const SolveOptions& options);
 
 /// Runs the right solvers for the problem size and returns the best solution: greedy, then

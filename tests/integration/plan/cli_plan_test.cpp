@@ -156,6 +156,28 @@ TEST(CliPlan, BadInputIsOneClearLine) {
   std::remove(tmp.c_str());
 }
 
+// A time limit that is over before the search starts, with no steps owed (--min-steps 0), as on
+// a machine too loaded to give the search a CPU: the plan is its start as it was, and both the
+// text and the JSON say so and which start it was.
+TEST(CliPlan, AnOutOfTimeSearchSaysItReturnedItsStartUnimproved) {
+  const std::string args = "--pairs 100 --topology " + data("topologies/amd-2x-epyc9654-zen4.xml") +
+                           " --time-limit 0.001 --min-steps 0";
+  CommandResult text = run(plan(args));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("unimproved: the time limit stopped the search after 0 moves"),
+            std::string::npos)
+      << text.out;
+  CommandResult json = run(plan(args + " --json"));
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["improved_on_start"], false);
+  EXPECT_EQ(j["search_steps"], 0);
+  EXPECT_EQ(j["min_steps"], 0);
+  EXPECT_TRUE(j["search_start"].is_string());
+  EXPECT_EQ(j["stopped_by_time"], true);
+  expect_one_error_line(run(plan("--pairs 1 --min-steps -5")), "bad --min-steps");
+}
+
 TEST(CliPlan, ExportsCarryOsMemoryNodes) {
   // Dell R740 SNC2: CPUs 2 and 6 are on OS node 2, which is hwloc's logical NUMA #1.
   std::string r740 = " --topology " + data("topologies/dell-r740-2x-xeon-gold6230-snc2-2lm.xml");

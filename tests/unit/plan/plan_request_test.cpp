@@ -132,16 +132,19 @@ TEST(PlanRequest, TheOptionsGetTheirDefaultsOnce) {
   auto request = plan_request(options);
   ASSERT_TRUE(request.ok()) << request.error().message;
   EXPECT_DOUBLE_EQ(request->time_limit_s, 1.5);
+  EXPECT_EQ(request->min_steps, kDefaultMinSteps);
   EXPECT_EQ(request->seed, 1u);
   EXPECT_FALSE(request->format.has_value());
   options.export_format = "numactl";
   options.allowed = "0-1";
   options.seed = 9;
+  options.min_steps = 0;  // given as 0: the time limit alone, not the default
   request = plan_request(options);
   ASSERT_TRUE(request.ok()) << request.error().message;
   EXPECT_EQ(request->format, ExportFormat::numactl);
   EXPECT_EQ(request->allowed, "0-1");
   EXPECT_EQ(request->seed, 9u);
+  EXPECT_EQ(request->min_steps, 0u);
   options.export_format = "hwloc-bind";
   auto unknown = plan_request(options);
   ASSERT_FALSE(unknown.ok());
