@@ -142,8 +142,7 @@ std::string spread_line(const latency::Matrix& matrix) {
     return s.pairs == 1 ? fmt::format("pairs: {} ns (the one pair)\n", ns(s.min_ns))
                         : fmt::format("pairs: {} ns, all {} of them\n", ns(s.min_ns), s.pairs);
   return fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
-                     ns(s.min_ns), ns(s.median_ns), ns(s.max_ns), s.pairs,
-                     s.max_over_min);
+                     ns(s.min_ns), ns(s.median_ns), ns(s.max_ns), s.pairs, s.max_over_min);
 }
 
 // Why no domains are shown for a matrix whose pairs moved, and what to do instead.
