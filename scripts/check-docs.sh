@@ -56,45 +56,47 @@ defined_in() {
 }
 
 check_doc() {
-  local doc=$1 failed=0 lineno=0 line token name area found candidate
-  while IFS= read -r line; do
-    lineno=$((lineno + 1))
-    # Every `...` span of the line (fenced blocks are passed over below).
-    while read -r token; do
-      [ -n "$token" ] || continue
-      case $token in
-        *'<'* | *'*'* | *'...'* | *' '* | *'$'* | *'='* | *'"'* | -*) continue ;;
-      esac
-      if [[ $token =~ ^(src|include|tests|scripts|docs|\.ci|cmake|debian|packaging)/[A-Za-z0-9_./+-]*$ ]]; then
-        # A module is named without its extension too (`src/plan/plan_file`).
-        found=
-        for candidate in "${token%/}" "$token".{cpp,hpp,c,h}; do
-          [ -e "$dir/$candidate" ] && found=1
-        done
-        if [ -z "$found" ]; then
-          echo "$doc:$lineno: no file or folder '$token'" >&2
-          failed=1
-        fi
-      elif [[ $token =~ ^[A-Za-z0-9_+-]+\.(c|h|cpp|hpp|sh|py|txt|cmake)$ ]]; then
-        if [ -z "$(cd "$dir" && find src include tests scripts cmake \( -name "$token" -o -name "$token.in" \) \
-                   -print -quit 2>/dev/null)" ]; then
-          echo "$doc:$lineno: no file named '$token'" >&2
-          failed=1
-        fi
-      elif [[ $token =~ ^([A-Za-z_][A-Za-z0-9_]*::)+([A-Za-z_~][A-Za-z0-9_]*)(\(.*\))?$ ]]; then
-        name=${BASH_REMATCH[2]}
-        area=${token%%::*}
-        case $area in std | GTest | testing | nlohmann | CLI | fmt) continue ;; esac
-        # shellcheck disable=SC2046
-        defined_in "$name" $(area_of "$area") ||
-          { echo "$doc:$lineno: '$token': no '$name' in $(area_of "$area")" >&2; failed=1; }
-      elif [[ $token =~ ^([A-Za-z_][A-Za-z0-9_]*)\(.*\)$ ]] || [[ $token =~ ^(tm__[A-Za-z0-9_]+)$ ]]; then
-        name=${BASH_REMATCH[1]}
-        defined_in "$name" src include tests ||
-          { echo "$doc:$lineno: '$token': no '$name' under src/ or include/" >&2; failed=1; }
+  local doc=$1 failed=0 lineno token name area found candidate
+  # Every `...` span outside fenced blocks, as "LINE<TAB>TEXT".
+  while IFS=$'\t' read -r lineno token; do
+    [ -n "$token" ] || continue
+    case $token in
+      *'<'* | *'*'* | *'...'* | *' '* | *'$'* | *'='* | *'"'* | -*) continue ;;
+    esac
+    if [[ $token =~ ^(src|include|tests|scripts|docs|\.ci|cmake|debian|packaging)/[A-Za-z0-9_./+-]*$ ]]; then
+      # A module is named without its extension too (`src/plan/plan_file`).
+      found=
+      for candidate in "${token%/}" "$token".{cpp,hpp,c,h}; do
+        [ -e "$dir/$candidate" ] && found=1
+      done
+      if [ -z "$found" ]; then
+        echo "$doc:$lineno: no file or folder '$token'" >&2
+        failed=1
       fi
-    done < <(printf '%s\n' "$line" | grep -oE '`[^`]+`' | tr -d '`')
-  done < <(cd "$dir" && awk '/^```/ { fenced = !fenced; print ""; next } { print fenced ? "" : $0 }' "$doc")
+    elif [[ $token =~ ^[A-Za-z0-9_+-]+\.(c|h|cpp|hpp|sh|py|txt|cmake)$ ]]; then
+      if [ -z "$(cd "$dir" && find src include tests scripts cmake \( -name "$token" -o -name "$token.in" \) \
+                 -print -quit 2>/dev/null)" ]; then
+        echo "$doc:$lineno: no file named '$token'" >&2
+        failed=1
+      fi
+    elif [[ $token =~ ^([A-Za-z_][A-Za-z0-9_]*::)+([A-Za-z_~][A-Za-z0-9_]*)(\(.*\))?$ ]]; then
+      name=${BASH_REMATCH[2]}
+      area=${token%%::*}
+      case $area in std | GTest | testing | nlohmann | CLI | fmt) continue ;; esac
+      # shellcheck disable=SC2046
+      defined_in "$name" $(area_of "$area") ||
+        { echo "$doc:$lineno: '$token': no '$name' in $(area_of "$area")" >&2; failed=1; }
+    elif [[ $token =~ ^([A-Za-z_][A-Za-z0-9_]*)\(.*\)$ ]] || [[ $token =~ ^(tm__[A-Za-z0-9_]+)$ ]]; then
+      name=${BASH_REMATCH[1]}
+      defined_in "$name" src include tests ||
+        { echo "$doc:$lineno: '$token': no '$name' under src/ or include/" >&2; failed=1; }
+    fi
+  done < <(cd "$dir" && awk '/^```/ { fenced = !fenced; next }
+                             !fenced { line = $0
+                                       while (match(line, /`[^`]+`/)) {
+                                         print NR "\t" substr(line, RSTART + 1, RLENGTH - 2)
+                                         line = substr(line, RSTART + RLENGTH)
+                                       } }' "$doc")
   return $failed
 }
 
