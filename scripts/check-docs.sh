@@ -11,6 +11,9 @@
 #     threadmap:: and std:: anywhere under src/ and include/);
 #   - a call (`prepare_run`... written `prepare_run()` or `tm__create(...)`), and any name of
 #     the cache's or the pin library's (`tm__...`): found likewise under src/ and include/.
+# And a claim about who calls what: a line "`FILE` calls `A` and then `B`." holds when FILE
+# calls each of the names after "calls" on that line (`B(` or `B (` in it, outside comments), so
+# the walk through a request cannot keep a call the code no longer makes.
 # Commands, flags, variables, JSON and anything with a placeholder (`<area>`, `*`, `...`, a
 # space) are not names of the tree and are passed over. CI runs this with the cheap checks.
 #
@@ -97,6 +100,36 @@ check_doc() {
                                          print NR "\t" substr(line, RSTART + 1, RLENGTH - 2)
                                          line = substr(line, RSTART + RLENGTH)
                                        } }' "$doc")
+  check_calls "$doc" || failed=1
+  return $failed
+}
+
+# "`FILE` calls `A`, `B` ...": FILE calls each of them.
+check_calls() {
+  local doc=$1 failed=0 lineno file names name
+  while IFS=$'\t' read -r lineno file names; do
+    for name in $names; do
+      case $name in */* | *.*) continue ;; esac
+      name=${name##*::}
+      name=${name%%(*}
+      # grep -c reads to the end: with -q the first grep could die of SIGPIPE (pipefail).
+      if [ "$(grep -vE '^\s*//' "$dir/$file" 2>/dev/null |
+              grep -cE "(^|[^A-Za-z0-9_])$name ?\(")" -eq 0 ]; then
+        echo "$doc:$lineno: '$file' does not call '$name' (the line says it does)" >&2
+        failed=1
+      fi
+    done
+  done < <(cd "$dir" && awk '/^```/ { fenced = !fenced; next }
+                             !fenced && match($0, /`[^` ]+\/[^` ]+\.[a-z]+` calls /) {
+                               head = substr($0, RSTART, RLENGTH); rest = substr($0, RSTART + RLENGTH)
+                               sub(/^`/, "", head); sub(/` calls $/, "", head)
+                               names = ""
+                               while (match(rest, /`[^`]+`/)) {
+                                 names = names " " substr(rest, RSTART + 1, RLENGTH - 2)
+                                 rest = substr(rest, RSTART + RLENGTH)
+                               }
+                               print NR "\t" head "\t" names
+                             }' "$doc")
   return $failed
 }
 
@@ -131,6 +164,7 @@ if [ "${1:-}" = "--selftest" ]; then
     'the worker (`tm__gone_worker`) parks'
     'then `prepare_gone()` loads the topology'
     'the merge is `cluster::collect_report` (a name of another area)'
+    '`src/cli/run.cpp` calls `apply::run_command` itself.'
   )
   status=0
   for plant in "${plants[@]}"; do
