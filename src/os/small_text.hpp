@@ -5,6 +5,7 @@
 // and quantiles in src/core/sample_stats.hpp (scripts/check-helpers.sh keeps each one home).
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -12,8 +13,15 @@
 
 namespace threadmap::os {
 
-/// `text` without the white space (isspace: blanks, tabs, CR, LF) at either end.
-std::string_view trimmed(std::string_view text);
+/// `text` without the white space (isspace: blanks, tabs, CR, LF) at either end. Inline, so
+/// that a pure parser using it (CpuSet's, the matrix reader's) links without the file readers
+/// below (the fuzz targets compile those parsers alone).
+inline std::string_view trimmed(std::string_view text) {
+  auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
 
 /// The trimmed contents of a small file such as a sysfs attribute; "" when the file is absent,
 /// unreadable or larger than `max_bytes`.
