@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "src/core/text.hpp"
+
 namespace threadmap::apply {
 namespace {
 
@@ -123,19 +125,6 @@ Result<MemoryPolicy> memory_policy_for(std::string_view text, const Topology& to
   if (!policy) return policy.error();
   if (auto st = check_memory_policy(*policy, topology.numa_nodes()); !st) return st.error();
   return policy;
-}
-
-std::string node_list(const std::vector<int>& nodes) {
-  std::string out;
-  for (size_t i = 0; i < nodes.size();) {
-    size_t j = i;
-    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(nodes[i]);
-    if (j > i) out += '-' + std::to_string(nodes[j]);
-    i = j + 1;
-  }
-  return out;
 }
 
 std::string encode_memory_policy(const MemoryPolicy& policy) {

@@ -50,9 +50,6 @@ const char* memory_mode_name(MemoryMode mode);
 /// node list: "local", "interleave", "interleave:NODES", "bind:NODES", "preferred:NODE".
 const std::vector<std::string>& memory_policy_forms();
 
-/// Nodes as a kernel-style list: {0,2,3} -> "0,2-3".
-std::string node_list(const std::vector<int>& nodes);
-
 /// The TM_PIN_CONFIG value of the mem= entry: "local", "bind:0,2-3", ...
 std::string encode_memory_policy(const MemoryPolicy& policy);
 

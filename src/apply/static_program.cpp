@@ -2,6 +2,7 @@
 // replaces it (taskset's mask, numactl's policy).
 #include "src/apply/static_program.hpp"
 
+#include "src/core/text.hpp"
 #include "src/os/executable_kind.hpp"
 
 namespace threadmap::apply {

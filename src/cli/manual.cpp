@@ -15,6 +15,7 @@
 
 #include "src/cli/command.hpp"
 #include "src/cli/manual_sections.hpp"
+#include "src/core/text.hpp"
 #include "threadmap/version.hpp"
 
 namespace threadmap::cli {
@@ -120,12 +121,6 @@ std::string upper(std::string s) {
   for (char& c : s)
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   return s;
-}
-
-std::string joined(const std::vector<std::string>& list, const std::string& separator) {
-  std::string out;
-  for (const auto& w : list) out += (out.empty() ? "" : separator) + w;
-  return out;
 }
 
 // "One of: a, b, c." under an option that takes a fixed list, with what its placeholders mean.

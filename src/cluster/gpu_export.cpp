@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "src/cluster/rank_export.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap::cluster {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "src/cluster/node_gpu_plan.hpp"
 #include "src/cluster/rank_gpus.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap::cluster {
 namespace {
@@ -14,12 +15,6 @@ CpuSet local_cpus(const std::vector<const Device*>& gpus, const CpuSet& allowed)
   CpuSet out;
   for (const Device* g : gpus) out |= g->cpus;
   return out & allowed;
-}
-
-std::string node_list(const std::vector<int>& nodes) {
-  std::string out;
-  for (int n : nodes) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
 }
 
 std::string gpu_indexes(const std::vector<const Device*>& gpus) {

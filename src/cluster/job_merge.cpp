@@ -7,6 +7,7 @@
 
 #include "src/cluster/gpu_findings.hpp"
 #include "src/core/json_text.hpp"
+#include "src/core/text.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::cluster {
@@ -33,8 +34,6 @@ struct Placed {
 double overlap(const Placed& a, const Placed& b) {
   return std::max(0.0, std::min(a.end, b.end) - std::max(a.start, b.start));
 }
-
-std::string seconds_text(double s) { return fmt::format("{:.2f} s", s); }
 
 // The start-up window of one rank (see StartupWindow): ends at the first of (a) the start of
 // the first runnable span of a thread that appeared after the watch's first sample (the
@@ -166,12 +165,12 @@ void rank_time_findings(const LoadedRecord& loaded, const RankTime& t, const Job
                  fmt::format("rank {}'s threads were on CPUs {} outside its share {} for {} "
                              "(thread-seconds, sampled)",
                              r.rank, t.outside_cpus.to_list(), r.share.to_list(),
-                             seconds_text(t.outside_s)));
+                             duration_text(t.outside_s)));
   if (t.off_node_s > rules.min_seconds)
     findings.add("left_numa", r.rank, t.off_node_s,
                  fmt::format("rank {}'s threads ran {} on CPUs of NUMA nodes other than its "
                              "memory's (nodes {})",
-                             r.rank, seconds_text(t.off_node_s), fmt::join(r.memory_nodes, ",")));
+                             r.rank, duration_text(t.off_node_s), fmt::join(r.memory_nodes, ",")));
   const int threads = std::max<int>(1, static_cast<int>(loaded.threads.size()));
   if (t.migrations > rules.migrations_per_thread * threads)
     findings.add(
@@ -250,7 +249,7 @@ void shared_core_findings(const CpuSet& core, const std::vector<const Placed*>& 
       findings.add("shared_core", ranks.second, seconds,
                    fmt::format("ranks {} and {} had threads on core {} at the same time for {} "
                                "(thread-seconds, sampled)",
-                               ranks.first, ranks.second, core.to_list(), seconds_text(seconds)));
+                               ranks.first, ranks.second, core.to_list(), duration_text(seconds)));
 }
 
 // Time one core held more runnable threads than it has PUs (sleeping threads compete for
@@ -279,7 +278,7 @@ void oversubscribed_core_finding(const CpuSet& core, const std::vector<const Pla
         "oversubscribed_core", -1, over_s,
         fmt::format("core {} ({} PU) held up to {} of the job's runnable threads at once, "
                     "more than its PUs for {} (placed by their last CPU; {})",
-                    core.to_list(), core.count(), most, seconds_text(over_s),
+                    core.to_list(), core.count(), most, duration_text(over_s),
                     view.activity_unknown.empty()
                         ? fmt::format("runnable: at least {:.0f}% of the time on a CPU",
                                       rules.runnable_share * 100)

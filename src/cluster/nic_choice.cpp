@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "src/cluster/rank_export.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap::cluster {
 namespace {

@@ -2,13 +2,9 @@
 
 #include <algorithm>
 
-namespace threadmap::cluster {
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : separator) + s;
-  return out;
-}
+#include "src/core/text.hpp"
 
+namespace threadmap::cluster {
 namespace {
 
 bool one_each(const std::vector<std::vector<int>>& sets) {

@@ -35,7 +35,4 @@ std::string export_ranks(const std::vector<RankShare>& shares,
 /// mask_mem take it.
 std::string plain_hex_mask(const std::vector<int>& bits);
 
-/// `items` joined with `separator` between them (the lists the export writers print).
-std::string joined(const std::vector<std::string>& items, const char* separator);
-
 }  // namespace threadmap::cluster

@@ -4,18 +4,13 @@
 #include <cctype>
 
 #include "src/cluster/rank_gpus_read.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap::cluster {
 namespace {
 
 constexpr unsigned kNvidia = 0x10de;
 constexpr unsigned kAmd = 0x1002;
-
-std::string joined(const std::vector<std::string>& items, const char* sep = ",") {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // The rank's GPUs first, then every other GPU of the node in the runtime's order.
 std::vector<const Device*> own_first_list(const std::vector<const Device*>& mine,
@@ -47,11 +42,11 @@ std::vector<std::pair<std::string, std::string>> visible_devices_env(
     case kNvidia:
       // Indexes are bus order only with CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's default is
       // fastest first); a UUID needs no order.
-      if (by_uuid) return {{"CUDA_VISIBLE_DEVICES", joined(uuids)}};
-      return {{"CUDA_VISIBLE_DEVICES", joined(indexes)}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+      if (by_uuid) return {{"CUDA_VISIBLE_DEVICES", joined(uuids, ",")}};
+      return {{"CUDA_VISIBLE_DEVICES", joined(indexes, ",")}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
     case kAmd:
       // ROCr takes "GPU-" + 16 hex digits (Device::uuid's form) or ROCm's own index.
-      return {{"ROCR_VISIBLE_DEVICES", by_uuid ? joined(uuids) : joined(indexes)}};
+      return {{"ROCR_VISIBLE_DEVICES", by_uuid ? joined(uuids, ",") : joined(indexes, ",")}};
     default: {
       // Level Zero: under FLAT/COMBINED (FLAT is the default) each tile is a root device, so a
       // card is named by its tiles' indexes; under COMPOSITE by its own.
@@ -64,7 +59,7 @@ std::vector<std::pair<std::string, std::string>> visible_devices_env(
           for (int t = 0; t < (g->tiles > 0 ? g->tiles : 1); ++t)
             roots.push_back(std::to_string(g->flat_index + t));
       }
-      return {{"ZE_AFFINITY_MASK", joined(roots)}, {"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
+      return {{"ZE_AFFINITY_MASK", joined(roots, ",")}, {"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
     }
   }
 }

@@ -117,6 +117,52 @@ std::string rank_record_to_json(const RankRecord& r) {
 }
 
 namespace {
+
+// The memory nodes, cores and NUMA nodes the rank saw.
+Status read_node_layout(const json& doc, const std::string& source, RankRecord& r) {
+  if (doc.contains("memory_nodes") && doc["memory_nodes"].is_array())
+    for (const json& n : doc["memory_nodes"])
+      if (n.is_number_integer()) r.memory_nodes.push_back(n.get<int>());
+  if (doc.contains("cores") && doc["cores"].is_array())
+    for (const json& c : doc["cores"]) {
+      if (!c.is_string()) return Error::invalid(source + ": bad entry in 'cores'");
+      auto set = CpuSet::parse_list(c.get<std::string>());
+      if (!set) return Error::invalid(source + ": bad entry in 'cores'");
+      r.cores.push_back(*set);
+    }
+  if (doc.contains("numa_nodes") && doc["numa_nodes"].is_array())
+    for (const json& n : doc["numa_nodes"]) {
+      if (!n.is_object() || !n.contains("os_index") || !n["os_index"].is_number_integer())
+        return Error::invalid(source + ": bad entry in 'numa_nodes'");
+      auto cpus = cpus_at(n, "cpus", source);
+      if (!cpus) return cpus.error();
+      r.numa_nodes.push_back({n["os_index"].get<int>(), *cpus});
+    }
+  return Status{};
+}
+
+// The watch document inside the record: kept whole, and its threads' spans read for `job`.
+void read_watch(const json& w, LoadedRecord& out) {
+  out.record.watch_json = w.dump();
+  out.pid = w.value("pid", 0);
+  if (!w.contains("threads") || !w["threads"].is_array()) return;
+  for (const json& t : w["threads"]) {
+    if (!t.is_object()) continue;
+    RecordThread thread;
+    thread.tid = t.value("tid", 0);
+    thread.name = t.value("name", "");
+    thread.migrations = t.value("migrations", 0);
+    if (t.contains("spans") && t["spans"].is_array())
+      for (const json& sp : t["spans"]) {
+        if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
+        thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
+                                sp["cpu"].get<int>(), sp.value("cpu_s", -1.0),
+                                sp.value("wait_s", -1.0)});
+      }
+    out.threads.push_back(std::move(thread));
+  }
+}
+
 Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string& source) {
   auto parsed = parse_json_text(text);
   if (!parsed) return Error::invalid(source + ": " + parsed.error().message);
@@ -152,24 +198,7 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
   auto allowed = cpus_at(doc, "allowed", source);
   if (!allowed) return allowed.error();
   r.allowed = *allowed;
-  if (doc.contains("memory_nodes") && doc["memory_nodes"].is_array())
-    for (const json& n : doc["memory_nodes"])
-      if (n.is_number_integer()) r.memory_nodes.push_back(n.get<int>());
-  if (doc.contains("cores") && doc["cores"].is_array())
-    for (const json& c : doc["cores"]) {
-      if (!c.is_string()) return Error::invalid(source + ": bad entry in 'cores'");
-      auto set = CpuSet::parse_list(c.get<std::string>());
-      if (!set) return Error::invalid(source + ": bad entry in 'cores'");
-      r.cores.push_back(*set);
-    }
-  if (doc.contains("numa_nodes") && doc["numa_nodes"].is_array())
-    for (const json& n : doc["numa_nodes"]) {
-      if (!n.is_object() || !n.contains("os_index") || !n["os_index"].is_number_integer())
-        return Error::invalid(source + ": bad entry in 'numa_nodes'");
-      auto cpus = cpus_at(n, "cpus", source);
-      if (!cpus) return cpus.error();
-      r.numa_nodes.push_back({n["os_index"].get<int>(), *cpus});
-    }
+  if (Status st = read_node_layout(doc, source, r); !st) return st.error();
   for (auto [key, field] : {std::pair{"gpus", &r.gpus}, {"host_gpus", &r.host_gpus}}) {
     auto gpus = gpus_at(doc, key, source);
     if (!gpus) return gpus.error();
@@ -179,25 +208,7 @@ Result<LoadedRecord> parse_unchecked(const std::string& text, const std::string&
   r.nic = doc.value("nic", "");
   r.watch_error = doc.value("watch_error", "");
   if (doc.contains("watch") && doc["watch"].is_object()) {
-    const json& w = doc["watch"];
-    r.watch_json = w.dump();
-    out.pid = w.value("pid", 0);
-    if (w.contains("threads") && w["threads"].is_array())
-      for (const json& t : w["threads"]) {
-        if (!t.is_object()) continue;
-        RecordThread thread;
-        thread.tid = t.value("tid", 0);
-        thread.name = t.value("name", "");
-        thread.migrations = t.value("migrations", 0);
-        if (t.contains("spans") && t["spans"].is_array())
-          for (const json& sp : t["spans"]) {
-            if (!sp.is_object() || !sp.contains("cpu") || !sp["cpu"].is_number_integer()) continue;
-            thread.spans.push_back({sp.value("start_s", 0.0), sp.value("end_s", 0.0),
-                                    sp["cpu"].get<int>(), sp.value("cpu_s", -1.0),
-                                    sp.value("wait_s", -1.0)});
-          }
-        out.threads.push_back(std::move(thread));
-      }
+    read_watch(doc["watch"], out);
   } else if (r.watch_error.empty()) {
     r.watch_error = "the record has no watch document";
   }

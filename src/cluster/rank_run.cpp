@@ -1,6 +1,7 @@
 #include "src/cluster/rank_run.hpp"
 
 #include "src/core/devices.hpp"
+#include "src/core/text.hpp"
 #include "src/os/gpu_device_files.hpp"
 #include "src/os/host.hpp"
 #include "src/os/process.hpp"
@@ -8,12 +9,6 @@
 
 namespace threadmap::cluster {
 namespace {
-
-std::string node_list(const std::vector<int>& nodes) {
-  std::string out;
-  for (int n : nodes) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
-}
 
 // The NIC's name as the libraries take it: its RDMA device, else its netdev, else its bus id.
 std::string record_nic_name(const Device& nic) {

@@ -12,6 +12,8 @@
 #include <new>
 #include <string>
 
+#include "src/os/small_text.hpp"
+
 namespace threadmap {
 namespace {
 
@@ -21,12 +23,6 @@ hwloc_const_bitmap_t cbm(const void* p) { return static_cast<hwloc_const_bitmap_
 // Largest CPU number we accept from text: far above any real machine, low enough that a typo
 // like "0-99999999" cannot make us allocate a huge bitmap.
 constexpr long kMaxCpuNumber = 1 << 20;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 bool parse_number(std::string_view s, long& out) {
   if (s.empty()) return false;
@@ -69,11 +65,11 @@ CpuSet& CpuSet::operator=(CpuSet&& other) noexcept {
 
 Result<CpuSet> CpuSet::parse_list(std::string_view text) {
   CpuSet set;
-  std::string_view rest = trim(text);
+  std::string_view rest = os::trimmed(text);
   if (rest.empty()) return Error::invalid("empty CPU list");
   while (true) {
     size_t comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
+    std::string_view item = os::trimmed(rest.substr(0, comma));
     auto bad = [&](const std::string& why) {
       return Error::invalid("bad CPU list item '" + std::string(item) + "' in '" +
                             std::string(text) + "': " + why);
@@ -110,7 +106,7 @@ Result<CpuSet> CpuSet::parse_list(std::string_view text) {
 }
 
 Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
-  std::string_view s = trim(text);
+  std::string_view s = os::trimmed(text);
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
   if (s.empty()) return Error::invalid("empty CPU mask '" + std::string(text) + "'");
   for (char c : s) {
@@ -143,7 +139,7 @@ Result<CpuSet> CpuSet::parse_mask(std::string_view text) {
 }
 
 Result<CpuSet> CpuSet::parse(std::string_view text) {
-  std::string_view s = trim(text);
+  std::string_view s = os::trimmed(text);
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) return parse_mask(s);
   return parse_list(s);
 }

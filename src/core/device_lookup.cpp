@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "src/core/devices.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap {
 namespace {
@@ -19,12 +20,6 @@ bool all_digits(std::string_view text) {
   return !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c));
   });
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "none" : out;
 }
 
 // A UUID written the way another vendor writes them: NVIDIA's "GPU-8-4-4-4-12" (or MIG-) on an
@@ -129,7 +124,7 @@ Result<const Device*> find_device(const std::vector<Device>& devices, std::strin
         }
     }
     return Error::invalid("no NIC named '" + std::string(key) + "' (in '" + std::string(term) +
-                          "'; NICs here: " + joined(names) + ")");
+                          "'; NICs here: " + (names.empty() ? "none" : joined(names)) + ")");
   }
   std::string bus = canonical_bus_id(key);
   if (bus.empty())

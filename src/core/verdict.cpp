@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/core/format_text.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap {
 namespace {
@@ -15,12 +16,6 @@ std::string percent(double fraction) { return format_text("%.0f%%", fraction * 1
 // 100%.
 double effect_of(double ratio) {
   return ratio > 0 ? std::fabs(ratio - 1) / std::min(ratio, 1.0) : 0;
-}
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-  return out;
 }
 
 // The unpaired rule's findings.

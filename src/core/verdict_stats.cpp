@@ -7,14 +7,10 @@
 #include <mutex>
 #include <utility>
 
+#include "src/core/sample_stats.hpp"
+
 namespace threadmap {
 namespace {
-
-double median_of_sorted(const std::vector<double>& sorted) {
-  const std::size_t n = sorted.size();
-  if (n == 0) return 0;
-  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
 
 // Number of arrangements of n1 + n2 ranks whose U statistic (pairs a < b) equals each u, by
 // the recurrence count(n1, n2, u) = count(n1 - 1, n2, u - n2) + count(n1, n2 - 1, u).
@@ -101,7 +97,7 @@ MedianInterval median_interval(std::vector<double> samples) {
   if (samples.empty()) return m;
   std::sort(samples.begin(), samples.end());
   const std::size_t n = samples.size();
-  m.median = median_of_sorted(samples);
+  m.median = quantile_of_sorted(samples, 0.5);
   if (n < 6) {
     m.low = samples.front();
     m.high = samples.back();
@@ -216,7 +212,7 @@ ShiftInterval hodges_lehmann_interval(const std::vector<double>& differences, do
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i; j < n; ++j) walsh.push_back((differences[i] + differences[j]) / 2);
   std::sort(walsh.begin(), walsh.end());
-  h.estimate = median_of_sorted(walsh);
+  h.estimate = quantile_of_sorted(walsh, 0.5);
   h.low = *std::min_element(differences.begin(), differences.end());
   h.high = *std::max_element(differences.begin(), differences.end());
   // c: the largest statistic with P(V <= c) <= alpha / 2; the interval drops the c smallest and

@@ -65,6 +65,32 @@ Variant copy_variant(bool to_device, int node, int local_node, const CpuSet& cpu
   return v;
 }
 
+// One host buffer per NUMA node, registered with the driver; the variants of a node whose
+// memory could not be had say why and are not run.
+void add_host_buffers(Buffers& buffers, const std::vector<int>& nodes, BenchResult& r) {
+  for (int node : nodes) {
+    HostBuffer b;
+    b.node = node;
+    auto memory = os::map_on_node(buffers.bytes, node);
+    if (!memory) {
+      b.unavailable = memory.error().message;
+    } else if (auto st = buffers.copier->register_host(*memory, buffers.bytes); !st) {
+      os::unmap(*memory, buffers.bytes);
+      b.unavailable = st.error().message;
+    } else {
+      b.memory = *memory;
+    }
+    buffers.list.push_back(b);
+  }
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    const HostBuffer& b = buffers.list[i % nodes.size()];
+    if (!b.memory) {
+      r.variants[i].available = false;
+      r.variants[i].unavailable_reason = b.unavailable;
+    }
+  }
+}
+
 }  // namespace
 
 Result<BenchResult> run_gpu_locality(const Topology& topo, const GpuLocalityOptions& options) {
@@ -113,27 +139,7 @@ Result<BenchResult> run_gpu_locality(const Topology& topo, const GpuLocalityOpti
   buffers.bytes = bytes;
   for (bool to_device : {true, false})
     for (int node : nodes) r.variants.push_back(copy_variant(to_device, node, local_node, cpus));
-  for (int node : nodes) {
-    HostBuffer b;
-    b.node = node;
-    auto memory = os::map_on_node(bytes, node);
-    if (!memory) {
-      b.unavailable = memory.error().message;
-    } else if (auto st = (*copier)->register_host(*memory, bytes); !st) {
-      os::unmap(*memory, bytes);
-      b.unavailable = st.error().message;
-    } else {
-      b.memory = *memory;
-    }
-    buffers.list.push_back(b);
-  }
-  for (std::size_t i = 0; i < r.variants.size(); ++i) {
-    const HostBuffer& b = buffers.list[i % nodes.size()];
-    if (!b.memory) {
-      r.variants[i].available = false;
-      r.variants[i].unavailable_reason = b.unavailable;
-    }
-  }
+  add_host_buffers(buffers, nodes, r);
   // The copying thread stays on the GPU's CPUs for every variant; restored afterwards.
   auto before = allowed_cpus();
   if (auto st = pin_current_thread(cpus); !st) return st.error();

@@ -22,7 +22,8 @@ namespace {
 
 bool exists(const std::string& path) { return !path.empty() && os::is_regular_file(path); }
 
-std::string seconds_text(double seconds) {
+// --seconds as threadmap-spawn parses it (%g: no trailing zeros).
+std::string seconds_argument(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", seconds);
   return buffer;
@@ -99,8 +100,8 @@ struct SyscallSamples {
 Result<double> run_spawn_once(const SpawnOptions& options, const Setup& setup, double seconds,
                               bool record, std::size_t index, SyscallSamples& syscalls) {
   os::LaunchSpec spec;
-  spec.argv = {options.spawn_binary, "--creators",          std::to_string(setup.creators),
-               "--seconds",          seconds_text(seconds), "--json"};
+  spec.argv = {options.spawn_binary,      "--creators", std::to_string(setup.creators), "--seconds",
+               seconds_argument(seconds), "--json"};
   if (setup.side == Side::kFloor)
     spec.argv.push_back("--floor");
   else
@@ -213,8 +214,8 @@ Result<BenchResult> run_spawn(const Topology& topo, const SpawnOptions& options)
   const double seconds = run_seconds(options, setups.size());
   BenchResult r =
       new_bench({"spawn", title, "threads/s", true,
-                 "threads_per_second reported by threadmap-spawn over a " + seconds_text(seconds) +
-                     " s run (creators loop pthread_create + join)",
+                 "threads_per_second reported by threadmap-spawn over a " +
+                     seconds_argument(seconds) + " s run (creators loop pthread_create + join)",
                  "158,940 -> 1,399,817 threads/s at 32 creators (8.8x), 5.9x at 1 "
                  "creator (Dice & Kogan)"},
                 *usable);

@@ -7,22 +7,11 @@
 #include <functional>
 #include <thread>
 
+#include "src/core/sample_stats.hpp"
 #include "src/os/files.hpp"
 
 namespace threadmap::fleet {
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    std::nth_element(v.begin(), v.begin() + static_cast<long>(mid - 1), v.end());
-    m = (m + v[mid - 1]) / 2;
-  }
-  return m;
-}
 
 // A categorical item: its name, the kind of difference, and how to read it from a host.
 struct Item {
@@ -64,10 +53,10 @@ void compare_metric(const std::string& metric, std::vector<Sample>& samples, dou
   if (n < static_cast<size_t>(rules.min_hosts_for_median)) return;
   std::vector<double> logs;
   for (const Sample& x : samples) logs.push_back(std::log(x.value));
-  const double med = median_of(logs);
+  const double med = median(logs);
   std::vector<double> dev;
   for (double l : logs) dev.push_back(std::fabs(l - med));
-  const double sigma = 1.4826 * median_of(dev);
+  const double sigma = 1.4826 * median(dev);
   MetricNoise noise;
   noise.metric = metric;
   noise.hosts = static_cast<int>(n);

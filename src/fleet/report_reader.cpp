@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/json_text.hpp"
+#include "src/core/sample_stats.hpp"
 #include "src/fleet/host_record.hpp"
 
 namespace threadmap::fleet {
@@ -34,12 +35,6 @@ int count(const json& j, const char* key) {
   return v && v->is_number_integer() ? v->get<int>() : -1;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 void read_latency(const json& doc, HostRecord& r) {
   const json* m = at(doc, {"latency", "matrix"});
   if (!m || !m->is_object()) return;
@@ -55,7 +50,7 @@ void read_latency(const json& doc, HostRecord& r) {
     for (size_t k = 0; k < n; ++k)
       if (k != i && row[k].is_number() && row[k].get<double>() > 0)
         values.push_back(row[k].get<double>());
-    if (!values.empty()) r.latency_row_ns[(*cpus)[i].get<int>()] = median_of(values);
+    if (!values.empty()) r.latency_row_ns[(*cpus)[i].get<int>()] = median(values);
   }
   // Per pair intervals: the widest one touching a CPU bounds how precise its row is.
   if (const json* pairs = at(*m, {"pairs"}); pairs && pairs->is_array())

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 
+#include "src/core/sample_stats.hpp"
 #include "src/latency/linkage.hpp"
 
 namespace threadmap::latency {
@@ -117,13 +118,6 @@ bool topology_has_partition(const std::vector<CpuSet>& groups, const Topology& t
   return false;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 // Why a level with uneven groups is not a clean level: the big groups join their finer parts at
 // one latency, the parts left alone are as far from each other as from the big groups, so no cut
 // separates "near" from "far" the same way everywhere.
@@ -155,7 +149,7 @@ std::string uneven_note(const Matrix& m, const std::vector<CpuSet>& level,
       else if (big(i) != big(j))
         small_to_big.push_back(v);
     }
-  const double a = median_of(inside_big), b = median_of(between_small), c = median_of(small_to_big);
+  const double a = median(inside_big), b = median(between_small), c = median(small_to_big);
   std::size_t big_groups = 0, other_max = 0;
   for (const CpuSet& g : level) {
     if (g.count() == largest)

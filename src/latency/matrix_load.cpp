@@ -17,19 +17,10 @@
 #include "src/latency/matrix.hpp"
 #include "src/latency/matrix_files.hpp"
 #include "src/os/files.hpp"
+#include "src/os/small_text.hpp"
 
 namespace threadmap::latency {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 struct CsvLine {
   std::size_t line_number = 0;  // 1-based line in the file
@@ -46,7 +37,7 @@ std::vector<CsvLine> split_csv(std::string_view text) {
     std::size_t end = text.find('\n', pos);
     if (end == std::string_view::npos) end = text.size();
     ++line_number;
-    std::string_view line = trim(text.substr(pos, end - pos));
+    std::string_view line = os::trimmed(text.substr(pos, end - pos));
     if (!line.empty()) {
       CsvLine parsed;
       parsed.line_number = line_number;
@@ -54,10 +45,10 @@ std::vector<CsvLine> split_csv(std::string_view text) {
       while (true) {
         std::size_t comma = line.find(',', cell_start);
         if (comma == std::string_view::npos) {
-          parsed.cells.push_back(trim(line.substr(cell_start)));
+          parsed.cells.push_back(os::trimmed(line.substr(cell_start)));
           break;
         }
-        parsed.cells.push_back(trim(line.substr(cell_start, comma - cell_start)));
+        parsed.cells.push_back(os::trimmed(line.substr(cell_start, comma - cell_start)));
         cell_start = comma + 1;
       }
       lines.push_back(std::move(parsed));

@@ -41,6 +41,8 @@ NumberingLies analyse_numbering(const Matrix& matrix, std::size_t worst_count) {
       out.worst.begin(), out.worst.end(),
       [](const CpuNeighbours& a, const CpuNeighbours& b) { return a.cost_ratio > b.cost_ratio; });
   if (out.worst.size() > worst_count) out.worst.resize(worst_count);
+  for (const CpuNeighbours& c : out.cpus) out.far_numbered += c.cost_ratio > 1.5 ? 1 : 0;
+  out.lies = !out.worst.empty() && out.worst[0].cost_ratio > 1.05;
   return out;
 }
 

@@ -25,6 +25,11 @@ struct CpuNeighbours {
 struct NumberingLies {
   std::vector<CpuNeighbours> cpus;   ///< one per matrix CPU, in CPU order
   std::vector<CpuNeighbours> worst;  ///< highest cost_ratio first (ties: lower CPU first)
+  /// CPUs whose next CPU number is more than 1.5x farther than their nearest partner.
+  std::size_t far_numbered = 0;
+  /// The worst CPU's next number costs more than 5% over its nearest partner (the tolerance
+  /// `nearest` uses): placing by number misleads here.
+  bool lies = false;
 };
 
 /// Analyses the matrix (symmetric latencies; NaN cells ignored). `worst_count` bounds `worst`.

@@ -6,29 +6,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/core/sample_stats.hpp"
 #include "src/core/verdict.hpp"
 
 namespace threadmap::latency {
 namespace {
 
-// Value at quantile q of sorted data (linear interpolation between closest ranks).
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return 0;
-  double pos = q * static_cast<double>(sorted.size() - 1);
-  auto lo = static_cast<std::size_t>(std::floor(pos));
-  auto hi = std::min(lo + 1, sorted.size() - 1);
-  double frac = pos - static_cast<double>(lo);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
-}
-
 // Median absolute deviation of sorted[first, last).
 double mad(const std::vector<double>& sorted, std::size_t first, std::size_t last) {
   std::vector<double> part(sorted.begin() + static_cast<long>(first),
                            sorted.begin() + static_cast<long>(last));
-  double med = quantile(part, 0.5);
+  double med = quantile_of_sorted(part, 0.5);
   for (double& v : part) v = std::fabs(v - med);
   std::sort(part.begin(), part.end());
-  return quantile(part, 0.5);
+  return quantile_of_sorted(part, 0.5);
 }
 
 }  // namespace
@@ -38,10 +29,10 @@ SampleSummary summarize(std::vector<double> samples) {
   s.count = samples.size();
   if (samples.empty()) return s;
   std::sort(samples.begin(), samples.end());
-  s.median = quantile(samples, 0.5);
+  s.median = quantile_of_sorted(samples, 0.5);
   s.min = samples.front();
   s.max = samples.back();
-  s.p90 = quantile(samples, 0.9);
+  s.p90 = quantile_of_sorted(samples, 0.9);
   // The distribution-free interval of the median: core's rule, shared with every verdict.
   const MedianInterval interval = median_interval(samples);
   s.ci_low = interval.low;
@@ -78,20 +69,20 @@ Modality find_modes(std::vector<double> samples) {
     }
   }
   if (best == 0) {
-    m.modes = {quantile(samples, 0.5)};
+    m.modes = {quantile_of_sorted(samples, 0.5)};
     return m;
   }
   std::vector<double> low(samples.begin(), samples.begin() + static_cast<long>(best));
   std::vector<double> high(samples.begin() + static_cast<long>(best), samples.end());
-  double low_median = quantile(low, 0.5);
-  double high_median = quantile(high, 0.5);
+  double low_median = quantile_of_sorted(low, 0.5);
+  double high_median = quantile_of_sorted(high, 0.5);
   double gap = samples[best] - samples[best - 1];
   double spread = std::max(mad(samples, 0, best), mad(samples, best, n));
   if (high_median >= 1.25 * low_median && gap > 2 * spread) {
     m.multimodal = true;
     m.modes = {low_median, high_median};
   } else {
-    m.modes = {quantile(samples, 0.5)};
+    m.modes = {quantile_of_sorted(samples, 0.5)};
   }
   return m;
 }

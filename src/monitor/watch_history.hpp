@@ -60,6 +60,15 @@ struct ThreadTrack {
   std::optional<HardwareCounts> hardware;
 };
 
+/// A thread's rates between its last two samples (the live table of `watch`); zero when it was
+/// seen once.
+struct ThreadRates {
+  double cpu_percent = 0;  ///< CPU time used, % of one CPU
+  double migrations_per_s = 0;
+  double switches_per_s = 0;
+};
+ThreadRates live_rates(const ThreadTrack& track);
+
 /// A process of a followed family (watch --follow), kept after it ends.
 struct ProcessTrack {
   pid_t pid = 0;
@@ -93,6 +102,11 @@ class WatchHistory {
 
  private:
   size_t process_rank(pid_t pid) const;
+  void note_processes(const std::vector<ProcessSeen>& processes, double time_s);
+  /// The track of a sampled thread, made (and `added` set) when it is new or its tid reused.
+  ThreadTrack& track_of(const ThreadSample& s, std::map<pid_t, bool>& new_process, double time_s,
+                        bool& added);
+  void order_tracks();
 
   pid_t pid_;
   bool follow_ = false;

@@ -13,15 +13,10 @@
 
 #include "src/os/monotonic_clock.hpp"
 #include "src/os/procfs.hpp"
+#include "src/os/small_text.hpp"
 
 namespace threadmap::os {
 namespace {
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::size_t first = s.find_first_not_of(" \t");
-  return first == std::string::npos ? "" : s.substr(first);
-}
 
 // A small sysfs/procfs file's first line, "" when it cannot be read.
 std::string first_line(const std::string& path) {
@@ -30,7 +25,7 @@ std::string first_line(const std::string& path) {
   std::string s = *text;
   std::size_t nl = s.find('\n');
   if (nl != std::string::npos) s.resize(nl);
-  return trimmed(s);
+  return std::string(trimmed(s));
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -47,7 +42,7 @@ std::string cpuid_hypervisor_signature(bool& present) {
   std::memcpy(sig, &ebx, 4);
   std::memcpy(sig + 4, &ecx, 4);
   std::memcpy(sig + 8, &edx, 4);
-  return trimmed(sig);
+  return std::string(trimmed(sig));
 }
 #endif
 
@@ -83,7 +78,7 @@ Status parse_proc_stat(const std::string& text, MachineSnapshot& snapshot) {
 Status parse_loadavg(const std::string& text, MachineSnapshot& snapshot) {
   double l1 = 0, l5 = 0;
   if (std::sscanf(text.c_str(), "%lf %lf", &l1, &l5) != 2)
-    return Error::invalid("malformed /proc/loadavg \"" + trimmed(text) + "\"");
+    return Error::invalid("malformed /proc/loadavg \"" + std::string(trimmed(text)) + "\"");
   snapshot.load1 = l1;
   snapshot.load5 = l5;
   return {};
@@ -160,7 +155,7 @@ Virtualization read_virtualization(const std::string& root, bool use_cpuid) {
     // A cloud's DMI names the cloud where CPUID names only the hypervisor: keep the richer one.
     if (!v.guest || v.hypervisor.empty() || from_dmi.size() > v.hypervisor.size())
       v.hypervisor = from_dmi;
-    if (!v.guest) v.evidence = "DMI \"" + trimmed(vendor + " " + product) + "\"";
+    if (!v.guest) v.evidence = "DMI \"" + std::string(trimmed(vendor + " " + product)) + "\"";
     v.guest = true;
   }
   return v;

@@ -5,20 +5,14 @@
 #include <cstdlib>
 
 #include "src/os/files.hpp"
+#include "src/os/small_text.hpp"
 
 namespace threadmap::os {
 namespace {
 
-std::string trimmed(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  size_t start = 0;
-  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
-  return text.substr(start);
-}
-
 // "0x10de" or "10de" -> 0x10de; anything else -> 0.
 unsigned parse_hex(const std::string& text) {
-  std::string t = trimmed(text);
+  std::string t(trimmed(text));
   if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) t = t.substr(2);
   if (t.empty() || t.size() > 8) return 0;
   for (char c : t)
@@ -29,17 +23,6 @@ unsigned parse_hex(const std::string& text) {
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-// A small file of the device directory; "" when absent or unreadable.
-std::string small_file(const std::string& path) {
-  auto text = read_file(path, 1 << 16);
-  return text ? trimmed(*text) : std::string();
-}
-
-std::vector<std::string> entries(const std::string& path) {
-  auto names = list_directory(path);
-  return names ? *names : std::vector<std::string>{};
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) {
@@ -59,21 +42,22 @@ PciSysfsEntry read_entry(const std::string& dir, const std::string& bus_id) {
   PciSysfsEntry e;
   const std::string base = dir + "/" + bus_id;
   e.bus_id = bus_id;
-  e.class_text = small_file(base + "/class");
-  e.vendor_text = small_file(base + "/vendor");
-  e.device_text = small_file(base + "/device");
-  e.numa_node_text = small_file(base + "/numa_node");
-  e.local_cpulist_text = small_file(base + "/local_cpulist");
-  e.net = entries(base + "/net");
+  e.class_text = read_small_file(base + "/class");
+  e.vendor_text = read_small_file(base + "/vendor");
+  e.device_text = read_small_file(base + "/device");
+  e.numa_node_text = read_small_file(base + "/numa_node");
+  e.local_cpulist_text = read_small_file(base + "/local_cpulist");
+  e.net = directory_entries(base + "/net");
   // A virtio NIC's netdev hangs one level down, under its virtio device (virtio0/net/eth0).
-  for (const std::string& name : entries(base))
+  for (const std::string& name : directory_entries(base))
     if (starts_with(name, "virtio"))
-      for (const std::string& netdev : entries(base + "/" + name + "/net")) e.net.push_back(netdev);
-  e.infiniband = entries(base + "/infiniband");
-  for (const std::string& controller : entries(base + "/nvme"))
-    for (const std::string& name : entries(base + "/nvme/" + controller))
+      for (const std::string& netdev : directory_entries(base + "/" + name + "/net"))
+        e.net.push_back(netdev);
+  e.infiniband = directory_entries(base + "/infiniband");
+  for (const std::string& controller : directory_entries(base + "/nvme"))
+    for (const std::string& name : directory_entries(base + "/nvme/" + controller))
       if (is_namespace(name)) e.nvme.push_back(name);
-  for (const std::string& name : entries(base + "/drm"))
+  for (const std::string& name : directory_entries(base + "/drm"))
     if (starts_with(name, "card") || starts_with(name, "renderD")) e.drm.push_back(name);
   return e;
 }
@@ -82,18 +66,18 @@ PciSysfsEntry read_entry(const std::string& dir, const std::string& bus_id) {
 
 PciDeviceFacts parse_pci_entry(const PciSysfsEntry& e) {
   PciDeviceFacts f;
-  f.bus_id = lower(trimmed(e.bus_id));
+  f.bus_id = lower(std::string(trimmed(e.bus_id)));
   f.class_id = parse_hex(e.class_text) >> 8;
   f.vendor_id = parse_hex(e.vendor_text);
   f.device_id = parse_hex(e.device_text);
-  std::string node = trimmed(e.numa_node_text);
+  const std::string node(trimmed(e.numa_node_text));
   char* end = nullptr;
   long value = node.empty() ? -2 : std::strtol(node.c_str(), &end, 10);
   if (!node.empty() && end && *end == '\0' && value >= -1 && value < 1 << 20) {
     f.numa_node_read = true;
     f.numa_node = static_cast<int>(value);
   }
-  f.local_cpus = trimmed(e.local_cpulist_text);
+  f.local_cpus = std::string(trimmed(e.local_cpulist_text));
   f.netdevs = e.net;
   f.rdma = e.infiniband;
   f.block = e.nvme;

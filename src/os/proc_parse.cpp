@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "src/os/small_text.hpp"
+
 namespace threadmap::os {
 namespace {
 
@@ -15,13 +17,6 @@ std::optional<std::uint64_t> to_u64(std::string_view s) {
   return v;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // Calls fn(key, value) for each "key: value" / "key   :   value" line.
 template <class Fn>
 void for_each_key_value(std::string_view text, Fn fn) {
@@ -31,7 +26,7 @@ void for_each_key_value(std::string_view text, Fn fn) {
     text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
     auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    fn(trim(line.substr(0, colon)), trim(line.substr(colon + 1)));
+    fn(trimmed(line.substr(0, colon)), trimmed(line.substr(colon + 1)));
   }
 }
 

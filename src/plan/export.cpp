@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "src/core/text.hpp"
+
 namespace threadmap::plan {
 namespace {
 
@@ -16,8 +18,8 @@ std::string cpu_numbers(const CpuSet& cpus) {
   return out;
 }
 
-std::string joined(const Plan& plan, const char* sep, const char* before = "",
-                   const char* after = "") {
+std::string threads_cpus(const Plan& plan, const char* sep, const char* before = "",
+                         const char* after = "") {
   std::string out;
   for (std::size_t i = 0; i < plan.assignments.size(); ++i) {
     if (i) out += sep;
@@ -70,12 +72,6 @@ MemoryNodes memory_nodes(const Plan& plan, const Topology* topology) {
   return m;
 }
 
-std::string node_list(const std::vector<int>& nodes) {
-  CpuSet set;
-  for (int n : nodes) set.add(n);
-  return set.to_list();
-}
-
 const char* kNodesUnknown =
     "# memory: NUMA nodes unknown (no topology given and no memory-node in the spec)\n";
 
@@ -116,7 +112,7 @@ std::string numactl_export(const Plan& plan, const Topology* topology,
 
 std::string slurm_export(const Plan& plan, const Topology* topology, const ExportOptions& options) {
   MemoryNodes m = memory_nodes(plan, topology);
-  std::string cpu_bind = "--cpu-bind=map_cpu:" + joined(plan, ",");
+  std::string cpu_bind = "--cpu-bind=map_cpu:" + threads_cpus(plan, ",");
   if (options.memory == ExportOptions::Memory::interleave) return "";
   if (options.memory == ExportOptions::Memory::none)
     return fmt::format("# Slurm binds tasks, not threads: task i -> i-th CPU\nsrun {} COMMAND\n",
@@ -193,14 +189,14 @@ std::string export_lines(const Plan& plan, ExportFormat format, const Topology* 
     case ExportFormat::omp:
       return "# OpenMP thread i -> place i\n" + thread_count(n, options) +
              fmt::format("export OMP_PLACES=\"{}\"\nexport OMP_PROC_BIND=close\n",
-                         joined(plan, ",", "{", "}"));
+                         threads_cpus(plan, ",", "{", "}"));
     case ExportFormat::gomp:
       return "# GNU OpenMP thread i -> i-th CPU\n" + thread_count(n, options) +
-             fmt::format("export GOMP_CPU_AFFINITY=\"{}\"\n", joined(plan, " "));
+             fmt::format("export GOMP_CPU_AFFINITY=\"{}\"\n", threads_cpus(plan, " "));
     case ExportFormat::kmp:
       return "# Intel/LLVM OpenMP thread i -> i-th CPU\n" + thread_count(n, options) +
              fmt::format("export KMP_AFFINITY=\"granularity=fine,explicit,proclist=[{}]\"\n",
-                         joined(plan, ","));
+                         threads_cpus(plan, ","));
     case ExportFormat::likwid: {
       // likwid-pin(1): "with pthreads the parent thread is always pinned" (to the first CPU of
       // -c), and a program whose main thread only creates workers needs num_threads+1 CPUs.
@@ -210,12 +206,13 @@ std::string export_lines(const Plan& plan, ExportFormat format, const Topology* 
           "# the next one, in creation order (OS numbering).\n"
           "# OpenMP, or a program whose main thread is the plan's first thread:\n"
           "likwid-pin -c {} COMMAND\n",
-          joined(plan, ","));
+          threads_cpus(plan, ","));
       if (!plan.assignments.empty() && !plan.assignments[0].cpus.empty())
         out += fmt::format(
             "# pthreads whose main thread only creates the planned threads (main shares CPU {} "
             "with the first):\nlikwid-pin -c {},{} COMMAND\n",
-            plan.assignments[0].cpus.first(), plan.assignments[0].cpus.first(), joined(plan, ","));
+            plan.assignments[0].cpus.first(), plan.assignments[0].cpus.first(),
+            threads_cpus(plan, ","));
       return out;
     }
     case ExportFormat::slurm:

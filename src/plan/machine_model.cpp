@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "src/core/sample_stats.hpp"
 #include "src/latency/domains.hpp"
 #include "src/plan/topology_steps.hpp"
 
@@ -242,9 +243,7 @@ double median_latency(const MachineModel& m) {
   values.reserve(pairs);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) values.push_back(m.latency_ns[i * n + j]);
-  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return std::max(1.0, *mid);
+  return std::max(1.0, median(std::move(values)));
 }
 
 }  // namespace

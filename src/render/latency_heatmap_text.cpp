@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/latency/matrix_summary.hpp"
 #include "src/render/latency_colors.hpp"
 
 namespace threadmap::render {
@@ -69,35 +70,11 @@ std::string numeric_grid(const latency::Matrix& matrix, const std::vector<std::s
   return out;
 }
 
-// Cell values: medians of blocks of `block` x `block` CPUs, diagonal and unknown cells left out.
-std::vector<double> block_medians(const latency::Matrix& matrix,
-                                  const std::vector<std::size_t>& order, std::size_t block,
-                                  std::size_t cells) {
-  const std::size_t n = order.size();
-  std::vector<double> value(cells * cells, std::nan(""));
-  std::vector<double> buf;
-  for (std::size_t r = 0; r < cells; ++r) {
-    for (std::size_t c = 0; c < cells; ++c) {
-      buf.clear();
-      for (std::size_t i = r * block; i < std::min(n, (r + 1) * block); ++i) {
-        for (std::size_t j = c * block; j < std::min(n, (c + 1) * block); ++j) {
-          double v = matrix.at(order[i], order[j]);
-          if (order[i] != order[j] && std::isfinite(v)) buf.push_back(v);
-        }
-      }
-      if (buf.empty()) continue;
-      std::nth_element(buf.begin(), buf.begin() + static_cast<long>(buf.size() / 2), buf.end());
-      value[r * cells + c] = buf[buf.size() / 2];
-    }
-  }
-  return value;
-}
-
 // One shaded character pair per cell, column labels written vertically to keep cells narrow.
 std::string block_grid(const latency::Matrix& matrix, const std::vector<std::size_t>& order,
                        std::size_t block, const ColorScale& scale, bool color) {
   const std::size_t cells = (order.size() + block - 1) / block;
-  const std::vector<double> value = block_medians(matrix, order, block, cells);
+  const std::vector<double> value = latency::block_medians(matrix, order, block, cells);
   std::vector<std::string> labels(cells);
   std::size_t width = 1;
   for (std::size_t r = 0; r < cells; ++r) {

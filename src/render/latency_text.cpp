@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "src/render/duration_text.hpp"
+#include "src/core/text.hpp"
+#include "src/latency/matrix_summary.hpp"
 #include "src/render/text_fill.hpp"
 #include "src/render/text_table.hpp"
 
@@ -71,12 +72,6 @@ std::string cpu_list(const std::vector<int>& cpus, std::size_t max_shown) {
 
 std::string ns(double v) { return std::isfinite(v) ? fmt::format("{:.1f}", v) : "-"; }
 
-// How far the two passes' medians lie apart, % of their mean.
-double between_pass_pct(const latency::PairStats& p) {
-  const double mean = (p.median_ns + p.recheck_median_ns) / 2;
-  return mean > 0 ? std::abs(p.median_ns - p.recheck_median_ns) / mean * 100 : 0.0;
-}
-
 // Said with the numbers wherever they are shown: values measured beside others' work.
 std::string busy_warning(const latency::Matrix& matrix) {
   if (matrix.measured_busy.empty()) return "";
@@ -98,47 +93,40 @@ std::string latency_provenance(const latency::Matrix& matrix,
     return fill_lines(out + busy_warning(matrix));
   }
   const auto& m = *measurement;
-  std::size_t samples = 0;
-  for (const auto& p : m.pairs) samples += p.samples;
+  const latency::PassAgreement agreement = latency::pass_agreement(m);
   std::string out = fmt::format(
       "one-way core-to-core latency in ns = round trip / 2, method {}, on {} ({} CPUs): per pair "
       "the median of its timed batches (>= {:.0f} us each, clock resolution {:.0f} ns), "
       "{} pair{}, {} batches in the first passes; {} measuring, {} of it in the pair passes\n",
       latency::method_name(m.method), matrix.cpu_model.empty() ? "this machine" : matrix.cpu_model,
       matrix.size(), m.min_batch_ns / 1000, m.clock_resolution_ns, m.pairs.size(),
-      m.pairs.size() == 1 ? "" : "s", samples, duration_text(m.total_s), duration_text(m.passes_s));
+      m.pairs.size() == 1 ? "" : "s", agreement.samples, duration_text(m.total_s),
+      duration_text(m.passes_s));
   // Wherever the numbers are shown (terminal, report), say when they did not hold still.
-  std::size_t unsteady = 0;
-  std::vector<double> spreads;
   std::string example;
-  for (const auto& p : m.pairs) {
-    if (p.rechecked) spreads.push_back(between_pass_pct(p));
-    if (!(p.unstable || p.multimodal)) continue;
-    ++unsteady;
-    if (example.empty()) {
-      // The matrix's value first, so the number a reader looks up is the one the text gives.
-      example = fmt::format("CPUs {}-{}: {} ns in the matrix", p.cpu_a, p.cpu_b, ns(p.reported_ns));
-      example += p.rechecked ? fmt::format(" (passes {} and {} ns)", ns(p.median_ns),
-                                           ns(p.recheck_median_ns))
-                             : fmt::format(" (one pass, {} ns)", ns(p.median_ns));
-      if (!p.modes_ns.empty()) {
-        example += ", modes at";
-        for (double v : p.modes_ns) example += " " + ns(v);
-        example += " ns";
-      }
+  if (agreement.first_unsteady >= 0) {
+    const latency::PairStats& p = m.pairs[static_cast<std::size_t>(agreement.first_unsteady)];
+    // The matrix's value first, so the number a reader looks up is the one the text gives.
+    example = fmt::format("CPUs {}-{}: {} ns in the matrix", p.cpu_a, p.cpu_b, ns(p.reported_ns));
+    example += p.rechecked
+                   ? fmt::format(" (passes {} and {} ns)", ns(p.median_ns), ns(p.recheck_median_ns))
+                   : fmt::format(" (one pass, {} ns)", ns(p.median_ns));
+    if (!p.modes_ns.empty()) {
+      example += ", modes at";
+      for (double v : p.modes_ns) example += " " + ns(v);
+      example += " ns";
     }
   }
-  std::sort(spreads.begin(), spreads.end());
-  if (!spreads.empty())
+  if (agreement.rechecked > 0)
     out += fmt::format(
         "between-pass spread: median {:.1f}%, worst {:.1f}% (the within-run 95% "
         "intervals are narrower: they are one pass's precision)\n",
-        spreads[spreads.size() / 2], spreads.back());
-  if (unsteady > 0)
+        agreement.median_spread_pct, agreement.worst_spread_pct);
+  if (agreement.unsteady > 0)
     out += fmt::format(
         "WARNING: {} of {} pairs did not hold still (unstable between passes or in separate "
         "modes; {}): treat their values as one observation, not a fact\n",
-        unsteady, m.pairs.size(), example);
+        agreement.unsteady, m.pairs.size(), example);
   return fill_lines(out + busy_warning(matrix));
 }
 
@@ -147,22 +135,14 @@ namespace {
 // The spread of the whole matrix in one line: the first thing that says whether placement
 // matters here at all.
 std::string spread_line(const latency::Matrix& matrix) {
-  std::vector<double> values;
-  for (std::size_t i = 0; i < matrix.size(); ++i) {
-    for (std::size_t j = i + 1; j < matrix.size(); ++j) {
-      if (std::isfinite(matrix.at(i, j))) values.push_back(matrix.at(i, j));
-    }
-  }
-  std::sort(values.begin(), values.end());
-  if (values.empty()) return "";
+  const latency::PairSpread s = latency::pair_spread(matrix);
+  if (s.pairs == 0) return "";
   // One value (one pair, or all alike) is said once, not as "min 31.0, median 31.0, max 31.0".
-  if (ns(values.front()) == ns(values.back()))
-    return values.size() == 1
-               ? fmt::format("pairs: {} ns (the one pair)\n", ns(values.front()))
-               : fmt::format("pairs: {} ns, all {} of them\n", ns(values.front()), values.size());
+  if (ns(s.min_ns) == ns(s.max_ns))
+    return s.pairs == 1 ? fmt::format("pairs: {} ns (the one pair)\n", ns(s.min_ns))
+                        : fmt::format("pairs: {} ns, all {} of them\n", ns(s.min_ns), s.pairs);
   return fmt::format("pairs: min {} ns, median {} ns, max {} ns over {} pair(s) ({:.1f}x spread)\n",
-                     ns(values.front()), ns(values[values.size() / 2]), ns(values.back()),
-                     values.size(), values.back() / std::max(values.front(), 1e-9));
+                     ns(s.min_ns), ns(s.median_ns), ns(s.max_ns), s.pairs, s.max_over_min);
 }
 
 // Why no domains are shown for a matrix whose pairs moved, and what to do instead.
@@ -219,10 +199,8 @@ std::string numbering_text(const latency::NumberingLies& numbering) {
                    cpu_list(c.nearest, 6), ns(c.nearest_ns), fmt::format("{:.2f}x", c.cost_ratio)});
   }
   out += table.str();
-  std::size_t lying = 0;
-  for (const auto& c : numbering.cpus) lying += c.cost_ratio > 1.5 ? 1 : 0;
   out += fmt::format("  {} of {} CPUs have a partner >1.5x nearer than the next CPU number\n",
-                     lying, numbering.cpus.size());
+                     numbering.far_numbered, numbering.cpus.size());
   return out;
 }
 
@@ -244,7 +222,7 @@ std::string pairs_table(const std::vector<latency::PairStats>& pairs) {
     table.add_row({fmt::format("{}-{}", p.cpu_a, p.cpu_b), ns(p.reported_ns), ns(p.median_ns),
                    ns(p.ci_low_ns) + "-" + ns(p.ci_high_ns), ns(p.min_ns), ns(p.p90_ns),
                    p.rechecked ? ns(p.recheck_median_ns) : "-",
-                   p.rechecked ? fmt::format("{:.1f}%", between_pass_pct(p)) : "-",
+                   p.rechecked ? fmt::format("{:.1f}%", latency::between_pass_pct(p)) : "-",
                    std::to_string(p.samples), flags});
   }
   return table.str();
@@ -254,24 +232,16 @@ std::string pairs_table(const std::vector<latency::PairStats>& pairs) {
 // promise more than the machine keeps.
 std::string precision_lines(const latency::Measurement& m) {
   std::string out;
-  std::size_t converged = 0;
-  std::vector<double> widths, spreads;
-  for (const auto& p : m.pairs) {
-    converged += p.converged ? 1 : 0;
-    if (p.rechecked) spreads.push_back(between_pass_pct(p));
-    if (p.median_ns > 0) widths.push_back((p.ci_high_ns - p.ci_low_ns) / 2 / p.median_ns);
-  }
-  std::sort(widths.begin(), widths.end());
-  if (!widths.empty()) {
+  const latency::PassAgreement a = latency::pass_agreement(m);
+  if (std::isfinite(a.median_halfwidth_pct)) {
     out += fmt::format(
         "  {} of {} pairs converged to +-{:.1f}% (median within-run 95%-CI half-width {:.1f}% "
         "of the median, worst {:.1f}%: the precision of one pass, not what a rerun gives)\n",
-        converged, m.pairs.size(), m.precision * 100, widths[widths.size() / 2] * 100,
-        widths.back() * 100);
+        a.converged, a.pairs, m.precision * 100, a.median_halfwidth_pct, a.worst_halfwidth_pct);
   }
   // The between-pass spread and the warning about pairs that moved are said once, in the
   // provenance above the matrix; here only what it cannot say.
-  if (spreads.empty())
+  if (a.rechecked == 0)
     out +=
         "  between-pass spread: not measured (--no-recheck): rerun to see how much the "
         "numbers move\n";

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "src/plan/versus_plan.hpp"
 #include "src/render/text_table.hpp"
 
 namespace threadmap::render {
@@ -62,12 +63,12 @@ std::string plan_text(const plan::Plan& p) {
   TextTable costs(
       {"placement", "communication>", "penalties>", "total>", "vs plan>", "rule breaks"});
   auto row = [&](const std::string& name, const plan::CostBreakdown& c) {
-    const double base = p.cost.total();
-    // A placement that breaks more rules than the plan is not a cheaper answer to the same
-    // question: its total leaves out what breaking the rules costs.
-    std::string ratio = c.rule_breaks() > p.cost.rule_breaks() ? std::string("infeasible")
-                        : base > 0 ? fmt::format("{:.2f}x", c.total() / base)
-                                   : (c.total() > 0 ? "worse" : "same");
+    const plan::VersusPlan versus = plan::versus_plan(c, p.cost);
+    std::string ratio = versus.kind == plan::VersusPlan::Kind::infeasible ? "infeasible"
+                        : versus.kind == plan::VersusPlan::Kind::ratio
+                            ? fmt::format("{:.2f}x", versus.ratio)
+                        : versus.kind == plan::VersusPlan::Kind::worse ? "worse"
+                                                                       : "same";
     costs.add_row({name, fmt::format("{:.1f}", c.communication),
                    fmt::format("{:.1f}", penalties(c)), fmt::format("{:.1f}", c.total()), ratio,
                    rule_breaks(c)});

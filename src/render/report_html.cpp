@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "src/latency/compare.hpp"
+#include "src/latency/matrix_summary.hpp"
 #include "src/render/bench_view.hpp"
 #include "src/render/device_view.hpp"
 #include "src/render/html_page.hpp"
@@ -28,27 +29,6 @@ std::string notes_html(const std::vector<std::string>& notes) {
   std::string out;
   for (const std::string& n : notes) out += "<p class=\"note\">" + html::escape(n) + "</p>\n";
   return out;
-}
-
-// Finite off-diagonal latencies: min, median, max.
-struct MatrixStats {
-  double min = NAN, median = NAN, max = NAN;
-  std::size_t cells = 0;
-};
-
-MatrixStats matrix_stats(const latency::Matrix& m) {
-  std::vector<double> v;
-  for (std::size_t i = 0; i < m.size(); ++i)
-    for (std::size_t j = 0; j < m.size(); ++j)
-      if (i != j && std::isfinite(m.at(i, j))) v.push_back(m.at(i, j));
-  MatrixStats s;
-  s.cells = v.size();
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  s.min = v.front();
-  s.max = v.back();
-  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  return s;
 }
 
 // The one line at the top of the page: was the machine quiet, and is it a virtual machine.
@@ -94,40 +74,32 @@ std::vector<std::string> paragraphs_of(const std::string& filled) {
 // The latency sentences "At a glance" shows: the range, the stability warning, the numbering.
 std::vector<std::string> latency_glance(const MachineReport& r) {
   std::vector<std::string> items;
-  MatrixStats s = matrix_stats(r.latency.matrix);
+  const latency::PairSpread s = latency::pair_spread(r.latency.matrix);
   const std::string from = r.latency.measurement ? "measured here" : "loaded";
   // One pair, or pairs that all read the same, have one value: no "106.1 ns to 106.1 ns".
-  if (s.cells / 2 == 1)
+  if (s.pairs == 1)
     items.push_back(fmt::format("Core-to-core latency (one way, {}): {} for its one CPU pair.",
-                                from, ns_text(s.min)));
-  else if (ns_text(s.min) == ns_text(s.max))
+                                from, ns_text(s.min_ns)));
+  else if (ns_text(s.min_ns) == ns_text(s.max_ns))
     items.push_back(fmt::format("Core-to-core latency (one way, {}): {} for all {} CPU pairs.",
-                                from, ns_text(s.min), s.cells / 2));
+                                from, ns_text(s.min_ns), s.pairs));
   else
     items.push_back(
         fmt::format("Core-to-core latency (one way, {}): {} to {}, median {} over {} CPU pairs.",
-                    from, ns_text(s.min), ns_text(s.max), ns_text(s.median), s.cells / 2));
+                    from, ns_text(s.min_ns), ns_text(s.max_ns), ns_text(s.median_ns), s.pairs));
   // The stability finding, when there is one, is already the first item: the warning is said
   // once at a glance, not again in other words.
   if (r.latency.measurement && r.latency.stability_finding.empty()) {
     // A number shown at a glance must carry its warning there too, not only further down.
-    int unstable = 0, multimodal = 0;
-    double spread = 0;
-    for (const latency::PairStats& p : r.latency.measurement->pairs) {
-      unstable += p.unstable;
-      multimodal += p.multimodal;
-      if (p.rechecked && p.median_ns > 0 && p.recheck_median_ns > 0)
-        spread = std::max(spread, 200.0 * std::fabs(p.median_ns - p.recheck_median_ns) /
-                                      (p.median_ns + p.recheck_median_ns));
-    }
-    if (unstable + multimodal > 0)
+    const latency::PassAgreement a = latency::pass_agreement(*r.latency.measurement);
+    if (a.unstable + a.multimodal > 0)
       items.push_back(fmt::format(
           "WARNING: latency unstable here: {} of {} pair(s) disagree between passes, {} show "
           "separate modes (largest between-pass spread {:.0f}%); treat these numbers as one "
           "moment of this machine, see the latency section.",
-          unstable, r.latency.measurement->pairs.size(), multimodal, spread));
+          a.unstable, a.pairs, a.multimodal, a.worst_spread_pct));
   }
-  if (!r.latency.numbering.worst.empty() && r.latency.numbering.worst[0].cost_ratio > 1.05) {
+  if (r.latency.numbering.lies) {
     const auto& w = r.latency.numbering.worst[0];
     items.push_back(fmt::format(
         "Numbering lies: CPU {}'s numeric neighbour {} is {:.1f}x farther than its nearest "
@@ -279,11 +251,12 @@ std::string latency_section(const MachineReport& r, const ReportImages& images) 
   } else {
     out += html::unavailable("The heatmap image", images.heatmap_reason);
   }
-  const MatrixStats s = matrix_stats(lat.matrix);
+  const latency::PairSpread s = latency::pair_spread(lat.matrix);
   // Stacks on a phone: four columns with a long header were cut at 400 px.
   out += html::stacked_table(
-      {"cells (both directions)", "min", "median", "max"},
-      {{std::to_string(s.cells), ns_text(s.min), ns_text(s.median), ns_text(s.max)}}, {0, 1, 2, 3});
+      {"CPU pairs", "min", "median", "max"},
+      {{std::to_string(s.pairs), ns_text(s.min_ns), ns_text(s.median_ns), ns_text(s.max_ns)}},
+      {0, 1, 2, 3});
   if (lat.matrix.size() <= 32) {
     std::vector<std::string> headers{"CPU"};
     for (int c : lat.matrix.cpus) headers.push_back(std::to_string(c));

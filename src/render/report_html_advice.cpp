@@ -5,9 +5,9 @@
 #include <cmath>
 #include <set>
 
+#include "src/core/text.hpp"
 #include "src/experiments/bench_result.hpp"
 #include "src/render/bench_view.hpp"
-#include "src/render/duration_text.hpp"
 #include "src/render/report_html.hpp"
 #include "src/render/report_html_util.hpp"
 

@@ -169,16 +169,8 @@ std::string watch_live_table(const monitor::WatchHistory& history, size_t max_ro
   std::vector<Row> rows;
   for (const auto& t : history.threads()) {
     if (t.last_s != history.last_s()) continue;  // exited
-    double dt = t.last_s - t.previous_s;
-    Row r{&t, 0, 0, 0};
-    if (dt > 0) {
-      r.cpu_percent =
-          static_cast<double>(t.counts.task_clock_ns - t.previous.task_clock_ns) / 1e9 / dt * 100.0;
-      r.migrations_per_s = static_cast<double>(t.counts.migrations - t.previous.migrations) / dt;
-      r.switches_per_s =
-          static_cast<double>(t.counts.context_switches - t.previous.context_switches) / dt;
-    }
-    rows.push_back(r);
+    const monitor::ThreadRates rates = monitor::live_rates(t);
+    rows.push_back(Row{&t, rates.cpu_percent, rates.migrations_per_s, rates.switches_per_s});
   }
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.cpu_percent > b.cpu_percent; });
@@ -266,54 +258,85 @@ std::string watch_summary_text(const monitor::WatchSummary& s) {
   return out;
 }
 
+namespace {
+
+// Where one thread ran over the watch, span by span.
+nlohmann::json spans_json(const monitor::WatchSummary& s, const monitor::ThreadTrack& track) {
+  nlohmann::json spans = nlohmann::json::array();
+  for (const auto& span : track.spans) {
+    nlohmann::json j = {{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}};
+    // CPU time per span only where a counter measured it (not when merely observed).
+    if (s.source != monitor::CounterSource::observed) j["cpu_s"] = span.cpu_s;
+    // Run-queue wait (schedstat): where it is kept, a starved thread is told from a sleeping
+    // one.
+    if (track.counts.wait_ns > 0 || span.wait_s > 0) j["wait_s"] = span.wait_s;
+    spans.push_back(std::move(j));
+  }
+  return spans;
+}
+
+nlohmann::json thread_json(const monitor::WatchSummary& s, const monitor::ThreadSummary& t,
+                           nlohmann::json spans) {
+  nlohmann::json j = {{"tid", t.tid},
+                      {"name", valid_utf8(t.name)},
+                      {"main_thread", t.main_thread},
+                      {"tid_reused", t.tid_reused},
+                      {"first_s", t.first_s},
+                      {"started_while_watched", t.started_while_watched},
+                      {"seconds_seen", t.seconds_seen},
+                      {"samples", t.samples},
+                      {"cpus_visited", t.cpus_visited.to_vector()},
+                      {"migrations", t.migrations},
+                      {"migrations_per_s", t.migrations_per_s},
+                      {"context_switches", t.context_switches},
+                      {"context_switches_per_s", t.switches_per_s},
+                      {"cpu_time_ms", t.cpu_time_ms},
+                      {"spans", std::move(spans)}};
+  if (s.follow) {
+    const monitor::ProcessSummary* p = process_of(s, t.pid);
+    j["pid"] = t.pid;
+    j["comm"] = valid_utf8(p ? p->comm : "");
+  }
+  if (t.planned) j["planned_cpus"] = t.planned->to_vector();
+  if (t.share_on_planned) j["share_on_planned"] = *t.share_on_planned;
+  if (t.hardware) {
+    j["hardware"] = {{"cycles", t.hardware->cycles},
+                     {"instructions", t.hardware->instructions},
+                     {"l1d_misses", t.hardware->l1d_misses},
+                     {"llc_misses", t.hardware->llc_misses}};
+  } else {
+    j["hardware"] = "not supported";
+  }
+  return j;
+}
+
+// The processes of a followed family (watch --follow).
+void add_processes_json(const monitor::WatchSummary& s, nlohmann::json& doc) {
+  nlohmann::json processes = nlohmann::json::array();
+  for (const auto& p : s.processes)
+    processes.push_back(
+        {{"pid", p.pid},
+         {"ppid", p.ppid},
+         {"comm", valid_utf8(p.comm)},
+         {"exe", p.exe.empty() ? nlohmann::json() : nlohmann::json(valid_utf8(p.exe))},
+         {"first_s", p.first_s},
+         {"last_s", p.last_s},
+         {"exited", p.ended},
+         {"threads", p.threads}});
+  doc["follow"] = true;
+  doc["processes"] = std::move(processes);
+  doc["max_processes"] = s.max_processes;
+  doc["processes_not_followed"] = s.processes_not_followed;
+}
+
+}  // namespace
+
 nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHistory& history) {
   nlohmann::json threads = nlohmann::json::array();
   const auto& tracks = history.threads();
-  for (size_t i = 0; i < s.threads.size(); ++i) {
-    const auto& t = s.threads[i];
-    nlohmann::json spans = nlohmann::json::array();
-    if (i < tracks.size())
-      for (const auto& span : tracks[i].spans) {
-        nlohmann::json j = {{"start_s", span.start_s}, {"end_s", span.end_s}, {"cpu", span.cpu}};
-        // CPU time per span only where a counter measured it (not when merely observed).
-        if (s.source != monitor::CounterSource::observed) j["cpu_s"] = span.cpu_s;
-        // Run-queue wait (schedstat): where it is kept, a starved thread is told from a
-        // sleeping one.
-        if (tracks[i].counts.wait_ns > 0 || span.wait_s > 0) j["wait_s"] = span.wait_s;
-        spans.push_back(std::move(j));
-      }
-    nlohmann::json j = {{"tid", t.tid},
-                        {"name", valid_utf8(t.name)},
-                        {"main_thread", t.main_thread},
-                        {"tid_reused", t.tid_reused},
-                        {"first_s", t.first_s},
-                        {"started_while_watched", t.started_while_watched},
-                        {"seconds_seen", t.seconds_seen},
-                        {"samples", t.samples},
-                        {"cpus_visited", t.cpus_visited.to_vector()},
-                        {"migrations", t.migrations},
-                        {"migrations_per_s", t.migrations_per_s},
-                        {"context_switches", t.context_switches},
-                        {"context_switches_per_s", t.switches_per_s},
-                        {"cpu_time_ms", t.cpu_time_ms},
-                        {"spans", spans}};
-    if (s.follow) {
-      const monitor::ProcessSummary* p = process_of(s, t.pid);
-      j["pid"] = t.pid;
-      j["comm"] = valid_utf8(p ? p->comm : "");
-    }
-    if (t.planned) j["planned_cpus"] = t.planned->to_vector();
-    if (t.share_on_planned) j["share_on_planned"] = *t.share_on_planned;
-    if (t.hardware) {
-      j["hardware"] = {{"cycles", t.hardware->cycles},
-                       {"instructions", t.hardware->instructions},
-                       {"l1d_misses", t.hardware->l1d_misses},
-                       {"llc_misses", t.hardware->llc_misses}};
-    } else {
-      j["hardware"] = "not supported";
-    }
-    threads.push_back(std::move(j));
-  }
+  for (size_t i = 0; i < s.threads.size(); ++i)
+    threads.push_back(thread_json(
+        s, s.threads[i], i < tracks.size() ? spans_json(s, tracks[i]) : nlohmann::json::array()));
   nlohmann::json numa = "not read: " + s.numa_note;
   if (s.numa_start)
     numa = {{"source", s.numa_source},
@@ -334,23 +357,7 @@ nlohmann::json watch_json(const monitor::WatchSummary& s, const monitor::WatchHi
       {"threads_started", s.threads_started},
       {"peak_threads", s.peak_threads},
       {"threads", threads}};
-  if (s.follow) {
-    nlohmann::json processes = nlohmann::json::array();
-    for (const auto& p : s.processes)
-      processes.push_back(
-          {{"pid", p.pid},
-           {"ppid", p.ppid},
-           {"comm", valid_utf8(p.comm)},
-           {"exe", p.exe.empty() ? nlohmann::json() : nlohmann::json(valid_utf8(p.exe))},
-           {"first_s", p.first_s},
-           {"last_s", p.last_s},
-           {"exited", p.ended},
-           {"threads", p.threads}});
-    doc["follow"] = true;
-    doc["processes"] = std::move(processes);
-    doc["max_processes"] = s.max_processes;
-    doc["processes_not_followed"] = s.processes_not_followed;
-  }
+  if (s.follow) add_processes_json(s, doc);
   return doc;
 }
 

@@ -131,41 +131,36 @@ BenchResult run_one_bench(const experiments::BenchEntry& bench, const Topology& 
   return *r;
 }
 
-}  // namespace
-
-Result<MachineReport> collect_report(const ReportOptions& o) {
-  const Clock::time_point start = Clock::now();
-  MachineReport rep;
-  rep.generated_utc = os::utc_timestamp();
-  rep.threadmap_version = o.version;
-  rep.quick = o.quick;
-  rep.host = os::host_name();
-  rep.command_line = o.command_line;
-  rep.budget_s = o.budget_s > 0 ? o.budget_s : default_budget_s(o.quick);
-  const std::vector<PartShare> shares = split_budget(rep.budget_s, experiments::bench_names());
-  auto share_of = [&](const std::string& part) {
-    for (const PartShare& p : shares)
-      if (p.part == part) return p.share_s;
-    return 0.0;
-  };
-  const std::size_t steps = 3 + experiments::benches().size();
-  std::size_t step = 0;
-  auto say = [&](const std::string& what) {
-    ++step;
+// "[3/9] what": the progress lines of one report, numbered.
+struct Steps {
+  const ReportOptions& o;
+  std::size_t total;
+  std::size_t done = 0;
+  void say(const std::string& what) {
+    ++done;
     if (o.progress)
-      o.progress("[" + std::to_string(step) + "/" + std::to_string(steps) + "] " + what);
-  };
+      o.progress("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what);
+  }
+};
 
-  // The topology first, quietly: a launcher's binding is the first line the user reads, before
-  // any progress, since every number that follows is about the CPUs it left us.
-  Clock::time_point t = Clock::now();
+double share_of(const std::vector<PartShare>& shares, const std::string& part) {
+  for (const PartShare& p : shares)
+    if (p.part == part) return p.share_s;
+  return 0.0;
+}
+
+// The topology first, quietly: a launcher's binding is the first line the user reads, before
+// any progress, since every number that follows is about the CPUs it left us. The CPUs the
+// benches may use, none when the topology could not be read.
+CpuSet collect_topology(MachineReport& rep, const ReportOptions& o, Steps& steps) {
+  const Clock::time_point t = Clock::now();
   CpuSet usable;
   auto topo = Topology::load_this_machine();
   if (topo) {
     rep.binding = this_process_binding(*topo);
     if (!rep.binding->finding.empty() && o.warning) o.warning(rep.binding->finding);
   }
-  say("reading the topology (hwloc)");
+  steps.say("reading the topology (hwloc)");
   if (topo) {
     rep.topology = *topo;
     rep.devices = device_inventory(*topo, /*management=*/true);
@@ -178,29 +173,20 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
   }
   rep.usable_cpus = usable.to_list();
   rep.topology_status.seconds = seconds_since(t);
-  rep.topology_status.share_s = share_of("topology");
+  return usable;
+}
 
-  // The state of the machine over everything measured (latency and benches): a busy or
-  // virtual machine is said at the top of the page, beside the numbers it affects.
-  MachineWatch watch;
-  const bool watching = rep.topology && !usable.empty();
-  if (watching) watch.start(usable);
-
-  say(o.latency_file.empty() ? "measuring core-to-core latency" : "loading " + o.latency_file);
-  t = Clock::now();
-  if (Status st = collect_latency(rep, o, usable, share_of("latency")); !st) return st.error();
-  rep.latency.status.seconds = seconds_since(t);
-  rep.latency.status.share_s = share_of("latency");
-
+// Every bench in turn, each with its share of the budget and what the parts before left unused.
+void collect_benches(MachineReport& rep, const ReportOptions& o, const CpuSet& usable,
+                     const std::vector<PartShare>& shares, Clock::time_point start, Steps& steps) {
   experiments::BenchOptions base;
   base.quick = o.quick;
   base.runs = o.runs > 0 ? o.runs : (o.quick ? 3 : 5);
   for (const experiments::BenchEntry& bench : experiments::benches()) {
     const std::string name = bench.name;
-    say("bench " + name);
-    t = Clock::now();
+    steps.say("bench " + name);
+    const Clock::time_point t = Clock::now();
     PartStatus status;
-    // What the parts before left unused goes to this one and the ones after it.
     base.share_s = share_with_carry(shares, "bench " + name, seconds_since(start), rep.budget_s);
     if (!rep.topology || usable.empty()) {
       status = {false, "the topology of this machine could not be read", 0};
@@ -209,18 +195,51 @@ Result<MachineReport> collect_report(const ReportOptions& o) {
       rep.benches.push_back(run_one_bench(bench, *rep.topology, o, base, rep.latency, status));
     }
     status.seconds = seconds_since(t);
-    status.share_s = share_of("bench " + name);
+    status.share_s = share_of(shares, "bench " + name);
     status.given_s = base.share_s;
     rep.bench_status.push_back(status);
   }
+}
 
+}  // namespace
+
+Result<MachineReport> collect_report(const ReportOptions& o) {
+  const Clock::time_point start = Clock::now();
+  MachineReport rep;
+  rep.generated_utc = os::utc_timestamp();
+  rep.threadmap_version = o.version;
+  rep.quick = o.quick;
+  rep.host = os::host_name();
+  rep.command_line = o.command_line;
+  rep.budget_s = o.budget_s > 0 ? o.budget_s : default_budget_s(o.quick);
+  const std::vector<PartShare> shares = split_budget(rep.budget_s, experiments::bench_names());
+  Steps steps{o, 3 + experiments::benches().size()};
+
+  const CpuSet usable = collect_topology(rep, o, steps);
+  rep.topology_status.share_s = share_of(shares, "topology");
+
+  // The state of the machine over everything measured (latency and benches): a busy or
+  // virtual machine is said at the top of the page, beside the numbers it affects.
+  MachineWatch watch;
+  const bool watching = rep.topology && !usable.empty();
+  if (watching) watch.start(usable);
+
+  steps.say(o.latency_file.empty() ? "measuring core-to-core latency"
+                                   : "loading " + o.latency_file);
+  Clock::time_point t = Clock::now();
+  if (Status st = collect_latency(rep, o, usable, share_of(shares, "latency")); !st)
+    return st.error();
+  rep.latency.status.seconds = seconds_since(t);
+  rep.latency.status.share_s = share_of(shares, "latency");
+
+  collect_benches(rep, o, usable, shares, start, steps);
   if (watching) rep.machine_state = watch.finish();
 
-  say("recommending placements");
+  steps.say("recommending placements");
   t = Clock::now();
   rep.advice = make_advice(rep, usable);
   rep.advice.status.seconds = seconds_since(t);
-  rep.advice.status.share_s = share_of("recommendations");
+  rep.advice.status.share_s = share_of(shares, "recommendations");
   rep.total_seconds = seconds_since(start);
   return rep;
 }

@@ -2,19 +2,10 @@
 
 #include <algorithm>
 
+#include "src/core/text.hpp"
 #include "src/plan/plan_file.hpp"
 
 namespace threadmap::tune {
-namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<std::string>> split_words(const std::string& text) {
   std::vector<std::string> words;
   std::string word;

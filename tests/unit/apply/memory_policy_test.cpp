@@ -9,6 +9,7 @@
 #include <string>
 
 #include "src/apply/run_request.hpp"
+#include "src/core/text.hpp"
 
 namespace threadmap::apply {
 namespace {
