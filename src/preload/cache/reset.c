@@ -439,11 +439,10 @@ unsigned tm__reset_physical(struct tm_thread *t) {
    * that blocks the quiet set while the process may be quiet (quiet_signals.c decides at the
    * sleep). What was sent to this tid and stays pending is discarded before the next logical
    * thread (tm__discard_stale_signals). */
-  if (!tm__quiet_may_keep(s) &&
-      (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
-       (s->stamp != t->applied_stamp &&
-        memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) ||
-       !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
+  if (!tm__quiet_may_keep(s) && (!t->start_mask_known || !(s->valid & TM_S_SIGMASK) ||
+                                 (s->stamp != t->applied_stamp &&
+                                  memcmp(&s->sigmask, &t->want.sigmask, sizeof s->sigmask) != 0) ||
+                                 !tm__mask_shuts_handlers(&s->sigmask, tm__coarse_now_ns())))
     tm__shadow_block_all();
   uint64_t signal_epoch = atomic_load_explicit(&tm__signal_epoch, memory_order_acquire);
   if (deep || signal_epoch != t->signal_epoch) {

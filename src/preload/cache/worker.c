@@ -62,6 +62,32 @@ int tm__worker_stalled(const void *record) {
          (atomic_load_explicit(&t->wake, memory_order_relaxed) & TM_W_GO);
 }
 
+/* When a sleeper before its DEADLINE (at NOW) wakes by itself, or 0: only when poked. Only the
+ * timekeeper (every PERIOD, NEXT_TICK the next) and a worker nobody has claimed to join yet (it
+ * withdraws at its deadline) sleep with a timer; the others wait for a poke (tm__timekeeper).
+ * A record rewrite put off (TM_CACHE_STATS=FILE, RECORD_DUE from now) brings the sleeper back
+ * for it, so that a process whose threads all sleep has its record up to date within a tick. */
+static uint64_t tm__sleep_until(struct tm_thread *t, uint64_t now, uint64_t deadline,
+                                uint64_t *next_tick, uint64_t period, uint64_t record_due) {
+  uint64_t until = 0;
+  if (tm__timekeeper_hold(t)) {
+    if (now >= *next_tick) {
+      tm__timekeeper_poke_expired(t, now);
+      *next_tick = now + period;
+    }
+    until = *next_tick < deadline ? *next_tick : deadline;
+  } else if (!atomic_load_explicit(&t->parked, memory_order_acquire) &&
+             (atomic_load_explicit(&t->release, memory_order_acquire) & TM_R_COUNTED)) {
+    until = deadline;
+  }
+  if (record_due && (until == 0 || now + record_due < until)) until = now + record_due;
+  /* The coarse clock may not have reached a deadline the kernel's timer has: sleep at least
+   * one of its ticks, never a busy loop of zero-length waits. */
+  uint64_t tick = tm__coarse_resolution_ns();
+  if (until && until - now < tick) until = now + tick;
+  return until;
+}
+
 /* Waits until a creator hands this parked worker a logical thread (TM_W_GO) or tells it to
  * exit (TM_W_RETIRE), or the idle timeout expires (returns TM_W_DEAD). A worker still waiting
  * for its join (not parked) withdraws (TM_W_WITHDRAWN) when main has ended or the idle timeout
@@ -126,27 +152,8 @@ static uint32_t tm__wait_loop(struct tm_thread *t, int joiner_running, uint64_t 
         }
         continue;
       }
-      /* Only the timekeeper and a worker nobody has claimed to join yet (it withdraws at its
-       * deadline) sleep with a timer; the others wait for a poke (see tm__timekeeper). */
-      uint64_t until = 0;
-      if (tm__timekeeper_hold(t)) {
-        if (now >= next_tick) {
-          tm__timekeeper_poke_expired(t, now);
-          next_tick = now + period;
-        }
-        until = next_tick < deadline ? next_tick : deadline;
-      } else if (!atomic_load_explicit(&t->parked, memory_order_acquire) &&
-                 (atomic_load_explicit(&t->release, memory_order_acquire) & TM_R_COUNTED)) {
-        until = deadline;
-      }
-      /* A record rewrite put off (TM_CACHE_STATS=FILE): this sleeper comes back for it, so
-       * that a process whose threads all sleep has its record up to date within a tick. */
-      if (record_due && (until == 0 || now + record_due < until)) until = now + record_due;
+      uint64_t until = tm__sleep_until(t, now, deadline, &next_tick, period, record_due);
       if (until) {
-        /* The coarse clock may not have reached a deadline the kernel's timer has: sleep at
-         * least one of its ticks, never a busy loop of zero-length waits. */
-        uint64_t tick = tm__coarse_resolution_ns();
-        if (until - now < tick) until = now + tick;
         rel.tv_sec = (time_t)((until - now) / 1000000000ULL);
         rel.tv_nsec = (long)((until - now) % 1000000000ULL);
         relp = &rel;
@@ -213,8 +220,8 @@ void tm__note_raw_thread_exit(void) {
   if (s & TM_L_DETACHED) tm__retire_detached(t);
 }
 
-void *tm__worker(void *arg) {
-  struct tm_thread *t = arg;
+/* A new physical thread's first steps: its record, its shadow (its creator's), its stack. */
+static void tm__worker_start(struct tm_thread *t) {
   tm__set_self(t);
   atomic_store_explicit(&t->started, 1, memory_order_release);
   t->handle = pthread_self();
@@ -231,6 +238,22 @@ void *tm__worker(void *arg) {
       pthread_attr_destroy(&self_attr);
     }
   }
+}
+
+/* Why the physical thread T cannot be kept now that its logical thread has ended, or 0 when
+ * it was reset for the next one (reset.c). */
+static unsigned tm__reset_or_cause(struct tm_thread *t) {
+  uint32_t before = atomic_load_explicit(&t->lstate, memory_order_relaxed);
+  if (t->exit_cause == TM_CAUSE_PROCESS || tm__process_retiring()) return TM_CAUSE_PROCESS;
+  if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
+      atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >= tm__unjoined_bound())
+    return TM_CAUSE_UNJOINED; /* would not be kept (tm__worker): skip the reset's calls */
+  return tm__reset_physical(t);
+}
+
+void *tm__worker(void *arg) {
+  struct tm_thread *t = arg;
+  tm__worker_start(t);
   for (;;) {
     if (t->want_apply) {
       tm__shadow_raw()->clock_hint_ns = t->given_ns;
@@ -248,16 +271,8 @@ void *tm__worker(void *arg) {
     t->in_exit_sequence = 0;
     /* Reset before publishing: when the joiner wakes up, the thread is already reusable (it
      * usually creates again at once), and the worker is not preempted half-way through. */
-    unsigned why = 0;
     tm__shadow_raw()->clock_ns = 0; /* the reset's verification reads it: the park reuses it */
-    uint32_t before = atomic_load_explicit(&t->lstate, memory_order_relaxed);
-    if (t->exit_cause == TM_CAUSE_PROCESS || tm__process_retiring())
-      why = TM_CAUSE_PROCESS;
-    else if (!(before & (TM_L_JOIN_CLAIMED | TM_L_DETACHED)) &&
-             atomic_load_explicit(&tm__unjoined.n, memory_order_relaxed) >= tm__unjoined_bound())
-      why = TM_CAUSE_UNJOINED; /* would not be kept (below): skip the reset's calls */
-    else
-      why = tm__reset_physical(t);
+    unsigned why = tm__reset_or_cause(t);
     /* It parks on this CPU's idle slot (records.c): where its start's shadow read saw it (a
      * short logical thread ends where it started), or asked now after a first one. */
     int cpu = tm__shadow_raw()->cpu;
