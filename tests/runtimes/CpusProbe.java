@@ -6,8 +6,10 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,7 +40,13 @@ public class CpusProbe {
     System.out.println("size thread_availableProcessors " + inThread.get());
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/self/task"))) {
       for (Path task : tasks) {
-        for (String line : Files.readAllLines(task.resolve("status"))) {
+        List<String> lines;
+        try {
+          lines = Files.readAllLines(task.resolve("status"));
+        } catch (NoSuchFileException ended) {
+          continue; // a thread that ended since the listing is no thread any more
+        }
+        for (String line : lines) {
           if (line.startsWith("Cpus_allowed_list:"))
             System.out.println("thread-cpus " + line.substring(18).trim());
         }

@@ -14,7 +14,14 @@ const worker = new Worker(
 worker.on('message', (inWorker) => {
   console.log(`size worker_availableParallelism ${inWorker}`);
   for (const tid of fs.readdirSync('/proc/self/task')) {
-    const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+    // A thread of Node's own that ended since the listing (ENOENT) is no thread any more.
+    let status;
+    try {
+      status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+    } catch (e) {
+      if (e.code === 'ENOENT' || e.code === 'ESRCH') continue;
+      throw e;
+    }
     const line = status.split('\n').find((l) => l.startsWith('Cpus_allowed_list:'));
     if (line) console.log(`thread-cpus ${line.slice(18).trim()}`);
   }

@@ -30,10 +30,14 @@ for t in threads:
 started.wait()
 print("\n".join(seen[0]))
 for tid in os.listdir("/proc/self/task"):
-    with open(f"/proc/self/task/{tid}/status") as status:
-        for line in status:
-            if line.startswith("Cpus_allowed_list:"):
-                print("thread-cpus", line[18:].strip())
+    try:
+        with open(f"/proc/self/task/{tid}/status") as status:
+            lines = status.readlines()
+    except (FileNotFoundError, ProcessLookupError):
+        continue  # a thread that ended since the listing is no thread any more
+    for line in lines:
+        if line.startswith("Cpus_allowed_list:"):
+            print("thread-cpus", line[18:].strip())
 release.set()
 for t in threads:
     t.join()
