@@ -1,11 +1,80 @@
 #include "src/apply/run_options.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace threadmap::apply {
 
 Status check_by_name(bool by_name, const std::string& plan_path) {
   if (by_name && plan_path.empty())
     return Error::bad_input("by_name", "matching threads by name needs a plan");
   return {};
+}
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) {
+    bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) ||
+             std::string("-_./=:,+@%").find(ch) != std::string::npos;
+    });
+    std::string q = a;
+    if (!plain) {
+      q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+std::vector<std::string> run_arguments(const RunOptions& o) {
+  std::vector<std::string> args = {"run"};
+  auto text = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) args.insert(args.end(), {flag, value});
+  };
+  auto number = [&](const char* flag, const std::optional<int>& value) {
+    if (value) args.insert(args.end(), {flag, std::to_string(*value)});
+  };
+  auto each = [&](const char* flag, const std::vector<std::string>& items) {
+    for (const std::string& item : items) args.insert(args.end(), {flag, item});
+  };
+  auto flag = [&](const char* name, bool given) {
+    if (given) args.push_back(name);
+  };
+  // A rank first: inside a job the share is the CPU list the rest applies to.
+  text("--ranks", o.ranks);
+  number("--local-rank", o.local_rank);
+  number("--local-size", o.local_size);
+  if (o.gpus > 0) args.insert(args.end(), {"--gpus", std::to_string(o.gpus)});
+  text("--gpu-visibility", o.gpu_visibility);
+  text("--topology", o.topology_file);
+  text("--record", o.record_dir);
+  text("--plan", o.plan_path);
+  flag("--by-name", o.by_name);
+  text("--cpus", o.cpus);
+  if (o.policy) args.insert(args.end(), {"--policy", *o.policy});
+  each("--skip", o.skip);
+  each("--lib", o.libs);
+  text("--mem", o.memory);
+  flag("--inherit", o.inherit);
+  flag("--override-affinity", o.override_affinity);
+  flag("--thread-cache", o.thread_cache);
+  flag("--stats", o.stats);
+  flag("--watch", o.watch);
+  flag("--follow", o.follow);
+  number("--interval", o.interval_ms);
+  flag("--verbose", o.verbose);
+  args.push_back("--");
+  args.insert(args.end(), o.command.begin(), o.command.end());
+  return args;
+}
+
+std::string run_line(const RunOptions& options) {
+  std::vector<std::string> args = run_arguments(options);
+  args.insert(args.begin(), "threadmap");
+  return shell_join(args);
 }
 
 Result<RunCommand> run_request(const RunOptions& o) {

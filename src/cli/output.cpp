@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "src/apply/run_options.hpp"
 #include "src/cli/command.hpp"
 #include "src/monitor/process_id.hpp"
 #include "src/os/files.hpp"
 #include "src/os/process.hpp"
-#include "src/tune/candidates.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -88,7 +88,7 @@ Status write_file(const std::string& path, const std::string& text) {
 void record_command_line(int argc, char** argv) {
   std::vector<std::string> args{"threadmap"};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  g_command_line = tune::shell_join(args);
+  g_command_line = apply::shell_join(args);
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--") break;
     g_args.emplace_back(argv[i]);

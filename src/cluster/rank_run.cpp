@@ -77,17 +77,10 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
 
 }  // namespace
 
-Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
-  return place_rank(request, RankOptions{ranks, 0, "", ""});
-}
-
 Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {
+  // The request came from apply::run_request, which refused a CPU list with a rank and a
+  // recorded topology without GPUs: those rules are not checked again here.
   const std::string& ranks = options.ranks;
-  // run_request refuses this first; a caller that builds the request itself gets it here.
-  if (!request.cpus.empty())
-    return Error::bad_input("cpus",
-                            "a CPU list and a rank cannot be combined: the rank's share is the "
-                            "CPU list (a policy orders threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
   // The rank given (or the launcher's word for it) that cannot be placed is the command line's
@@ -105,10 +98,6 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& 
     gpu = *placed;
     share = placed->share;
     for (const auto& kv : placed->set_env) request.environment.push_back(kv);
-  } else if (!options.topology_file.empty()) {
-    return Error::bad_input("topology_file",
-                            "a recorded topology decides where the GPUs are: it goes with GPUs "
-                            "per rank");
   } else {
     share = take_share(*topo, *id);
     if (!share) return share.error().as_bad_input("ranks");
