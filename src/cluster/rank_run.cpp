@@ -67,11 +67,9 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
   }
   auto placed = place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed,
                                 here.cgroup_cpus(), choice);
-  // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
-  // are the command line's mistake; anything else the machine's.
-  if (!placed)
-    return placed.error().code == std::errc::invalid_argument ? placed.error().as_bad_input("gpus")
-                                                              : placed.error().about("gpus");
+  // Whose fault a refusal is was decided where it was found (GPUs that cannot be placed as
+  // given, a launcher's list naming none: Fault::input; the machine's: the work's).
+  if (!placed) return placed.error().about("gpus");
   return placed;
 }
 

@@ -74,6 +74,14 @@ bool Candidate::simpler_than(const Candidate& other) const {
   return true;
 }
 
+Error candidate_plan_error(const Error& error, const std::string& name) {
+  // tune(1): a plan that cannot be read is the work's failure, one that is not a plan (the
+  // reader's EINVAL) a candidate that cannot be prepared, the command line's.
+  Error about = error.with_context("candidate '" + name + "'");
+  return error.code == std::errc::invalid_argument ? about.as_bad_input("candidates")
+                                                   : about.about("candidates");
+}
+
 std::vector<std::string> split_names(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);
@@ -126,7 +134,7 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
   Candidate c;
   if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
     auto plan = plan::read_plan_file(name.substr(5));
-    if (!plan) return plan.error().with_context("candidate '" + name + "'");
+    if (!plan) return candidate_plan_error(plan.error(), name);
     c.name = name;
     c.options.plan_path = name.substr(5);
     for (const auto& a : plan->assignments)
@@ -136,16 +144,18 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
   }
   if (name.rfind("cpus:", 0) == 0 && name.size() > 5) {
     auto cpus = topology.resolve(name.substr(5));
-    if (!cpus) return Error::invalid("candidate '" + name + "': " + cpus.error().message);
+    if (!cpus)
+      return Error::bad_input("candidates", "candidate '" + name + "': " + cpus.error().message);
     if (cpus->empty() || !cpus->is_subset_of(all))
-      return Error::invalid("candidate '" + name + "': CPUs " + cpus->to_list() +
-                            " are not all allowed here (allowed: " + all.to_list() + ")");
+      return Error::bad_input("candidates",
+                              "candidate '" + name + "': CPUs " + cpus->to_list() +
+                                  " are not all allowed here (allowed: " + all.to_list() + ")");
     return on_cpus(name, "CPUs " + cpus->to_list() + " compact", topology, *cpus,
                    plan::Policy::compact);
   }
   std::string known;
   for (const auto& k : builtin_candidate_names()) known += (known.empty() ? "" : ", ") + k;
-  return Error::invalid("unknown candidate '" + name + "' (known: " + known + ")");
+  return Error::bad_input("candidates", "unknown candidate '" + name + "' (known: " + known + ")");
 }
 
 // One candidate by name: a built-in placement on this machine, or candidate_from_argument.

@@ -53,6 +53,10 @@ struct CandidateSet {
 /// `text` split at commas, blanks around each item dropped, empty items skipped ("os, compact").
 std::vector<std::string> split_names(const std::string& text);
 
+/// The error of candidate `name`'s plan file, about `candidates`: a file that is not a plan
+/// (EINVAL) is Fault::input, one that cannot be read the work's (tune(1)'s exit statuses).
+Error candidate_plan_error(const Error& error, const std::string& name);
+
 /// How many NUMA nodes of `topology` hold allowed CPUs (the memory candidates need two).
 int nodes_with_cpus(const Topology& topology);
 
@@ -64,8 +68,9 @@ const std::vector<std::string>& builtin_candidate_names();
 /// mem-interleave on machines with more than one NUMA node with CPUs) for `command` on
 /// `topology`. "plan:FILE" and "cpus:EXPR" add those; "cache" adds the OS placement with the
 /// thread cache; `thread_cache` adds every candidate again with the cache ("NAME+cache").
-/// Fails with EINVAL naming the item for an unknown name or a CPU expression that does not
-/// resolve (a usage error), and with the plan's error for an unreadable plan.
+/// Fails with Fault::input about `candidates` naming the item for an unknown name or a CPU
+/// expression that does not resolve, and with the plan's error (about `candidates`, the work's
+/// fault) for an unreadable plan.
 Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
                                      const std::vector<std::string>& command, bool thread_cache);
 

@@ -108,17 +108,19 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       c.meaning = "each rank's threads compact in its share, with the thread cache";
     } else if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
       auto plan = plan::read_plan_file(name.substr(5));
-      if (!plan) return plan.error().with_context("candidate '" + name + "'");
+      if (!plan) return candidate_plan_error(plan.error(), name);
       c.options.plan_path = name.substr(5);
       c.meaning = "the plan " + c.options.plan_path + " in every rank (its CPUs inside the share)";
     } else {
       const auto& whole = builtin_candidate_names();
       if (std::find(whole.begin(), whole.end(), name) != whole.end() || name.rfind("cpus:", 0) == 0)
-        return Error::invalid("candidate '" + name +
-                              "' names CPUs of the whole machine; in a job a rank's "
-                              "CPUs are its share (candidates for a job: " +
-                              joined(job_candidate_names()) + ")");
-      return Error::invalid("unknown candidate '" + name +
+        return Error::bad_input("candidates",
+                                "candidate '" + name +
+                                    "' names CPUs of the whole machine; in a job a rank's "
+                                    "CPUs are its share (candidates for a job: " +
+                                    joined(job_candidate_names()) + ")");
+      return Error::bad_input(
+          "candidates", "unknown candidate '" + name +
                             "' (candidates for a job: " + joined(job_candidate_names()) + ")");
     }
     built.push_back(std::move(c));
