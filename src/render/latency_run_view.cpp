@@ -40,13 +40,13 @@ HeatmapLabels latency_run_labels(const latency::LatencyRun& run, bool numeric_or
   HeatmapLabels labels;
   labels.title = (m.cpu_model.empty() ? m.source : m.cpu_model) +
                  ": one-way core-to-core latency (" + std::to_string(m.size()) + " CPUs)";
-  labels.subtitle =
-      measured ? fmt::format(
-                     "method {}; per pair the median of timed batches; domains outlined; "
-                     "rows/columns in {} order",
-                     latency::method_name(measured->method), order)
-               : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
-                             m.source, order);
+  labels.subtitle = measured
+                        ? fmt::format(
+                              "method {}; per pair the median of timed batches; domains outlined; "
+                              "rows/columns in {} order",
+                              latency::method_name(measured->method), order)
+                        : fmt::format("as stored in {}; domains outlined; rows/columns in {} order",
+                                      m.source, order);
   labels.domains = run.analysis.domains.domains;
   return labels;
 }

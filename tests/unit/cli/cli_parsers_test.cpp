@@ -120,17 +120,17 @@ TEST(Subcommands, EachOptionIsDeclaredThroughItsMemberToFlagTable) {
 // Commands whose options are still checked in the CLI or in the command's one call, without a
 // checked type of their own; the list may only shrink (a command that gains its check must
 // leave it, and a new command cannot join it).
-const std::set<std::string> kNotYetChecked = {"topo", "ps", "pin", "report", "job", "fleet",
-                                              "latency"};
+const std::set<std::string> kNotYetChecked = {"topo", "ps", "pin", "report", "job", "fleet"};
 
 TEST(Subcommands, EachCheckedCommandIsMadeOnlyByItsCheck) {
   for (const Subcommand& entry : subcommands()) {
     const bool debt = kNotYetChecked.count(std::string(entry.name)) > 0;
     EXPECT_EQ(entry.only_from_check, !debt)
-        << entry.name << (debt ? ": its checked command is made only by its check now: take it "
-                                 "off kNotYetChecked"
-                               : ": a command needs an options struct and a check function that "
-                                 "alone makes its checked command (no public constructor)");
+        << entry.name
+        << (debt ? ": its checked command is made only by its check now: take it "
+                   "off kNotYetChecked"
+                 : ": a command needs an options struct and a check function that "
+                   "alone makes its checked command (no public constructor)");
     if (!debt) {
       EXPECT_FALSE(entry.check.empty()) << entry.name;
     }
