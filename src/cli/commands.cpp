@@ -4,6 +4,7 @@
 // flag").
 #include <type_traits>
 
+#include "src/apply/pin_command.hpp"
 #include "src/apply/run_options.hpp"
 #include "src/apply/watch_command.hpp"
 #include "src/cli/command.hpp"
@@ -30,7 +31,7 @@ constexpr Subcommand kSubcommands[] = {
     {"plan", add_plan_command, TM_CHECKED_BY(cluster::plan_command_request)},
     {"run", add_run_command, TM_CHECKED_BY(apply::run_request)},
     {"ps", add_ps_command, "", false},
-    {"pin", add_pin_command, "", false},
+    {"pin", add_pin_command, TM_CHECKED_BY(apply::pin_request)},
     {"watch", add_watch_command, TM_CHECKED_BY(apply::watch_request)},
     {"bench", add_bench_command, TM_CHECKED_BY(experiments::bench_request)},
     {"report", add_report_command, "", false},

@@ -1,6 +1,6 @@
 // threadmap pin PID --cpus EXPR [--threads PATTERN|TID ...] [--json]
-// Parses, pins in one library call (apply::pin_command), prints what was pinned and one line
-// per thread that was not.
+// Parses, has the library check (apply::pin_request) and pin (apply::pin_command), prints what was
+// pinned and one line per thread that was not.
 #include <memory>
 
 #include "src/apply/pin_command.hpp"
@@ -18,7 +18,9 @@ struct PinCliOptions {
 };
 
 int run_pin(const PinCliOptions& opt) {
-  auto pinned = apply::pin_command(opt.given);
+  auto command = apply::pin_request(opt.given);
+  if (!command) return fail(command.error(), opt.flags);
+  auto pinned = apply::pin_command(*command);
   if (!pinned) return fail(pinned.error(), opt.flags);
   const pid_t pid = pinned->pid;
   const PinOutcome& outcome = pinned->outcome;
