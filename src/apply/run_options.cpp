@@ -77,6 +77,23 @@ std::string run_line(const RunOptions& options) {
   return shell_join(args);
 }
 
+namespace {
+
+// The rank asked for: --ranks, or K/N from a local rank and size, which name the rank for
+// launchers threadmap does not read.
+Result<std::string> rank_of(const RunOptions& o) {
+  if (!o.local_rank && !o.local_size) return o.ranks;
+  if (!o.local_rank || !o.local_size)
+    return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
+                            "a local rank and a local size go together");
+  if (!o.ranks.empty() && o.ranks != "auto")
+    return Error::bad_input("ranks",
+                            "a local rank and size name the rank: no rank K/N besides them");
+  return std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
+}
+
+}  // namespace
+
 Result<RunCommand> run_request(const RunOptions& o) {
   if (o.command.empty()) return Error::bad_input("command", "no command given");
   // exec("") fails with ENOENT like a missing program; an empty name is a typo, not a program.
@@ -90,17 +107,9 @@ Result<RunCommand> run_request(const RunOptions& o) {
     return Error::bad_input("follow", "following the program's children applies to a watch only");
   if (o.stats && !o.thread_cache)
     return Error::bad_input("stats", "statistics of the thread cache need the thread cache");
-  // A local rank and size name the rank for launchers threadmap does not read: K/N from them.
-  std::string ranks = o.ranks;
-  if (o.local_rank || o.local_size) {
-    if (!o.local_rank || !o.local_size)
-      return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
-                              "a local rank and a local size go together");
-    if (!ranks.empty() && ranks != "auto")
-      return Error::bad_input("ranks",
-                              "a local rank and size name the rank: no rank K/N besides them");
-    ranks = std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
-  }
+  auto given_ranks = rank_of(o);
+  if (!given_ranks) return given_ranks.error();
+  const std::string ranks = *given_ranks;
   if (o.gpus > 0 && ranks.empty())
     return Error::bad_input("gpus", "GPUs per rank apply to a rank only (auto or K/N)");
   if (!o.topology_file.empty() && (ranks.empty() || o.gpus <= 0))
