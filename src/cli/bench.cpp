@@ -22,7 +22,7 @@ int run_bench(const BenchCliOptions& opt) {
   auto command = experiments::bench_request(opt.given);
   if (!command) return fail(command.error(), opt.flags);
   Outputs out;
-  out.declare("--json", &opt.json_file);
+  out.declare(opt.flags, &opt.json_file);
   // Checked before the bench runs: a typo must not cost the minutes of measuring.
   if (auto st = out.check(); !st) return fail(st.error());
   if (stderr_is_tty())

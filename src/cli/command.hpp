@@ -64,13 +64,16 @@ void add_tune_command(CLI::App& app, Runner& selected);
 /// twice. Library errors name a member (Error::input); the one error line names its flag.
 class FlagTable {
  public:
-  /// Records that `option` sets member `member`; returns `option` for more CLI11 calls.
-  CLI::Option* add(std::string_view member, CLI::Option* option);
+  /// Records that `option` sets member `member`, stored at `value`; returns `option` for more
+  /// CLI11 calls.
+  CLI::Option* add(std::string_view member, CLI::Option* option, const void* value = nullptr);
   /// Records a member set by no option of its own (watch's "pid" and "command", split from one
   /// positional): `name` is what the error line calls it.
   void add_named(std::string_view member, std::string name);
   /// The flag of `member` as the user may have typed it ("--cpus", "-o"); "" when none sets it.
   std::string flag_of(std::string_view member) const;
+  /// The flag of the member stored at `value` (an output's path: Outputs names it); "" when none.
+  std::string flag_for(const void* value) const;
   /// Every member in the table, in declaration order.
   std::vector<std::string> members() const;
   /// Whether `option` was declared through some FlagTable (TM_OPTION/TM_FLAG): every option of
@@ -81,7 +84,8 @@ class FlagTable {
   struct Row {
     std::string member;
     const CLI::Option* option = nullptr;
-    std::string name;  // add_named's, when option is null
+    std::string name;             // add_named's, when option is null
+    const void* value = nullptr;  // where the member is stored
   };
   std::vector<Row> rows_;
 };
@@ -89,10 +93,10 @@ class FlagTable {
 /// Declares CLI11 option `flag` (add_option) for member `member` of `object`, and records it in
 /// `table`: the member is written once, checked by the compiler. Returns the CLI::Option*.
 #define TM_OPTION(table, sub, flag, object, member, ...) \
-  (table).add(#member, (sub)->add_option(flag, (object).member, __VA_ARGS__))
+  (table).add(#member, (sub)->add_option(flag, (object).member, __VA_ARGS__), &(object).member)
 /// TM_OPTION for a switch (add_flag).
 #define TM_FLAG(table, sub, flag, object, member, ...) \
-  (table).add(#member, (sub)->add_flag(flag, (object).member, __VA_ARGS__))
+  (table).add(#member, (sub)->add_flag(flag, (object).member, __VA_ARGS__), &(object).member)
 
 /// `--gpus [N]` as `run` and `plan` declare it: N GPUs per rank, 1 when given alone (CLI11
 /// leaves the value at 0 then; settled once the command line is parsed).

@@ -24,8 +24,8 @@ constexpr int kFindingsStatus = 3;
 
 int run_fleet(const FleetOptions& opt) {
   Outputs out;
-  out.declare("--json", &opt.json_path);
-  out.declare("--html", &opt.html_path);
+  out.declare(opt.flags, &opt.json_path);
+  out.declare(opt.flags, &opt.html_path);
   if (auto st = out.check(); !st) return fail(st.error());
   auto fleet_report = fleet::load_fleet(opt.dir);
   if (!fleet_report) return fail(fleet_report.error().with_context("fleet"));

@@ -25,8 +25,8 @@ constexpr int kFindingsStatus = 3;
 
 int run_job(const JobOptions& opt) {
   Outputs out;
-  out.declare("--json", &opt.json_path);
-  out.declare("--html", &opt.html_path);
+  out.declare(opt.flags, &opt.json_path);
+  out.declare(opt.flags, &opt.html_path);
   if (auto st = out.check(); !st) return fail(st.error());
   auto job = cluster::load_job(opt.dir);
   if (!job) return fail(job.error().with_context("job"));

@@ -54,10 +54,10 @@ int run_latency(const LatencyCliOptions& opt) {
   auto request = latency::latency_request(opt.given);
   if (!request) return fail(request.error(), opt.flags);
   Outputs out;
-  out.declare("--csv", &opt.csv);
-  out.declare("--json", &opt.json);
-  out.declare("--png", &opt.png);
-  out.declare("--svg", &opt.svg);
+  out.declare(opt.flags, &opt.csv);
+  out.declare(opt.flags, &opt.json);
+  out.declare(opt.flags, &opt.png);
+  out.declare(opt.flags, &opt.svg);
   // Checked before measuring, so a typo in --png does not throw away minutes of measurement.
   if (auto st = out.check(); !st) return fail(st.error());
   if (stderr_is_tty()) request->measure.progress = show_progress;

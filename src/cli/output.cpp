@@ -46,8 +46,8 @@ std::set<const CLI::Option*>& declared_options() {
 }
 }  // namespace
 
-CLI::Option* FlagTable::add(std::string_view member, CLI::Option* option) {
-  rows_.push_back({std::string(member), option, ""});
+CLI::Option* FlagTable::add(std::string_view member, CLI::Option* option, const void* value) {
+  rows_.push_back({std::string(member), option, "", value});
   declared_options().insert(option);
   return option;
 }
@@ -55,12 +55,18 @@ CLI::Option* FlagTable::add(std::string_view member, CLI::Option* option) {
 bool FlagTable::declared(const CLI::Option* option) { return declared_options().count(option) > 0; }
 
 void FlagTable::add_named(std::string_view member, std::string name) {
-  rows_.push_back({std::string(member), nullptr, std::move(name)});
+  rows_.push_back({std::string(member), nullptr, std::move(name), nullptr});
 }
 
 std::string FlagTable::flag_of(std::string_view member) const {
   for (const Row& row : rows_)
     if (row.member == member) return row.option ? as_typed(row.option->get_name()) : row.name;
+  return "";
+}
+
+std::string FlagTable::flag_for(const void* value) const {
+  for (const Row& row : rows_)
+    if (row.value == value && row.option) return as_typed(row.option->get_name());
   return "";
 }
 

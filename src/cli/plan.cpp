@@ -58,7 +58,7 @@ int print_rank_plan(const PlanCli& cli, const cluster::RankPlanRequest& request)
 int print_thread_plan(const PlanCli& cli, const plan::PlanRequest& request) {
   const plan::PlanOptions& opt = cli.given;
   Outputs out;
-  out.declare("--output", &opt.output);
+  out.declare(cli.flags, &opt.output);
   if (auto st = out.check(); !st) return fail(st.error());
   auto planned = plan::plan_from_request(request);
   if (!planned) return fail(planned.error(), cli.flags);

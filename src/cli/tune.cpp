@@ -56,7 +56,7 @@ int run_tune(const TuneCli& cli) {
   if (!command) return fail(command.error(), cli.flags);
   // The outputs first: a file that cannot be written must not cost the runs.
   Outputs out;
-  out.declare("--json", &cli.json_file);
+  out.declare(cli.flags, &cli.json_file);
   if (auto st = out.check(); !st) return fail(st.error(), cli.flags);
   if (!cli.keep_output.empty() && !os::is_directory(cli.keep_output))
     return fail(Error::invalid("'" + cli.keep_output + "' is not an existing directory")
