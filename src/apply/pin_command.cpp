@@ -26,12 +26,20 @@ ThreadSelector make_selector(const std::vector<std::string>& items) {
 
 }  // namespace
 
-Result<PinReport> pin_command(const PinOptions& given) {
-  // A thread id (not a process's main thread) pins that thread only, in its process.
-  PinOptions options = given;
-  for (const std::string& item : options.threads)
+Result<PinCommand> pin_request(const PinOptions& given) {
+  for (const std::string& item : given.threads)
     if (std::string problem = glob_problem(item); !problem.empty())
       return Error::bad_input("threads", "pattern '" + item + "': " + problem);
+  PinCommand checked;
+  checked.pid = given.pid;
+  checked.cpus = given.cpus;
+  checked.threads = given.threads;
+  return checked;
+}
+
+Result<PinReport> pin_command(const PinCommand& given) {
+  // A thread id (not a process's main thread) pins that thread only, in its process.
+  PinCommand options = given;
   auto process = process_of_thread(options.pid);
   if (!process) return process.error();
   if (*process != options.pid) {

@@ -1,5 +1,8 @@
 #include "src/apply/run_options.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace threadmap::apply {
 
 Status check_by_name(bool by_name, const std::string& plan_path) {
@@ -7,6 +10,89 @@ Status check_by_name(bool by_name, const std::string& plan_path) {
     return Error::bad_input("by_name", "matching threads by name needs a plan");
   return {};
 }
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) {
+    bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) ||
+             std::string("-_./=:,+@%").find(ch) != std::string::npos;
+    });
+    std::string q = a;
+    if (!plain) {
+      q = "'";
+      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+std::vector<std::string> run_arguments(const RunOptions& o) {
+  std::vector<std::string> args = {"run"};
+  auto text = [&](const char* flag, const std::string& value) {
+    if (!value.empty()) args.insert(args.end(), {flag, value});
+  };
+  auto number = [&](const char* flag, const std::optional<int>& value) {
+    if (value) args.insert(args.end(), {flag, std::to_string(*value)});
+  };
+  auto each = [&](const char* flag, const std::vector<std::string>& items) {
+    for (const std::string& item : items) args.insert(args.end(), {flag, item});
+  };
+  auto flag = [&](const char* name, bool given) {
+    if (given) args.push_back(name);
+  };
+  // A rank first: inside a job the share is the CPU list the rest applies to.
+  text("--ranks", o.ranks);
+  number("--local-rank", o.local_rank);
+  number("--local-size", o.local_size);
+  if (o.gpus > 0) args.insert(args.end(), {"--gpus", std::to_string(o.gpus)});
+  text("--gpu-visibility", o.gpu_visibility);
+  text("--topology", o.topology_file);
+  text("--record", o.record_dir);
+  text("--plan", o.plan_path);
+  flag("--by-name", o.by_name);
+  text("--cpus", o.cpus);
+  if (o.policy) args.insert(args.end(), {"--policy", *o.policy});
+  each("--skip", o.skip);
+  each("--lib", o.libs);
+  text("--mem", o.memory);
+  flag("--inherit", o.inherit);
+  flag("--override-affinity", o.override_affinity);
+  flag("--thread-cache", o.thread_cache);
+  flag("--stats", o.stats);
+  flag("--watch", o.watch);
+  flag("--follow", o.follow);
+  number("--interval", o.interval_ms);
+  flag("--verbose", o.verbose);
+  args.push_back("--");
+  args.insert(args.end(), o.command.begin(), o.command.end());
+  return args;
+}
+
+std::string run_line(const RunOptions& options) {
+  std::vector<std::string> args = run_arguments(options);
+  args.insert(args.begin(), "threadmap");
+  return shell_join(args);
+}
+
+namespace {
+
+// The rank asked for: --ranks, or K/N from a local rank and size, which name the rank for
+// launchers threadmap does not read.
+Result<std::string> rank_of(const RunOptions& o) {
+  if (!o.local_rank && !o.local_size) return o.ranks;
+  if (!o.local_rank || !o.local_size)
+    return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
+                            "a local rank and a local size go together");
+  if (!o.ranks.empty() && o.ranks != "auto")
+    return Error::bad_input("ranks",
+                            "a local rank and size name the rank: no rank K/N besides them");
+  return std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
+}
+
+}  // namespace
 
 Result<RunCommand> run_request(const RunOptions& o) {
   if (o.command.empty()) return Error::bad_input("command", "no command given");
@@ -21,17 +107,9 @@ Result<RunCommand> run_request(const RunOptions& o) {
     return Error::bad_input("follow", "following the program's children applies to a watch only");
   if (o.stats && !o.thread_cache)
     return Error::bad_input("stats", "statistics of the thread cache need the thread cache");
-  // A local rank and size name the rank for launchers threadmap does not read: K/N from them.
-  std::string ranks = o.ranks;
-  if (o.local_rank || o.local_size) {
-    if (!o.local_rank || !o.local_size)
-      return Error::bad_input(o.local_rank ? "local_size" : "local_rank",
-                              "a local rank and a local size go together");
-    if (!ranks.empty() && ranks != "auto")
-      return Error::bad_input("ranks",
-                              "a local rank and size name the rank: no rank K/N besides them");
-    ranks = std::to_string(*o.local_rank) + "/" + std::to_string(*o.local_size);
-  }
+  auto given_ranks = rank_of(o);
+  if (!given_ranks) return given_ranks.error();
+  const std::string ranks = *given_ranks;
   if (o.gpus > 0 && ranks.empty())
     return Error::bad_input("gpus", "GPUs per rank apply to a rank only (auto or K/N)");
   if (!o.topology_file.empty() && (ranks.empty() || o.gpus <= 0))

@@ -47,8 +47,23 @@ struct RunOptions {
   bool operator==(const RunOptions&) const = default;
 };
 
-/// `threadmap run` checked: what to launch, how to watch it, which rank it is.
+/// The arguments that give `options` back (the exact inverse of the `run` parser): "run", one
+/// flag per member set (ranks first, then placement, then the rest), "--", the command. Every
+/// `threadmap run` line the tool prints is written by it (tune's candidates, report's advice).
+std::vector<std::string> run_arguments(const RunOptions& options);
+/// "threadmap " + run_arguments(options), shell-quoted (shell_join): the line to paste.
+std::string run_line(const RunOptions& options);
+/// `args` joined with spaces, each quoted for a POSIX shell where needed.
+std::string shell_join(const std::vector<std::string>& args);
+
+/// `threadmap run` checked: what to launch, how to watch it, which rank it is. Made only by
+/// run_request (no public constructor); copies may be passed on.
 struct RunCommand {
+ private:
+  friend Result<RunCommand> run_request(const RunOptions& options);
+  RunCommand() = default;
+
+ public:
   RunRequest request;     ///< the launch: pinning rules, memory policy, preloads, CMD
   bool watch = false;     ///< watch the program's threads; the caller shows the summary
   int interval_ms = 100;  ///< the watch's sampling interval

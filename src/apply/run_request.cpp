@@ -151,11 +151,7 @@ std::optional<std::string> godebug_keeping_maxprocs() {
 Result<os::LaunchSpec> prepare_run(const RunRequest& r, std::string* memory_note,
                                    std::optional<plan::PlanFile>* plan_read,
                                    std::string* placement_note, std::string* view_note) {
-  // run_request refuses an empty command first; a caller that builds a RunRequest itself
-  // (tune) gets the same error here rather than a launch of nothing.
-  if (r.command.empty()) return Error::bad_input("command", "no command given");
-  if (r.command.front().empty())
-    return Error::bad_input("command", "the program name after -- is empty");
+  // A request comes from run_request only, which refused an empty command.
   // --mem alone also needs the pin library: it is what sets the policy in every thread.
   const bool pinning =
       !r.plan_path.empty() || !r.cpus.empty() || !r.libs.empty() || !r.memory.empty();

@@ -15,10 +15,21 @@
 
 namespace threadmap::apply {
 
+struct RunOptions;
+struct RunCommand;
+Result<RunCommand> run_request(const RunOptions& options);
+
 /// What to launch, as values (no flag names: messages describe the value; errors name these
-/// members, the same names RunOptions has). Its combinations are checked by run_request;
-/// prepare_run reads and checks the values.
+/// members, the same names RunOptions has). Its combinations are checked by run_request, its
+/// only source (no public constructor: a launch that skipped the check cannot be written);
+/// prepare_run reads and checks the values. A copy may be narrowed (cluster::place_rank puts
+/// it inside a rank's share).
 struct RunRequest {
+ private:
+  friend struct RunCommand;
+  RunRequest() = default;
+
+ public:
   std::string plan_path;           ///< plan JSON (threadmap.plan/1), or empty
   bool by_name = false;            ///< with a plan: match assignments to thread names
   std::string cpus;                ///< CPU expression to spread threads over, or empty

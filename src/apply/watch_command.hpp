@@ -31,8 +31,16 @@ struct WatchOptions {
   bool by_name = false;              ///< --by-name
 };
 
-/// `threadmap watch` checked.
+struct WatchCommand;
+Result<WatchCommand> watch_request(const WatchOptions& options);
+
+/// `threadmap watch` checked: made only by watch_request (no public constructor).
 struct WatchCommand {
+ private:
+  friend Result<WatchCommand> watch_request(const WatchOptions& options);
+  WatchCommand() = default;
+
+ public:
   pid_t pid = 0;                     ///< the process to watch; 0: start `command`
   std::vector<std::string> command;  ///< the program to start and watch (pid 0)
   int interval_ms = 100;             ///< between samples

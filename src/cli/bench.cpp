@@ -15,17 +15,14 @@ namespace {
 struct BenchCliOptions {
   experiments::BenchCommandOptions given;
   std::string json_file;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
-
-// What each member of the bench options is called on the command line.
-constexpr FlagOf kBenchFlags[] = {
-    {"name", "NAME"}, {"runs", "--runs"}, {"pair", "--pair"}, {"latency_file", "--latency"}};
 
 int run_bench(const BenchCliOptions& opt) {
   auto command = experiments::bench_request(opt.given);
-  if (!command) return fail(command.error(), kBenchFlags);
+  if (!command) return fail(command.error(), opt.flags);
   Outputs out;
-  out.declare("--json", &opt.json_file);
+  out.declare(opt.flags, &opt.json_file);
   // Checked before the bench runs: a typo must not cost the minutes of measuring.
   if (auto st = out.check(); !st) return fail(st.error());
   if (stderr_is_tty())
@@ -34,7 +31,7 @@ int run_bench(const BenchCliOptions& opt) {
     };
   auto result = experiments::run_bench_command(*command);
   if (stderr_is_tty()) std::fprintf(stderr, "\r\033[K");
-  if (!result) return fail(result.error(), kBenchFlags);
+  if (!result) return fail(result.error(), opt.flags);
   out.set(&opt.json_file, render::bench_json(*result).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
   if (opt.json_file != "-") print(render::bench_text(*result));
@@ -55,20 +52,21 @@ void add_bench_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<BenchCliOptions>();
   auto* sub = app.add_subcommand(
       "bench", "Run a seed experiment side by side on this machine (OS placement vs pinned ...)");
-  sub->add_option("name", opt->given.name, name_help())
+  TM_OPTION(opt->flags, sub, "name", opt->given, name, name_help())
       ->required()
       ->check(CLI::IsMember(experiments::all_bench_names()));
-  sub->add_option("--runs", opt->given.runs,
-                  "Runs per variant; the table shows the median "
-                  "(default 5, 3 with --quick)")
+  TM_OPTION(opt->flags, sub, "--runs", opt->given, runs,
+            "Runs per variant; the table shows the median "
+            "(default 5, 3 with --quick)")
       ->check(CLI::Range(1, 1000));
-  sub->add_flag("--quick", opt->given.quick,
-                "Short mode: less work per run (a few seconds, for CI)");
-  sub->add_option("--json", opt->json_file,
-                  "Also write JSON (schema threadmap.bench/1) to FILE; '-' = stdout only");
-  sub->add_option("--pair", opt->given.pair, "pingpong: measure only this pair of CPUs, 'A,B'");
-  sub->add_option("--latency", opt->given.latency_file,
-                  "pingpong: choose best/worst pairs from this latency matrix (CSV or JSON)");
+  TM_FLAG(opt->flags, sub, "--quick", opt->given, quick,
+          "Short mode: less work per run (a few seconds, for CI)");
+  TM_OPTION(opt->flags, sub, "--json", *opt, json_file,
+            "Also write JSON (schema threadmap.bench/1) to FILE; '-' = stdout only");
+  TM_OPTION(opt->flags, sub, "--pair", opt->given, pair,
+            "pingpong: measure only this pair of CPUs, 'A,B'");
+  TM_OPTION(opt->flags, sub, "--latency", opt->given, latency_file,
+            "pingpong: choose best/worst pairs from this latency matrix (CSV or JSON)");
   sub->callback([&selected, opt] { selected = [opt] { return run_bench(*opt); }; });
 }
 

@@ -31,6 +31,20 @@ CLI::Validator fixed_values(const std::vector<std::string>& values, bool comma_l
 /// A CLI11 parse error message in our words (parse_errors.cpp): names the option and value.
 std::string parse_error_text(const std::string& raw);
 
+/// One subcommand in the one table of them (commands.cpp): main() declares these and no other.
+struct Subcommand {
+  std::string_view name;
+  void (*add)(CLI::App& app, Runner& selected);
+  /// The library function that checks its options as given into the checked command, named
+  /// ("apply::run_request"); "" for a command that has none yet.
+  std::string_view check;
+  /// Whether the checked command can be made only by that check (no public constructor),
+  /// as the compiler sees the check's return type.
+  bool only_from_check = false;
+};
+/// Every subcommand, in --help order.
+std::span<const Subcommand> subcommands();
+
 void add_topo_command(CLI::App& app, Runner& selected);
 void add_ps_command(CLI::App& app, Runner& selected);
 void add_pin_command(CLI::App& app, Runner& selected);
@@ -44,13 +58,49 @@ void add_job_command(CLI::App& app, Runner& selected);
 void add_fleet_command(CLI::App& app, Runner& selected);
 void add_tune_command(CLI::App& app, Runner& selected);
 
-/// One row of a command's table from request member to the flag that sets it.
-struct FlagOf {
-  std::string_view input;  ///< the member, as Error::input names it ("cpus", "plan_path")
-  std::string_view flag;   ///< the flag ("--cpus"), or the positional's name ("PID")
+/// A command's one table from request member to the flag that sets it, filled as the options
+/// are declared (TM_OPTION, TM_FLAG): the flag's name is the declaration's own (CLI11's option),
+/// the member's is the options struct's (a misspelled one does not compile), so neither is typed
+/// twice. Library errors name a member (Error::input); the one error line names its flag.
+class FlagTable {
+ public:
+  /// Records that `option` sets member `member`, stored at `value`; returns `option` for more
+  /// CLI11 calls.
+  CLI::Option* add(std::string_view member, CLI::Option* option, const void* value = nullptr);
+  /// Records a member set by no option of its own (watch's "pid" and "command", split from one
+  /// positional): `name` is what the error line calls it.
+  void add_named(std::string_view member, std::string name);
+  /// The flag of `member` as the user may have typed it ("--cpus", "-o"); "" when none sets it.
+  std::string flag_of(std::string_view member) const;
+  /// The flag of the member stored at `value` (an output's path: Outputs names it); "" when none.
+  std::string flag_for(const void* value) const;
+  /// Every member in the table, in declaration order.
+  std::vector<std::string> members() const;
+  /// Whether `option` was declared through some FlagTable (TM_OPTION/TM_FLAG): every option of
+  /// every subcommand must be (tests/unit/cli).
+  static bool declared(const CLI::Option* option);
+
+ private:
+  struct Row {
+    std::string member;
+    const CLI::Option* option = nullptr;
+    std::string name;             // add_named's, when option is null
+    const void* value = nullptr;  // where the member is stored
+  };
+  std::vector<Row> rows_;
 };
-/// A command's one table (one per CLI file): every member its library errors may name.
-using FlagTable = std::span<const FlagOf>;
+
+/// Declares CLI11 option `flag` (add_option) for member `member` of `object`, and records it in
+/// `table`: the member is written once, checked by the compiler. Returns the CLI::Option*.
+#define TM_OPTION(table, sub, flag, object, member, ...) \
+  (table).add(#member, (sub)->add_option(flag, (object).member, __VA_ARGS__), &(object).member)
+/// TM_OPTION for a switch (add_flag).
+#define TM_FLAG(table, sub, flag, object, member, ...) \
+  (table).add(#member, (sub)->add_flag(flag, (object).member, __VA_ARGS__), &(object).member)
+
+/// `--gpus [N]` as `run` and `plan` declare it: N GPUs per rank, 1 when given alone (CLI11
+/// leaves the value at 0 then; settled once the command line is parsed).
+CLI::Option* add_gpus_option(CLI::App* sub, FlagTable& table, int& gpus, const std::string& help);
 
 /// The exit status of a command that failed with `error`, the same rule for every subcommand
 /// (docs/architecture.md): 2 when a value given cannot work (Fault::input: the command line is
@@ -60,17 +110,13 @@ using FlagTable = std::span<const FlagOf>;
 int exit_for(const Error& error);
 /// The text of the one error line: "bad FLAG: MESSAGE" when `error` is about a member that
 /// `flags` names, else MESSAGE. The same mistake reads the same in every command.
-std::string error_text(const Error& error, FlagTable flags);
+std::string error_text(const Error& error, const FlagTable& flags);
 /// Prints "threadmap: " + error_text(error, flags) on stderr and returns exit_for(error).
-int fail(const Error& error, FlagTable flags = {});
+int fail(const Error& error, const FlagTable& flags);
+int fail(const Error& error);
 /// Prints "threadmap: MESSAGE" on stderr and returns 1: a failure found by the CLI itself (a
 /// write to stdout, a pin that did not take).
 int fail(const std::string& message);
-/// Until `tune` reports through Error::fault: prints the one line and returns 2.
-int usage_error(const Error& error);
-int usage_error(const std::string& message);
-/// Until `tune` reports through Error::fault: EINVAL is a usage error (2), anything else 1.
-int reject(const Error& error);
 /// The process exit status for a subcommand that returned `status`: a failed write to stdout
 /// (a closed pipe, a full disk) makes an otherwise successful command fail, after one line.
 int finish(int status);

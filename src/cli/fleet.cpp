@@ -16,6 +16,7 @@ struct FleetOptions {
   std::string json_path;
   std::string html_path;
   bool strict = false;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
 
 // Exit status with --strict when some host differs: distinct from 1 (the command failed).
@@ -23,8 +24,8 @@ constexpr int kFindingsStatus = 3;
 
 int run_fleet(const FleetOptions& opt) {
   Outputs out;
-  out.declare("--json", &opt.json_path);
-  out.declare("--html", &opt.html_path);
+  out.declare(opt.flags, &opt.json_path);
+  out.declare(opt.flags, &opt.html_path);
   if (auto st = out.check(); !st) return fail(st.error());
   auto fleet_report = fleet::load_fleet(opt.dir);
   if (!fleet_report) return fail(fleet_report.error().with_context("fleet"));
@@ -47,12 +48,15 @@ void add_fleet_command(CLI::App& app, Runner& selected) {
       "fleet",
       "Compare machine reports of many hosts (report --out DIR/%h): groups of identical "
       "hardware and the hosts that differ");
-  sub->add_option("dir", opt->dir, "Directory of DIR/<host>/report.json or DIR/*.json reports")
+  TM_OPTION(opt->flags, sub, "dir", *opt, dir,
+            "Directory of DIR/<host>/report.json or DIR/*.json reports")
       ->required();
-  sub->add_option("--json", opt->json_path, "Write JSON (schema threadmap.fleet/1); - = stdout");
-  sub->add_option("--html", opt->html_path, "Write a self-contained HTML page; - = stdout");
-  sub->add_flag("--strict", opt->strict,
-                "Exit 3 when some host differs from its group (0 otherwise)");
+  TM_OPTION(opt->flags, sub, "--json", *opt, json_path,
+            "Write JSON (schema threadmap.fleet/1); - = stdout");
+  TM_OPTION(opt->flags, sub, "--html", *opt, html_path,
+            "Write a self-contained HTML page; - = stdout");
+  TM_FLAG(opt->flags, sub, "--strict", *opt, strict,
+          "Exit 3 when some host differs from its group (0 otherwise)");
   sub->callback([&selected, opt] { selected = [opt] { return run_fleet(*opt); }; });
 }
 

@@ -16,6 +16,7 @@ struct JobOptions {
   std::string json_path;
   std::string html_path;
   bool strict = false;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
 
 // Exit status with --strict when the job has findings: distinct from 1 (the command failed) so
@@ -24,8 +25,8 @@ constexpr int kFindingsStatus = 3;
 
 int run_job(const JobOptions& opt) {
   Outputs out;
-  out.declare("--json", &opt.json_path);
-  out.declare("--html", &opt.html_path);
+  out.declare(opt.flags, &opt.json_path);
+  out.declare(opt.flags, &opt.html_path);
   if (auto st = out.check(); !st) return fail(st.error());
   auto job = cluster::load_job(opt.dir);
   if (!job) return fail(job.error().with_context("job"));
@@ -47,10 +48,14 @@ void add_job_command(CLI::App& app, Runner& selected) {
       "job",
       "Merge the rank records of a job (run --ranks ... --record DIR): where each rank's "
       "threads ran, per host, and what went wrong");
-  sub->add_option("dir", opt->dir, "Directory of <host>.<rank>.json records")->required();
-  sub->add_option("--json", opt->json_path, "Write JSON (schema threadmap.job/1); - = stdout");
-  sub->add_option("--html", opt->html_path, "Write a self-contained HTML page; - = stdout");
-  sub->add_flag("--strict", opt->strict, "Exit 3 when there are findings (0 otherwise)");
+  TM_OPTION(opt->flags, sub, "dir", *opt, dir, "Directory of <host>.<rank>.json records")
+      ->required();
+  TM_OPTION(opt->flags, sub, "--json", *opt, json_path,
+            "Write JSON (schema threadmap.job/1); - = stdout");
+  TM_OPTION(opt->flags, sub, "--html", *opt, html_path,
+            "Write a self-contained HTML page; - = stdout");
+  TM_FLAG(opt->flags, sub, "--strict", *opt, strict,
+          "Exit 3 when there are findings (0 otherwise)");
   sub->callback([&selected, opt] { selected = [opt] { return run_job(*opt); }; });
 }
 

@@ -13,18 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("threadmap ") + THREADMAP_VERSION_STRING);
   threadmap::cli::Runner selected;
-  threadmap::cli::add_topo_command(app, selected);
-  threadmap::cli::add_latency_command(app, selected);
-  threadmap::cli::add_plan_command(app, selected);
-  threadmap::cli::add_run_command(app, selected);
-  threadmap::cli::add_ps_command(app, selected);
-  threadmap::cli::add_pin_command(app, selected);
-  threadmap::cli::add_watch_command(app, selected);
-  threadmap::cli::add_bench_command(app, selected);
-  threadmap::cli::add_report_command(app, selected);
-  threadmap::cli::add_job_command(app, selected);
-  threadmap::cli::add_fleet_command(app, selected);
-  threadmap::cli::add_tune_command(app, selected);
+  for (const threadmap::cli::Subcommand& sub : threadmap::cli::subcommands())
+    sub.add(app, selected);
   threadmap::cli::record_command_line(argc, argv);
   // CLI11 calls an unknown first word "not expected"; say what it is.
   bool known = false;

@@ -3,15 +3,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "src/apply/run_options.hpp"
 #include "src/cli/command.hpp"
 #include "src/monitor/process_id.hpp"
 #include "src/os/files.hpp"
 #include "src/os/process.hpp"
-#include "src/tune/candidates.hpp"
 
 namespace threadmap::cli {
 namespace {
@@ -38,33 +39,69 @@ int exit_for(const Error& error) {
   return 1;
 }
 
-std::string error_text(const Error& error, FlagTable flags) {
-  if (!error.input.empty())
-    for (const FlagOf& row : flags)
-      if (row.input == error.input)
-        return "bad " + as_typed(std::string(row.flag)) + ": " + error.message;
-  return error.message;
+namespace {
+std::set<const CLI::Option*>& declared_options() {
+  static std::set<const CLI::Option*> options;
+  return options;
+}
+}  // namespace
+
+CLI::Option* FlagTable::add(std::string_view member, CLI::Option* option, const void* value) {
+  rows_.push_back({std::string(member), option, "", value});
+  declared_options().insert(option);
+  return option;
 }
 
-int fail(const Error& error, FlagTable flags) {
+bool FlagTable::declared(const CLI::Option* option) { return declared_options().count(option) > 0; }
+
+void FlagTable::add_named(std::string_view member, std::string name) {
+  rows_.push_back({std::string(member), nullptr, std::move(name), nullptr});
+}
+
+std::string FlagTable::flag_of(std::string_view member) const {
+  for (const Row& row : rows_)
+    if (row.member == member) return row.option ? as_typed(row.option->get_name()) : row.name;
+  return "";
+}
+
+std::string FlagTable::flag_for(const void* value) const {
+  for (const Row& row : rows_)
+    if (row.value == value && row.option) return as_typed(row.option->get_name());
+  return "";
+}
+
+std::vector<std::string> FlagTable::members() const {
+  std::vector<std::string> out;
+  for (const Row& row : rows_) out.push_back(row.member);
+  return out;
+}
+
+CLI::Option* add_gpus_option(CLI::App* sub, FlagTable& table, int& gpus, const std::string& help) {
+  CLI::Option* option = table.add("gpus", sub->add_option("--gpus", gpus, help)
+                                              ->expected(0, 1)
+                                              ->default_str("1")
+                                              ->check(CLI::Range(1, 64)));
+  sub->parse_complete_callback([option, &gpus] {
+    if (option->count() > 0 && gpus <= 0) gpus = 1;
+  });
+  return option;
+}
+
+std::string error_text(const Error& error, const FlagTable& flags) {
+  const std::string flag = error.input.empty() ? "" : flags.flag_of(error.input);
+  return flag.empty() ? error.message : "bad " + flag + ": " + error.message;
+}
+
+int fail(const Error& error, const FlagTable& flags) {
   os::write_stderr("threadmap: " + error_text(error, flags) + "\n");
   return exit_for(error);
 }
 
+int fail(const Error& error) { return fail(error, FlagTable{}); }
+
 int fail(const std::string& message) {
   os::write_stderr("threadmap: " + message + "\n");
   return 1;
-}
-
-int usage_error(const Error& error) { return usage_error(error.message); }
-
-int usage_error(const std::string& message) {
-  fail(message);
-  return 2;
-}
-
-int reject(const Error& error) {
-  return error.code == std::errc::invalid_argument ? usage_error(error) : fail(error);
 }
 
 void print(const std::string& text) {
@@ -88,7 +125,7 @@ Status write_file(const std::string& path, const std::string& text) {
 void record_command_line(int argc, char** argv) {
   std::vector<std::string> args{"threadmap"};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
-  g_command_line = tune::shell_join(args);
+  g_command_line = apply::shell_join(args);
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--") break;
     g_args.emplace_back(argv[i]);

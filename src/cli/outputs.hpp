@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cli/command.hpp"
 #include "threadmap/result.hpp"
 
 namespace threadmap::cli {
@@ -17,6 +18,11 @@ class Outputs {
   /// Declares output `flag` whose path CLI11 stores in `*path` (empty = not asked for). The
   /// pointer must outlive this object (both live in the command's options).
   void declare(const std::string& flag, const std::string* path);
+  /// Declares the output whose path is the member at `path`, named by its flag in `flags` (the
+  /// flag as declared, not typed again).
+  void declare(const FlagTable& flags, const std::string* path) {
+    declare(flags.flag_for(path), path);
+  }
 
   /// Before any work: each given path is "-" or a file that can be created in an existing,
   /// writable directory; no two outputs name the same file; at most one is "-". Fails with the

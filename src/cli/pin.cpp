@@ -1,6 +1,6 @@
 // threadmap pin PID --cpus EXPR [--threads PATTERN|TID ...] [--json]
-// Parses, pins in one library call (apply::pin_command), prints what was pinned and one line
-// per thread that was not.
+// Parses, has the library check (apply::pin_request) and pin (apply::pin_command), prints what was
+// pinned and one line per thread that was not.
 #include <memory>
 
 #include "src/apply/pin_command.hpp"
@@ -14,14 +14,14 @@ namespace {
 struct PinCliOptions {
   apply::PinOptions given;
   bool json = false;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
 
-// What each member of the pin options is called on the command line.
-constexpr FlagOf kPinFlags[] = {{"pid", "pid"}, {"cpus", "--cpus"}, {"threads", "--threads"}};
-
 int run_pin(const PinCliOptions& opt) {
-  auto pinned = apply::pin_command(opt.given);
-  if (!pinned) return fail(pinned.error(), kPinFlags);
+  auto command = apply::pin_request(opt.given);
+  if (!command) return fail(command.error(), opt.flags);
+  auto pinned = apply::pin_command(*command);
+  if (!pinned) return fail(pinned.error(), opt.flags);
   const pid_t pid = pinned->pid;
   const PinOutcome& outcome = pinned->outcome;
   if (opt.json) {
@@ -46,17 +46,17 @@ void add_pin_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<PinCliOptions>();
   apply::PinOptions& given = opt->given;
   auto* sub = app.add_subcommand("pin", "Pin the threads of a running process");
-  sub->add_option("pid", given.pid,
-                  "Process id (all its threads, or those of --threads), or a thread id (that "
-                  "thread only)")
+  TM_OPTION(opt->flags, sub, "pid", given, pid,
+            "Process id (all its threads, or those of --threads), or a thread id (that "
+            "thread only)")
       ->required()
       ->check(process_id_validator());
-  sub->add_option("--cpus", given.cpus, "CPUs: " + cpu_expression_brief())
+  TM_OPTION(opt->flags, sub, "--cpus", given, cpus, "CPUs: " + cpu_expression_brief())
       ->required()
       ->check(non_empty_cpus_validator());
-  sub->add_option("--threads", given.threads,
-                  "Only these threads: tids, or name patterns (glob, e.g. 'worker*')");
-  sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.pin/1)");
+  TM_OPTION(opt->flags, sub, "--threads", given, threads,
+            "Only these threads: tids, or name patterns (glob, e.g. 'worker*')");
+  TM_FLAG(opt->flags, sub, "--json", *opt, json, "Print JSON (schema threadmap.pin/1)");
   sub->callback([&selected, opt] { selected = [opt] { return run_pin(*opt); }; });
 }
 

@@ -19,22 +19,10 @@
 namespace threadmap::cli {
 namespace {
 
-// What each member of the plan options is called on the command line (plan::PlanOptions).
-constexpr FlagOf kPlanFlags[] = {
-    {"spec_file", "--spec"},
-    {"pairs", "--pairs"},
-    {"threads", "--threads"},
-    {"policy", "--policy"},
-    {"topology_file", "--topology"},
-    {"latency_file", "--latency"},
-    {"allowed", "--allowed"},
-    {"reserved", "--reserved"},
-    {"export_format", "--export"},
-    {"ranks", "--ranks"},
-    {"host", "--host"},
-    {"gpus", "--gpus"},
-    {"gpu_visibility", "--gpu-visibility"},
-    {"output", "--output"},
+// `plan` as given, and its table from member to flag (filled as the flags are declared).
+struct PlanCli {
+  plan::PlanOptions given;
+  FlagTable flags;
 };
 
 // What --export takes: a plan's formats, and with --ranks the launchers' (slurm, rankfile,
@@ -49,9 +37,10 @@ std::vector<std::string> export_names() {
 // plan --ranks N: the node's CPUs (or --topology's) split into N rank shares by the library,
 // printed, or exported as an srun line or an Open MPI rankfile.
 
-int print_rank_plan(const plan::PlanOptions& opt, const cluster::RankPlanRequest& request) {
+int print_rank_plan(const PlanCli& cli, const cluster::RankPlanRequest& request) {
+  const plan::PlanOptions& opt = cli.given;
   auto planned = cluster::plan_ranks(request);
-  if (!planned) return fail(planned.error(), kPlanFlags);
+  if (!planned) return fail(planned.error(), cli.flags);
   if (request.format)
     print(planned->exported);
   else if (opt.json)
@@ -66,12 +55,13 @@ int print_rank_plan(const plan::PlanOptions& opt, const cluster::RankPlanRequest
   return 0;
 }
 
-int print_thread_plan(const plan::PlanOptions& opt, const plan::PlanRequest& request) {
+int print_thread_plan(const PlanCli& cli, const plan::PlanRequest& request) {
+  const plan::PlanOptions& opt = cli.given;
   Outputs out;
-  out.declare("--output", &opt.output);
+  out.declare(cli.flags, &opt.output);
   if (auto st = out.check(); !st) return fail(st.error());
   auto planned = plan::plan_from_request(request);
-  if (!planned) return fail(planned.error(), kPlanFlags);
+  if (!planned) return fail(planned.error(), cli.flags);
   const plan::Plan& made = planned->plan;
   out.set(&opt.output, plan::plan_json(made).dump(2) + "\n");
   if (auto st = out.commit(); !st) return fail(st.error());
@@ -87,78 +77,74 @@ int print_thread_plan(const plan::PlanOptions& opt, const plan::PlanRequest& req
   return 0;
 }
 
-int run_plan(const plan::PlanOptions& opt) {
-  auto command = cluster::plan_command_request(opt);
-  if (!command) return fail(command.error(), kPlanFlags);
-  if (command->rank_plan) return print_rank_plan(opt, *command->rank_plan);
-  return print_thread_plan(opt, *command->thread_plan);
+int run_plan(const PlanCli& cli) {
+  auto command = cluster::plan_command_request(cli.given);
+  if (!command) return fail(command.error(), cli.flags);
+  if (command->rank_plan) return print_rank_plan(cli, *command->rank_plan);
+  return print_thread_plan(cli, *command->thread_plan);
 }
 
 }  // namespace
 
 void add_plan_command(CLI::App& app, Runner& selected) {
-  auto opt = std::make_shared<plan::PlanOptions>();
+  auto cli = std::make_shared<PlanCli>();
+  plan::PlanOptions& o = cli->given;
+  FlagTable& flags = cli->flags;
   auto* sub = app.add_subcommand(
       "plan", "Plan thread placement from a workload spec, the topology and measured latencies");
-  sub->add_option("--spec", opt->spec_file, "Workload spec JSON (see docs/plan.md)");
-  sub->add_option("--pairs", opt->pairs, "Quick form: N pairs of threads that talk to each other")
+  TM_OPTION(flags, sub, "--spec", o, spec_file, "Workload spec JSON (see docs/plan.md)");
+  TM_OPTION(flags, sub, "--pairs", o, pairs,
+            "Quick form: N pairs of threads that talk to each other")
       ->check(CLI::Range(1, 1000000));
-  sub->add_option("--threads", opt->threads, "Quick form: N threads placed by --policy")
+  TM_OPTION(flags, sub, "--threads", o, threads, "Quick form: N threads placed by --policy")
       ->check(CLI::Range(1, 1000000));
-  sub->add_option("--policy", opt->policy,
-                  "With --threads: compact, scatter or round-robin (the CPUs `threadmap run "
-                  "--policy` pins), or spread (hwloc-distrib)")
+  TM_OPTION(flags, sub, "--policy", o, policy,
+            "With --threads: compact, scatter or round-robin (the CPUs `threadmap run "
+            "--policy` pins), or spread (hwloc-distrib)")
       ->check(fixed_values(plan::quick_policy_names()));
-  sub->add_option("--topology", opt->topology_file,
-                  "Plan for another machine: hwloc XML (lstopo --of xml)");
-  sub->add_option("--latency", opt->latency_file,
-                  "Measured latency matrix (threadmap latency JSON/CSV or nviennot CSV); alone, it "
-                  "stands for the machine");
-  sub->add_option("--allowed", opt->allowed,
-                  "CPUs to plan on (overrides the spec's constraints.allowed)");
-  sub->add_option("--reserved", opt->reserved,
-                  "CPUs to keep free (overrides constraints.reserved)");
-  sub->add_flag("--oversubscribe", opt->oversubscribe,
-                "Let threads share CPUs when there are too few");
-  auto* json = sub->add_flag("--json", opt->json, "Print the plan JSON (schema threadmap.plan/1)");
-  sub->add_option("--export", opt->export_format,
-                  "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
-                  "slurm|rankfile|wrapper)")
+  TM_OPTION(flags, sub, "--topology", o, topology_file,
+            "Plan for another machine: hwloc XML (lstopo --of xml)");
+  TM_OPTION(flags, sub, "--latency", o, latency_file,
+            "Measured latency matrix (threadmap latency JSON/CSV or nviennot CSV); alone, it "
+            "stands for the machine");
+  TM_OPTION(flags, sub, "--allowed", o, allowed,
+            "CPUs to plan on (overrides the spec's constraints.allowed)");
+  TM_OPTION(flags, sub, "--reserved", o, reserved,
+            "CPUs to keep free (overrides constraints.reserved)");
+  TM_FLAG(flags, sub, "--oversubscribe", o, oversubscribe,
+          "Let threads share CPUs when there are too few");
+  auto* json =
+      TM_FLAG(flags, sub, "--json", o, json, "Print the plan JSON (schema threadmap.plan/1)");
+  TM_OPTION(flags, sub, "--export", o, export_format,
+            "Print as taskset|numactl|omp|gomp|kmp|likwid|slurm|systemd (with --ranks: "
+            "slurm|rankfile|wrapper)")
       ->check(fixed_values(export_names()))
       ->excludes(json);
-  sub->add_option("--ranks", opt->ranks,
-                  "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "
-                  "--export slurm|rankfile|wrapper, print them for srun, mpirun or a shell wrapper")
+  TM_OPTION(flags, sub, "--ranks", o, ranks,
+            "Split the node's CPUs into N rank shares (NUMA nodes, L3, cores); with "
+            "--export slurm|rankfile|wrapper, print them for srun, mpirun or a shell wrapper")
       ->check(CLI::Range(1, 1000000));
-  auto* gpus = sub->add_option("--gpus", opt->gpus,
-                               "With --ranks: N GPUs per rank (default 1), each rank next to its "
-                               "GPUs (the vendor runtime's order), its NIC named (docs/gpu.md)")
-                   ->expected(0, 1)
-                   ->default_str("1")
-                   ->check(CLI::Range(1, 64));
-  sub->add_option("--gpu-visibility", opt->gpu_visibility,
-                  "With --gpus: narrow (default: each rank sees only its GPUs) or all-own-first "
-                  "(every GPU, the rank's first: CUDA IPC / NCCL P2P; docs/gpu.md)")
+  add_gpus_option(sub, flags, o.gpus,
+                  "With --ranks: N GPUs per rank (default 1), each rank next to its "
+                  "GPUs (the vendor runtime's order), its NIC named (docs/gpu.md)");
+  TM_OPTION(flags, sub, "--gpu-visibility", o, gpu_visibility,
+            "With --gpus: narrow (default: each rank sees only its GPUs) or all-own-first "
+            "(every GPU, the rank's first: CUDA IPC / NCCL P2P; docs/gpu.md)")
       ->check(fixed_values({"narrow", "all-own-first"}));
-  sub->add_option("--host", opt->host,
-                  "With --ranks --export rankfile: the node's name "
-                  "(default: this host)");
-  sub->add_option("-o,--output", opt->output,
-                  "Also write the plan JSON to FILE (for threadmap run --plan)");
-  sub->add_option("--time-limit", opt->time_limit_s,
-                  "Seconds the whole search may take, every solver together (default 1.5)")
+  TM_OPTION(flags, sub, "--host", o, host,
+            "With --ranks --export rankfile: the node's name (default: this host)");
+  TM_OPTION(flags, sub, "-o,--output", o, output,
+            "Also write the plan JSON to FILE (for threadmap run --plan)");
+  TM_OPTION(flags, sub, "--time-limit", o, time_limit_s,
+            "Seconds the whole search may take, every solver together (default 1.5)")
       ->check(CLI::Range(0.001, 3600.0));
-  sub->add_option("--min-steps", opt->min_steps,
-                  "Moves the search tries before --time-limit may stop it (default 300000; 0: "
-                  "the time limit alone)")
+  TM_OPTION(flags, sub, "--min-steps", o, min_steps,
+            "Moves the search tries before --time-limit may stop it (default 300000; 0: "
+            "the time limit alone)")
       ->check(whole_number());
-  sub->add_option("--seed", opt->seed, "Local search seed (default 1; same seed, same plan)")
+  TM_OPTION(flags, sub, "--seed", o, seed, "Local search seed (default 1; same seed, same plan)")
       ->check(whole_number());
-  sub->callback([&selected, opt, gpus] {
-    // --gpus alone means one GPU per rank (CLI11 leaves the value at its default_str).
-    if (gpus->count() > 0 && opt->gpus <= 0) opt->gpus = 1;
-    selected = [opt] { return run_plan(*opt); };
-  });
+  sub->callback([&selected, cli] { selected = [cli] { return run_plan(*cli); }; });
 }
 
 }  // namespace threadmap::cli

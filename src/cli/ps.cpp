@@ -12,6 +12,7 @@ struct PsOptions {
   pid_t pid = 0;
   bool json = false;
   double sample_s = 0.5;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
 
 int run_ps(const PsOptions& opt) {
@@ -31,11 +32,13 @@ int run_ps(const PsOptions& opt) {
 void add_ps_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<PsOptions>();
   auto* sub = app.add_subcommand("ps", "Show the threads of a running process and where they run");
-  sub->add_option("pid", opt->pid, "Process id")->required()->check(process_id_validator());
-  sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.threads/1)");
-  sub->add_option("--sample", opt->sample_s,
-                  "Seconds over which CPU% is measured, as top -H shows it (default 0.5; 0 = "
-                  "no CPU%, only the CPU time since each thread started)")
+  TM_OPTION(opt->flags, sub, "pid", *opt, pid, "Process id")
+      ->required()
+      ->check(process_id_validator());
+  TM_FLAG(opt->flags, sub, "--json", *opt, json, "Print JSON (schema threadmap.threads/1)");
+  TM_OPTION(opt->flags, sub, "--sample", *opt, sample_s,
+            "Seconds over which CPU% is measured, as top -H shows it (default 0.5; 0 = "
+            "no CPU%, only the CPU time since each thread started)")
       ->check(CLI::Range(0.0, 60.0));
   sub->callback([&selected, opt] { selected = [opt] { return run_ps(*opt); }; });
 }

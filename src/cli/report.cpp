@@ -24,13 +24,8 @@ struct ReportCliOptions {
   int runs = 0;
   std::string latency_file;
   std::string budget;  ///< --budget as typed ("60", "90s", "2m"); "" = the default
+  FlagTable flags;     ///< member -> flag, filled as the flags are declared
 };
-
-// What each member of the report options is called on the command line.
-constexpr FlagOf kReportFlags[] = {{"out_dir", "--out"},
-                                   {"runs", "--runs"},
-                                   {"budget", "--budget"},
-                                   {"latency_file", "--latency"}};
 
 void show_latency_progress(const latency::Progress& p) {
   std::fprintf(stderr, "\r\x1b[K      latency pair %zu/%zu (CPUs %d-%d), ETA %.0f s", p.pairs_done,
@@ -58,7 +53,7 @@ int write_report(const ReportCliOptions& opt, double budget_s, bool& created) {
   };
   if (stderr_is_tty()) ro.latency_progress = show_latency_progress;
   auto report = report::collect_report(ro);
-  if (!report) return fail(report.error(), kReportFlags);
+  if (!report) return fail(report.error(), opt.flags);
 
   // The three files land together or not at all.
   render::ReportImages images = render::draw_report_images(*report);
@@ -108,12 +103,12 @@ int run_report(const ReportCliOptions& given) {
   double budget_s = 0;
   if (!opt.budget.empty()) {
     auto parsed = tune::parse_duration(opt.budget);
-    if (!parsed) return fail(parsed.error().as_bad_input("budget"), kReportFlags);
+    if (!parsed) return fail(parsed.error().as_bad_input("budget"), opt.flags);
     budget_s = *parsed;
   }
   // "%h" is this host's name, so one command line serves a whole fleet (srun ... --out DIR/%h).
   auto expanded = fleet::expand_host_pattern(opt.out_dir, os::host_name());
-  if (!expanded) return fail(expanded.error().as_bad_input("out_dir"), kReportFlags);
+  if (!expanded) return fail(expanded.error().as_bad_input("out_dir"), opt.flags);
   opt.out_dir = *expanded;
   if (Status st = check_out_dir(opt.out_dir); !st)
     return fail(st.error().with_context("cannot write the report"));
@@ -129,20 +124,20 @@ void add_report_command(CLI::App& app, Runner& selected) {
   auto opt = std::make_shared<ReportCliOptions>();
   auto* sub = app.add_subcommand(
       "report", "Characterize this machine into one self-contained HTML page plus JSON");
-  sub->add_option(
-      "--out", opt->out_dir,
-      "Directory for report.html, report.json and latency-heatmap.png "
-      "(default ./threadmap-report); %h is this host's name (for fleets: --out DIR/%h)");
-  sub->add_flag("--quick", opt->quick,
-                "Quick: one latency pair per topology class, short benchmarks");
-  sub->add_option("--runs", opt->runs, "Runs per benchmark variant (default 5, 3 with --quick)")
+  TM_OPTION(opt->flags, sub, "--out", *opt, out_dir,
+            "Directory for report.html, report.json and latency-heatmap.png "
+            "(default ./threadmap-report); %h is this host's name (for fleets: --out DIR/%h)");
+  TM_FLAG(opt->flags, sub, "--quick", *opt, quick,
+          "Quick: one latency pair per topology class, short benchmarks");
+  TM_OPTION(opt->flags, sub, "--runs", *opt, runs,
+            "Runs per benchmark variant (default 5, 3 with --quick)")
       ->check(CLI::Range(1, 100));
-  sub->add_option("--budget", opt->budget,
-                  "Time the report may take in all, shared between its parts (topology, "
-                  "latency, each bench); e.g. 60, 90s, 2m (default 60 s, 20 s with --quick)");
-  sub->add_option("--latency", opt->latency_file,
-                  "Use this saved latency matrix (threadmap latency --json/--csv) instead of "
-                  "measuring");
+  TM_OPTION(opt->flags, sub, "--budget", *opt, budget,
+            "Time the report may take in all, shared between its parts (topology, "
+            "latency, each bench); e.g. 60, 90s, 2m (default 60 s, 20 s with --quick)");
+  TM_OPTION(opt->flags, sub, "--latency", *opt, latency_file,
+            "Use this saved latency matrix (threadmap latency --json/--csv) instead of "
+            "measuring");
   sub->callback([&selected, opt] { selected = [opt] { return run_report(*opt); }; });
 }
 

@@ -15,10 +15,8 @@ struct TopoOptions {
   std::string topology_file;
   bool json = false;
   bool summary = false;
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
-
-// What the member of the topo options is called on the command line.
-constexpr FlagOf kTopoFlags[] = {{"topology_file", "--topology"}};
 
 int run_topo(const TopoOptions& opt) {
   // topo's one library call is core's loader, which does not know what its path was called;
@@ -26,7 +24,7 @@ int run_topo(const TopoOptions& opt) {
   auto topo = opt.topology_file.empty() ? Topology::load_this_machine()
                                         : Topology::load_xml(opt.topology_file);
   if (!topo && !opt.topology_file.empty())
-    return fail(topo.error().about("topology_file"), kTopoFlags);
+    return fail(topo.error().about("topology_file"), opt.flags);
   if (!topo) return fail(topo.error());
   // The summary counts devices; the table and JSON also give UUIDs (a management library).
   DeviceInventory devices = device_inventory(*topo, /*management=*/!opt.summary);
@@ -50,10 +48,11 @@ void add_topo_command(CLI::App& app, Runner& selected) {
       "topo",
       "Show the topology: packages, NUMA, caches, cores, SMT siblings, allowed CPUs, and the "
       "GPUs, NICs and NVMe drives with the CPUs and NUMA node near each");
-  sub->add_option("--topology", opt->topology_file,
-                  "Load another machine from an hwloc XML export (lstopo --of xml)");
-  auto* json = sub->add_flag("--json", opt->json, "Print JSON (schema threadmap.topology/1)");
-  sub->add_flag("--summary", opt->summary, "Print one line")->excludes(json);
+  TM_OPTION(opt->flags, sub, "--topology", *opt, topology_file,
+            "Load another machine from an hwloc XML export (lstopo --of xml)");
+  auto* json =
+      TM_FLAG(opt->flags, sub, "--json", *opt, json, "Print JSON (schema threadmap.topology/1)");
+  TM_FLAG(opt->flags, sub, "--summary", *opt, summary, "Print one line")->excludes(json);
   sub->callback([&selected, opt] { selected = [opt] { return run_topo(*opt); }; });
 }
 

@@ -21,16 +21,7 @@ struct WatchCliOptions {
   apply::WatchOptions given;
   WatchOutputs outputs;
   bool live = true;
-};
-
-// What each member of the watch options is called on the command line.
-constexpr FlagOf kWatchFlags[] = {
-    {"pid", "pid"},
-    {"follow", "--follow"},
-    {"interval_ms", "--interval"},
-    {"duration_s", "--duration"},
-    {"plan_path", "--plan"},
-    {"by_name", "--by-name"},
+  FlagTable flags;  ///< member -> flag, filled as the flags are declared
 };
 
 int run_watch(const WatchCliOptions& given) {
@@ -42,7 +33,7 @@ int run_watch(const WatchCliOptions& given) {
   opt.given.pid.assign(opt.target.begin(), opt.target.begin() + static_cast<long>(before));
   opt.given.command.assign(opt.target.begin() + static_cast<long>(before), opt.target.end());
   auto command = apply::watch_request(opt.given);
-  if (!command) return fail(command.error(), kWatchFlags);
+  if (!command) return fail(command.error(), opt.flags);
   if (auto st = check_watch_outputs(opt.outputs); !st) return fail(st.error());
   std::function<void(const monitor::WatchHistory&)> live;
   if (opt.live && stdout_is_tty())
@@ -52,7 +43,7 @@ int run_watch(const WatchCliOptions& given) {
   auto report = apply::watch_command(*command, live, [](const std::string& line) {
     os::write_stderr("threadmap: watch: " + line + "\n");
   });
-  if (!report) return fail(report.error(), kWatchFlags);
+  if (!report) return fail(report.error(), opt.flags);
   // A program we started writes to stdout: our summary goes to stderr, as under run --watch,
   // so its output stays its own. Watching a running PID, stdout is ours.
   const bool started = !opt.given.command.empty();
@@ -84,22 +75,27 @@ void add_watch_command(CLI::App& app, Runner& selected) {
   apply::WatchOptions& given = opt->given;
   auto* sub = app.add_subcommand(
       "watch", "Watch where a process's threads run: CPU over time, migrations, switches");
-  sub->add_option("target", opt->target, "PID, or -- CMD ARGS... to start and watch");
-  sub->add_flag("--follow", given.follow,
-                "Follow the processes it starts too (forked children and what they exec), each "
-                "thread labelled with its process");
-  sub->add_option("--interval", given.interval_ms, "Sampling interval in ms (default 100)")
+  TM_OPTION(opt->flags, sub, "target", *opt, target, "PID, or -- CMD ARGS... to start and watch");
+  // One positional, split at "--" into the two members.
+  opt->flags.add_named("pid", "pid");
+  opt->flags.add_named("command", "command");
+  TM_FLAG(opt->flags, sub, "--follow", given, follow,
+          "Follow the processes it starts too (forked children and what they exec), each "
+          "thread labelled with its process");
+  TM_OPTION(opt->flags, sub, "--interval", given, interval_ms,
+            "Sampling interval in ms (default 100)")
       ->check(CLI::Range(10, 60000));
-  sub->add_option("--duration", given.duration_s,
-                  "Stop after this many seconds (default: until the process exits or Ctrl-C)")
+  TM_OPTION(opt->flags, sub, "--duration", given, duration_s,
+            "Stop after this many seconds (default: until the process exits or Ctrl-C)")
       ->check(positive_seconds_validator());
-  sub->add_option("--json", opt->outputs.json_path,
-                  "Write the summary as JSON (threadmap.watch/1)");
-  sub->add_option("--timeline", opt->outputs.timeline_path,
-                  "Write the timeline picture (threads by time, colored by CPU): F.png or F.svg");
-  sub->add_option("--plan", given.plan_path,
-                  "Plan JSON: report each thread's share of samples on its planned CPUs");
-  sub->add_flag("--by-name", given.by_name, "With --plan: match plan threads by thread name");
+  TM_OPTION(opt->flags, sub, "--json", opt->outputs, json_path,
+            "Write the summary as JSON (threadmap.watch/1)");
+  TM_OPTION(opt->flags, sub, "--timeline", opt->outputs, timeline_path,
+            "Write the timeline picture (threads by time, colored by CPU): F.png or F.svg");
+  TM_OPTION(opt->flags, sub, "--plan", given, plan_path,
+            "Plan JSON: report each thread's share of samples on its planned CPUs");
+  TM_FLAG(opt->flags, sub, "--by-name", given, by_name,
+          "With --plan: match plan threads by thread name");
   sub->add_flag(
       "--no-live", [opt](std::int64_t) { opt->live = false; }, "No live table, even on a terminal");
   sub->callback([&selected, opt] { selected = [opt] { return run_watch(*opt); }; });

@@ -128,7 +128,7 @@ Status split_near(const Topology& topo, const std::vector<Device>& devices, cons
           ? listed_peers(assigned.node_gpus, per, static_cast<size_t>(id.local_rank), allowed)
           : modelled_peers(devices, id, per, near, allowed, p.notes);
   auto shares = split_shares(topo, near, where.first);
-  if (!shares) return shares.error();
+  if (!shares) return shares.error().as_bad_input("gpus");
   if (near.count() < static_cast<size_t>(where.first))
     p.notes.push_back(fmt::format(
         "{} ranks on the {} CPU(s) local to this GPU: the node cannot give each its own CPUs, so "
@@ -179,7 +179,7 @@ Result<GpuPlacement> place_with_gpus(const Topology& topo, const std::vector<Dev
     keep_launcher_binding(allowed, cgroup, near, topo, p);
   } else if (near.empty()) {
     auto shares = split_shares(topo, allowed, id.local_size);
-    if (!shares) return shares.error();
+    if (!shares) return shares.error().as_bad_input("gpus");
     p.share = (*shares)[static_cast<size_t>(id.local_rank)];
     p.notes.push_back("the GPU's local CPUs " +
                       local_cpus(assigned->mine, topo.complete_cpus()).to_list() +

@@ -326,15 +326,17 @@ Result<NodeGpuPlan> plan_node_gpus(const Topology& topo, const std::vector<Devic
                                    SlotOrder order) {
   std::vector<const Device*> gpus = compute_gpus(devices);
   if (gpus.empty())
-    return Error::invalid("no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
+    return Error::bad_input("gpus", "no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
   if (per_rank < 1 || per_rank > static_cast<int>(gpus.size()))
-    return Error::invalid(
+    return Error::bad_input(
+        "gpus",
         fmt::format("bad GPU count {} per rank: this node has {} GPU(s)", per_rank, gpus.size()));
-  if (ranks < 1) return Error::invalid("bad rank count " + std::to_string(ranks));
-  if (allowed.empty()) return Error::invalid("no CPUs to split between ranks");
+  if (ranks < 1) return Error::bad_input("gpus", "bad rank count " + std::to_string(ranks));
+  if (allowed.empty()) return Error::bad_input("gpus", "no CPUs to split between ranks");
   if (order == SlotOrder::by_rank && static_cast<size_t>(ranks * per_rank) > gpus.size())
-    return Error::invalid(fmt::format("{} rank(s) x {} GPU(s) each need {} GPUs; this node has {}",
-                                      ranks, per_rank, ranks * per_rank, gpus.size()));
+    return Error::bad_input(
+        "gpus", fmt::format("{} rank(s) x {} GPU(s) each need {} GPUs; this node has {}", ranks,
+                            per_rank, ranks * per_rank, gpus.size()));
   NodeGpuPlan plan;
   const Domains d = domains_of(topo, allowed);
   // The GPUs local to the allowed CPUs are the node's for these ranks (a job restricted to one

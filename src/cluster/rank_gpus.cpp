@@ -90,21 +90,22 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
                                   const RankIdentity& id, int per_rank, const GpuChoice& choice) {
   std::vector<const Device*> gpus = compute_gpus(devices);
   if (gpus.empty())
-    return Error::invalid("no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
-  if (per_rank < 1) return Error::invalid("bad GPU count " + std::to_string(per_rank));
+    return Error::bad_input("gpus", "no GPU found: the topology lists no NVIDIA, AMD or Intel GPU");
+  if (per_rank < 1) return Error::bad_input("gpus", "bad GPU count " + std::to_string(per_rank));
   auto visible = visible_gpus(devices, env, choice.files);
   if (!visible) return visible.error();
   // torchrun's programs address one GPU, cuda:LOCAL_RANK (torch.cuda.set_device(local_rank)):
   // with several per rank, only a list naming each rank's own can place it where it computes.
   if (id.launcher == "torchrun" && per_rank > 1 &&
       (visible->variable.empty() || visible->gpus.size() != static_cast<size_t>(per_rank)))
-    return Error::invalid("--gpus " + std::to_string(per_rank) +
-                          " under torchrun: its program addresses cuda:LOCAL_RANK, so local rank " +
-                          std::to_string(id.local_rank) +
-                          " would be placed next to GPUs it does not drive; use "
-                          "--gpus 1, or give each rank its own " +
-                          std::to_string(per_rank) +
-                          " GPUs in the visible-devices variable (plan --export wrapper)");
+    return Error::bad_input(
+        "gpus", "--gpus " + std::to_string(per_rank) +
+                    " under torchrun: its program addresses cuda:LOCAL_RANK, so local rank " +
+                    std::to_string(id.local_rank) +
+                    " would be placed next to GPUs it does not drive; use "
+                    "--gpus 1, or give each rank its own " +
+                    std::to_string(per_rank) +
+                    " GPUs in the visible-devices variable (plan --export wrapper)");
   GpuAssignment a;
   a.notes = visible->notes;
   const size_t per = static_cast<size_t>(per_rank);
@@ -127,21 +128,23 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
               std::to_string(id.local_rank) +
               " (the variable is kept: the program picks by its local rank)";
     } else {
-      return Error::invalid(given + " names " + std::to_string(named.size()) + " GPU(s): " + rule +
-                            " need either each rank's own " + std::to_string(per_rank) +
-                            " or every rank's " + std::to_string(need));
+      return Error::bad_input("gpus", given + " names " + std::to_string(named.size()) +
+                                          " GPU(s): " + rule + " need either each rank's own " +
+                                          std::to_string(per_rank) + " or every rank's " +
+                                          std::to_string(need));
     }
     return a;
   }
   if (need > gpus.size())
-    return Error::invalid(rule + " need " + std::to_string(need) + " GPUs; this node has " +
-                          std::to_string(gpus.size()) +
-                          " (ranks never share a GPU silently: run fewer ranks per node, or "
-                          "give each rank its GPU in " +
-                          (gpus.front()->vendor_id == kNvidia ? "CUDA_VISIBLE_DEVICES"
-                           : gpus.front()->vendor_id == kAmd  ? "ROCR_VISIBLE_DEVICES"
-                                                              : "ZE_AFFINITY_MASK") +
-                          ")");
+    return Error::bad_input("gpus",
+                            rule + " need " + std::to_string(need) + " GPUs; this node has " +
+                                std::to_string(gpus.size()) +
+                                " (ranks never share a GPU silently: run fewer ranks per node, or "
+                                "give each rank its GPU in " +
+                                (gpus.front()->vendor_id == kNvidia ? "CUDA_VISIBLE_DEVICES"
+                                 : gpus.front()->vendor_id == kAmd  ? "ROCR_VISIBLE_DEVICES"
+                                                                    : "ZE_AFFINITY_MASK") +
+                                ")");
   a.mine.assign(gpus.begin() + static_cast<long>(first),
                 gpus.begin() + static_cast<long>(first + per));
   a.node_gpus.assign(gpus.begin(), gpus.begin() + static_cast<long>(need));

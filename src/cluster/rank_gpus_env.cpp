@@ -24,7 +24,8 @@ Result<std::vector<int>> slurm_indexes(const std::string& name, const std::strin
     size_t dash = item.find('-');
     std::string a = item.substr(0, dash), b = dash == std::string::npos ? a : item.substr(dash + 1);
     if (!is_index(a) || !is_index(b) || std::stoi(b) < std::stoi(a))
-      return Error::invalid("bad " + name + "='" + value + "': expected GPU indexes such as 0,1");
+      return Error::bad_input("gpus",
+                              "bad " + name + "='" + value + "': expected GPU indexes such as 0,1");
     for (int i = std::stoi(a); i <= std::stoi(b); ++i) out.push_back(i);
   }
   return out;
@@ -40,8 +41,9 @@ Result<std::pair<std::string, std::vector<const Device*>>> slurm_list(
     std::vector<const Device*> out;
     for (int i : *indexes) {
       if (static_cast<size_t>(i) >= gpus.size())
-        return Error::invalid(std::string(var) + "='" + *value + "': GPU " + std::to_string(i) +
-                              " is not here (there are " + std::to_string(gpus.size()) + ")");
+        return Error::bad_input("gpus", std::string(var) + "='" + *value + "': GPU " +
+                                            std::to_string(i) + " is not here (there are " +
+                                            std::to_string(gpus.size()) + ")");
       out.push_back(gpus[static_cast<size_t>(i)]);
     }
     return std::pair{std::string(var), out};
@@ -95,9 +97,10 @@ Result<std::vector<const Device*>> container_gpus(ListReader& r, const Environme
   if (!value || *value == "all") return gpus;
   r.start("NVIDIA_VISIBLE_DEVICES", *value);
   if (value->empty() || *value == "void" || *value == "none")
-    return Error::invalid("NVIDIA_VISIBLE_DEVICES='" + *value +
-                          "': the NVIDIA container runtime gives this container no GPU (none: "
-                          "the driver without devices; void or empty: nothing of NVIDIA's)");
+    return Error::bad_input(
+        "gpus", "NVIDIA_VISIBLE_DEVICES='" + *value +
+                    "': the NVIDIA container runtime gives this container no GPU (none: "
+                    "the driver without devices; void or empty: nothing of NVIDIA's)");
   auto named = r.list(split_list(*value, ','), gpus, ListRule::unique);
   if (!named) return named.error();
   std::vector<const Device*> out = *named;

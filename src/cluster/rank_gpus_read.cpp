@@ -52,7 +52,8 @@ const std::string* find_var(const Environment& env, const std::string& name) {
 }
 
 Error ListReader::bad(const std::string& entry, const std::string& why) const {
-  return Error::invalid(out.variable + "='" + out.value + "': entry '" + entry + "' " + why);
+  return Error::bad_input("gpus",
+                          out.variable + "='" + out.value + "': entry '" + entry + "' " + why);
 }
 
 Result<const Device*> ListReader::entry(const std::string& text,
@@ -106,8 +107,8 @@ Result<std::vector<const Device*>> ListReader::list(const std::vector<std::strin
     got.push_back(*d);
   }
   if (got.empty())
-    return Error::invalid(out.variable + "='" + out.value +
-                          "': the program would see no GPU (the list names none)");
+    return Error::bad_input("gpus", out.variable + "='" + out.value +
+                                        "': the program would see no GPU (the list names none)");
   return got;
 }
 
@@ -121,11 +122,12 @@ Status check_cuda_order(ListReader& r, const Environment& env,
     return g->device_id == base.front()->device_id;
   });
   if (!one_model)
-    return Error::invalid(
+    return Error::bad_input(
+        "gpus",
         "CUDA_VISIBLE_DEVICES='" + r.out.value +
-        "' holds indexes in CUDA's default fastest-first order, which only CUDA knows on a "
-        "machine with different GPU models: set CUDA_DEVICE_ORDER=PCI_BUS_ID (nvidia-smi's "
-        "order) or name the GPUs by UUID");
+            "' holds indexes in CUDA's default fastest-first order, which only CUDA knows on a "
+            "machine with different GPU models: set CUDA_DEVICE_ORDER=PCI_BUS_ID (nvidia-smi's "
+            "order) or name the GPUs by UUID");
   r.out.notes.push_back(
       "CUDA_DEVICE_ORDER is not PCI_BUS_ID: indexes read in bus order (every GPU here is the "
       "same model, so CUDA's fastest-first order is the bus order)");
@@ -136,8 +138,8 @@ Result<std::string> level_zero_hierarchy(const Environment& env) {
   const std::string* h = find_var(env, "ZE_FLAT_DEVICE_HIERARCHY");
   if (!h || h->empty()) return std::string("FLAT");
   if (*h == "FLAT" || *h == "COMPOSITE" || *h == "COMBINED") return *h;
-  return Error::invalid("ZE_FLAT_DEVICE_HIERARCHY='" + *h +
-                        "': Level Zero takes FLAT, COMPOSITE or COMBINED");
+  return Error::bad_input("gpus", "ZE_FLAT_DEVICE_HIERARCHY='" + *h +
+                                      "': Level Zero takes FLAT, COMPOSITE or COMBINED");
 }
 
 Result<std::vector<const Device*>> level_zero_mask(ListReader& r, const Environment& env,
@@ -177,7 +179,8 @@ Result<std::vector<const Device*>> level_zero_mask(ListReader& r, const Environm
     const Device* card = roots[n].first;
     if (std::find(got.begin(), got.end(), card) == got.end()) got.push_back(card);
   }
-  if (got.empty()) return Error::invalid("ZE_AFFINITY_MASK='' : the program would see no GPU");
+  if (got.empty())
+    return Error::bad_input("gpus", "ZE_AFFINITY_MASK='' : the program would see no GPU");
   return got;
 }
 

@@ -82,10 +82,8 @@ Result<RankPlan> plan_ranks(const RankPlanRequest& request) {
     choice.visibility = request.gpu_visibility;
     auto placed = place_node_with_gpus(*topo, inventory.devices, allowed, request.ranks,
                                        request.gpus, choice);
-    if (!placed)
-      return placed.error().code == std::errc::invalid_argument
-                 ? placed.error().as_bad_input("gpus")
-                 : placed.error().about("gpus");
+    // Whose fault it is was decided where the refusal was found (cluster/node_gpu_plan).
+    if (!placed) return placed.error().about("gpus");
     plan.gpu_ranks = std::move(*placed);
     for (const GpuPlacement& g : plan.gpu_ranks) plan.shares.push_back(g.share);
   } else {

@@ -34,8 +34,17 @@ struct RankPlanRequest {
 /// not a rank format; an empty allowed set.
 Result<RankPlanRequest> rank_plan_request(const plan::PlanOptions& options);
 
-/// `threadmap plan` checked: exactly one of its two forms is set.
+struct PlanCommand;
+Result<PlanCommand> plan_command_request(const plan::PlanOptions& options);
+
+/// `threadmap plan` checked: exactly one of its two forms is set. Made only by
+/// plan_command_request (no public constructor).
 struct PlanCommand {
+ private:
+  friend Result<PlanCommand> plan_command_request(const plan::PlanOptions& options);
+  PlanCommand() = default;
+
+ public:
   std::optional<plan::PlanRequest> thread_plan;  ///< a thread plan (no rank count given)
   std::optional<RankPlanRequest> rank_plan;      ///< rank shares (a rank count given)
 };

@@ -62,27 +62,18 @@ Result<GpuPlacement> place_gpu_rank(const Topology& here, const Environment& env
   }
   auto placed = place_with_gpus(topo, inventory.devices, env, id, options.gpus, allowed,
                                 here.cgroup_cpus(), choice);
-  // GPUs that cannot be placed as given (more than the node has, a launcher's list naming none)
-  // are the command line's mistake; anything else the machine's.
-  if (!placed)
-    return placed.error().code == std::errc::invalid_argument ? placed.error().as_bad_input("gpus")
-                                                              : placed.error().about("gpus");
+  // Whose fault a refusal is was decided where it was found (GPUs that cannot be placed as
+  // given, a launcher's list naming none: Fault::input; the machine's: the work's).
+  if (!placed) return placed.error().about("gpus");
   return placed;
 }
 
 }  // namespace
 
-Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks) {
-  return place_rank(request, RankOptions{ranks, 0, "", ""});
-}
-
 Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options) {
+  // The request came from apply::run_request, which refused a CPU list with a rank and a
+  // recorded topology without GPUs: those rules are not checked again here.
   const std::string& ranks = options.ranks;
-  // run_request refuses this first; a caller that builds the request itself gets it here.
-  if (!request.cpus.empty())
-    return Error::bad_input("cpus",
-                            "a CPU list and a rank cannot be combined: the rank's share is the "
-                            "CPU list (a policy orders threads inside it)");
   Environment env;
   for (auto& kv : os::environment_variables()) env.insert(std::move(kv));
   // The rank given (or the launcher's word for it) that cannot be placed is the command line's
@@ -100,10 +91,6 @@ Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& 
     gpu = *placed;
     share = placed->share;
     for (const auto& kv : placed->set_env) request.environment.push_back(kv);
-  } else if (!options.topology_file.empty()) {
-    return Error::bad_input("topology_file",
-                            "a recorded topology decides where the GPUs are: it goes with GPUs "
-                            "per rank");
   } else {
     share = take_share(*topo, *id);
     if (!share) return share.error().as_bad_input("ranks");

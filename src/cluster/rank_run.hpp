@@ -36,19 +36,19 @@ struct RankOptions {
   std::string gpu_visibility;  ///< "narrow" (also "") or "all-own-first" (parse_gpu_visibility)
 };
 
-/// Resolves `ranks` ("auto" or "K/N") from this process's environment and this machine,
-/// takes the share, and rewrites `request`: with no plan the threads are spread over the share
-/// (request.cpus = the share, by request.policy); with a plan, its CPUs must lie inside the
-/// share (request.within); with no memory policy, memory is bound to the share's NUMA nodes.
-/// `request` has no CPU list (apply::run_request refuses one with ranks). A rank that cannot be
-/// known or placed is Fault::input about `ranks`. The calling thread is pinned to the share,
-/// so a program started afterwards begins inside it (before any preload constructor runs).
-Result<RankPlacement> place_rank(apply::RunRequest& request, const std::string& ranks);
-/// place_rank with GPUs: with options.gpus > 0 the share is cluster::place_with_gpus's (the
-/// rank's GPUs, CPUs local to them, memory on their node, the nearest NIC) and the variables it
-/// names are set for the program (request.environment). GPUs that cannot be placed as asked are
-/// Fault::input about `gpus`; a recorded topology whose CPUs this machine lacks, or one given
-/// without GPUs, Fault::input about `topology_file` (unreadable: the work's fault).
+/// Resolves `options.ranks` ("auto" or "K/N") from this process's environment and this machine,
+/// takes the share, and rewrites `request` (a checked one: apply::run_request refused a CPU
+/// list with ranks, and a recorded topology without GPUs): with no plan the threads are spread
+/// over the share (request.cpus = the share, by request.policy); with a plan, its CPUs must lie
+/// inside the share (request.within); with no memory policy, memory is bound to the share's
+/// NUMA nodes. A rank that cannot be known or placed is Fault::input about `ranks`. With
+/// options.gpus > 0 the share is cluster::place_with_gpus's (the rank's GPUs, CPUs local to
+/// them, memory on their node, the nearest NIC) and the variables it names are set for the
+/// program (request.environment); GPUs that cannot be placed as asked are Fault::input about
+/// `gpus` (the fault as the GPU code found it), a recorded topology whose CPUs this machine
+/// lacks Fault::input about `topology_file` (unreadable: the work's fault). The calling thread
+/// is pinned to the share, so a program started afterwards begins inside it (before any
+/// preload constructor runs).
 Result<RankPlacement> place_rank(apply::RunRequest& request, const RankOptions& options);
 
 /// The record `run --ranks --record` writes for this rank, without its watch.

@@ -22,8 +22,16 @@ struct BenchCommandOptions {
   std::string latency_file;  ///< --latency FILE
 };
 
-/// `threadmap bench` checked.
+struct BenchCommand;
+Result<BenchCommand> bench_request(const BenchCommandOptions& options);
+
+/// `threadmap bench` checked: made only by bench_request (no public constructor).
 struct BenchCommand {
+ private:
+  friend Result<BenchCommand> bench_request(const BenchCommandOptions& options);
+  BenchCommand() = default;
+
+ public:
   const BenchEntry* entry = nullptr;  ///< the bench of the registry
   BenchRequest request;               ///< runs (5, or 3 quick), quick, the pair, the matrix file
 };

@@ -35,8 +35,17 @@ struct LatencyOptions {
   bool numeric_order = false;           ///< --numeric-order
 };
 
+struct LatencyRequest;
+Result<LatencyRequest> latency_request(const LatencyOptions& options);
+
 /// The request, checked (no flag names: messages describe the value, the CLI adds the flag).
+/// Made only by latency_request (no public constructor).
 struct LatencyRequest {
+ private:
+  friend Result<LatencyRequest> latency_request(const LatencyOptions& options);
+  LatencyRequest() = default;
+
+ public:
   std::string load_file;      ///< analyse this saved matrix instead of measuring; empty = measure
   std::string topology_file;  ///< hwloc XML of the machine the matrix describes; empty = none
                               ///< (this machine when measuring)

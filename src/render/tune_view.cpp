@@ -58,7 +58,7 @@ std::string machine_cell(const tune::CandidateResult& c) {
 // scatter", "nothing" / "the launcher alone" for os.
 std::string how_text(const tune::CandidateResult& c) {
   if (c.candidate.is_os()) return c.candidate.launcher.empty() ? "nothing" : "the launcher alone";
-  std::vector<std::string> args = tune::run_arguments(c.candidate);
+  std::vector<std::string> args = apply::run_arguments(c.candidate.options);
   std::string out;
   for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i)
     out += (out.empty() ? "" : " ") + args[i];
@@ -163,7 +163,7 @@ nlohmann::json tune_json(const tune::TuneResult& r, const std::string& reproduce
   std::vector<std::string> command;
   std::vector<std::string> launcher;
   for (const auto& c : r.candidates) {
-    command = c.candidate.request.command;
+    command = c.candidate.options.command;
     launcher = c.candidate.launcher;
     nlohmann::json j = {{"name", c.candidate.name},
                         {"meaning", c.candidate.meaning},

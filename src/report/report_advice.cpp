@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "src/apply/run_options.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/plan/recommend.hpp"
 
@@ -173,9 +174,13 @@ std::vector<ApplyCommand> apply_commands(const std::vector<int>& cpus, bool thre
   const std::string list = comma_list(cpus);
   std::string places;
   for (int c : cpus) places += (places.empty() ? "{" : ",{") + std::to_string(c) + "}";
+  apply::RunOptions run;  // written by run's own inverse parser: the line cannot drift from it
+  run.cpus = list;
+  run.policy = "compact";
+  run.thread_cache = thread_cache;
+  run.command = {"./app"};
   return {
-      {"threadmap run", fmt::format("threadmap run --cpus {} --policy compact{} -- ./app", list,
-                                    thread_cache ? " --thread-cache" : "")},
+      {"threadmap run", apply::run_line(run)},
       {"taskset", fmt::format("taskset -c {} ./app", list)},
       {"OMP_PLACES",
        fmt::format("OMP_PLACES='{}' OMP_PROC_BIND=close OMP_NUM_THREADS={} ./app", places,
@@ -269,7 +274,10 @@ std::optional<Recommendation> thread_cache_recommendation(const MachineReport& r
       best_ratio, spawn->runs);
   // A command to paste names the installed library: a build tree's path is this checkout's,
   // gone with it. From a build tree the line says it needs the install.
-  r.commands = {{"threadmap run", "threadmap run --thread-cache -- ./app"}};
+  apply::RunOptions run;
+  run.thread_cache = true;
+  run.command = {"./app"};
+  r.commands = {{"threadmap run", apply::run_line(run)}};
   if (os::running_from_build_tree()) {
     r.commands.push_back({"LD_PRELOAD, after cmake --install",
                           "LD_PRELOAD=" + os::installed_library_path("cache") + " ./app"});

@@ -35,8 +35,8 @@ Candidate on_cpus(const std::string& name, const std::string& meaning, const Top
                   const CpuSet& cpus, plan::Policy policy) {
   Candidate c;
   c.name = name;
-  c.request.cpus = cpus.to_list();
-  c.request.policy = plan::policy_name(policy);
+  c.options.cpus = cpus.to_list();
+  c.options.policy = plan::policy_name(policy);
   c.order = plan::order_cpus(topology, cpus, policy);
   std::string order;
   for (int cpu : c.order) order += (order.empty() ? "" : ",") + std::to_string(cpu);
@@ -47,8 +47,8 @@ Candidate on_cpus(const std::string& name, const std::string& meaning, const Top
 // Two candidates do the same thing when they pin in the same order with the same memory
 // policy, plan and cache (the OS placement pins nothing: order empty, no plan).
 bool same_effect(const Candidate& a, const Candidate& b) {
-  return a.order == b.order && a.request.plan_path == b.request.plan_path &&
-         a.request.memory == b.request.memory && a.request.thread_cache == b.request.thread_cache;
+  return a.order == b.order && a.options.plan_path == b.options.plan_path &&
+         a.options.memory == b.options.memory && a.options.thread_cache == b.options.thread_cache;
 }
 
 }  // namespace
@@ -56,22 +56,30 @@ bool same_effect(const Candidate& a, const Candidate& b) {
 bool Candidate::pins() const {
   if (is_os()) return false;
   if (!launcher.empty()) return true;  // every rank places its threads inside its share
-  return !order.empty() || !request.plan_path.empty();
+  return !order.empty() || !options.plan_path.empty();
 }
 
 int Candidate::parts() const {
-  return (pins() ? 1 : 0) + (request.memory.empty() ? 0 : 1) + (request.thread_cache ? 1 : 0);
+  return (pins() ? 1 : 0) + (options.memory.empty() ? 0 : 1) + (options.thread_cache ? 1 : 0);
 }
 
 bool Candidate::simpler_than(const Candidate& other) const {
   if (parts() >= other.parts()) return false;
   if (pins() &&
-      !(other.pins() && order == other.order && request.plan_path == other.request.plan_path &&
-        request.policy == other.request.policy))
+      !(other.pins() && order == other.order && options.plan_path == other.options.plan_path &&
+        options.policy == other.options.policy))
     return false;
-  if (!request.memory.empty() && request.memory != other.request.memory) return false;
-  if (request.thread_cache && !other.request.thread_cache) return false;
+  if (!options.memory.empty() && options.memory != other.options.memory) return false;
+  if (options.thread_cache && !other.options.thread_cache) return false;
   return true;
+}
+
+Error candidate_plan_error(const Error& error, const std::string& name) {
+  // tune(1): a plan that cannot be read is the work's failure, one that is not a plan (the
+  // reader's EINVAL) a candidate that cannot be prepared, the command line's.
+  Error about = error.with_context("candidate '" + name + "'");
+  return error.code == std::errc::invalid_argument ? about.as_bad_input("candidates")
+                                                   : about.about("candidates");
 }
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -126,9 +134,9 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
   Candidate c;
   if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
     auto plan = plan::read_plan_file(name.substr(5));
-    if (!plan) return plan.error().with_context("candidate '" + name + "'");
+    if (!plan) return candidate_plan_error(plan.error(), name);
     c.name = name;
-    c.request.plan_path = name.substr(5);
+    c.options.plan_path = name.substr(5);
     for (const auto& a : plan->assignments)
       if (!a.cpus.empty()) c.order.push_back(a.cpus.first());
     c.meaning = "the plan " + name.substr(5);
@@ -136,16 +144,18 @@ Result<Candidate> candidate_from_argument(const std::string& name, const Topolog
   }
   if (name.rfind("cpus:", 0) == 0 && name.size() > 5) {
     auto cpus = topology.resolve(name.substr(5));
-    if (!cpus) return Error::invalid("candidate '" + name + "': " + cpus.error().message);
+    if (!cpus)
+      return Error::bad_input("candidates", "candidate '" + name + "': " + cpus.error().message);
     if (cpus->empty() || !cpus->is_subset_of(all))
-      return Error::invalid("candidate '" + name + "': CPUs " + cpus->to_list() +
-                            " are not all allowed here (allowed: " + all.to_list() + ")");
+      return Error::bad_input("candidates",
+                              "candidate '" + name + "': CPUs " + cpus->to_list() +
+                                  " are not all allowed here (allowed: " + all.to_list() + ")");
     return on_cpus(name, "CPUs " + cpus->to_list() + " compact", topology, *cpus,
                    plan::Policy::compact);
   }
   std::string known;
   for (const auto& k : builtin_candidate_names()) known += (known.empty() ? "" : ", ") + k;
-  return Error::invalid("unknown candidate '" + name + "' (known: " + known + ")");
+  return Error::bad_input("candidates", "unknown candidate '" + name + "' (known: " + known + ")");
 }
 
 // One candidate by name: a built-in placement on this machine, or candidate_from_argument.
@@ -174,11 +184,11 @@ Result<Candidate> build_candidate(const std::string& name, const Topology& topol
                 plan::Policy::compact);
   } else if (name == "mem-local" || name == "mem-interleave") {
     c.name = name;
-    c.request.memory = name == "mem-local" ? "local" : "interleave";
-    c.meaning = "no CPU placement, memory policy " + c.request.memory;
+    c.options.memory = name == "mem-local" ? "local" : "interleave";
+    c.meaning = "no CPU placement, memory policy " + c.options.memory;
   } else if (name == "cache") {
     c.name = name;
-    c.request.thread_cache = true;
+    c.options.thread_cache = true;
     c.meaning = "no CPU placement, with the thread cache";
   } else {
     return candidate_from_argument(name, topology, all);
@@ -190,12 +200,12 @@ Result<Candidate> build_candidate(const std::string& name, const Topology& topol
 void add_cache_copies(std::vector<Candidate>& built) {
   const std::size_t n = built.size();
   for (std::size_t i = 0; i < n; ++i) {
-    if (built[i].request.thread_cache) continue;
+    if (built[i].options.thread_cache) continue;
     Candidate c = built[i];
     c.kind = Candidate::Kind::placement;  // os+cache applies the cache: it is not the baseline
     c.name += "+cache";
     c.meaning += ", with the thread cache";
-    c.request.thread_cache = true;
+    c.options.thread_cache = true;
     built.push_back(std::move(c));
   }
 }
@@ -205,7 +215,7 @@ void add_cache_copies(std::vector<Candidate>& built) {
 void keep_distinct(std::vector<Candidate> built, const std::vector<std::string>& command,
                    CandidateSet& set) {
   for (Candidate& c : built) {
-    c.request.command = command;
+    c.options.command = command;
     auto twin = std::find_if(set.list.begin(), set.list.end(),
                              [&](const Candidate& kept) { return same_effect(kept, c); });
     if (twin == set.list.end()) {
@@ -255,51 +265,16 @@ std::string output_file_name(const std::string& candidate_name) {
   return out + ".out";
 }
 
-std::string shell_join(const std::vector<std::string>& args) {
-  std::string out;
-  for (const std::string& a : args) {
-    bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char ch) {
-      return std::isalnum(static_cast<unsigned char>(ch)) ||
-             std::string("-_./=:,+@%").find(ch) != std::string::npos;
-    });
-    std::string q = a;
-    if (!plain) {
-      q = "'";
-      for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-      q += "'";
-    }
-    out += (out.empty() ? "" : " ") + q;
-  }
-  return out;
-}
-
-std::vector<std::string> run_arguments(const Candidate& c) {
-  std::vector<std::string> args = {"run"};
-  if (!c.launcher.empty()) {
-    // Inside a job the rank's share is the CPU list; the policy orders threads inside it.
-    args.insert(args.end(), {"--ranks", "auto"});
-    if (c.request.plan_path.empty()) args.insert(args.end(), {"--policy", c.request.policy});
-  }
-  if (!c.request.plan_path.empty()) args.insert(args.end(), {"--plan", c.request.plan_path});
-  if (!c.request.cpus.empty())
-    args.insert(args.end(), {"--cpus", c.request.cpus, "--policy", c.request.policy});
-  if (!c.request.memory.empty()) args.insert(args.end(), {"--mem", c.request.memory});
-  if (c.request.thread_cache) args.push_back("--thread-cache");
-  args.push_back("--");
-  args.insert(args.end(), c.request.command.begin(), c.request.command.end());
-  return args;
-}
-
 std::string run_line(const Candidate& c) {
   std::vector<std::string> args = c.launcher;
   if (c.is_os()) {
-    args.insert(args.end(), c.request.command.begin(), c.request.command.end());
+    args.insert(args.end(), c.options.command.begin(), c.options.command.end());
   } else {
     args.push_back("threadmap");
-    std::vector<std::string> run = run_arguments(c);
+    std::vector<std::string> run = apply::run_arguments(c.options);
     args.insert(args.end(), run.begin(), run.end());
   }
-  return shell_join(args);
+  return apply::shell_join(args);
 }
 
 }  // namespace threadmap::tune

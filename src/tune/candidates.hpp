@@ -1,14 +1,15 @@
-// The placements `threadmap tune` tries: each one is a `threadmap run` request (so tune launches
-// exactly what the user would launch by hand, through apply::prepare_run), with the CPU order
-// its threads take. Candidates that come out identical on this machine (on a 2-CPU VM compact,
-// scatter, one core per thread, one L3 and one NUMA node are all "CPUs 0,1 in that order") are
-// run once under the first name, and the others are named in a note.
+// The placements `threadmap tune` tries: each one is `threadmap run` options as given (so tune
+// launches exactly what the user would launch by hand: apply::run_request checks them and
+// apply::prepare_command builds the launch, and apply::run_arguments prints them), with the CPU
+// order its threads take. Candidates that come out identical on this machine (on a 2-CPU VM
+// compact, scatter, one core per thread, one L3 and one NUMA node are all "CPUs 0,1 in that order")
+// are run once under the first name, and the others are named in a note.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "src/apply/run_request.hpp"
+#include "src/apply/run_options.hpp"
 #include "threadmap/result.hpp"
 #include "threadmap/topology.hpp"
 
@@ -25,7 +26,7 @@ struct Candidate {
   Kind kind = Kind::placement;
   std::string name;                  ///< "os", "compact", "one-core", "plan:F", "cpus:E", "+cache"
   std::string meaning;               ///< one line: what it does on this machine
-  apply::RunRequest request;         ///< what `threadmap run` would be asked (command included)
+  apply::RunOptions options;         ///< `threadmap run` as given (command included)
   std::vector<int> order;            ///< CPUs in the order threads take them; empty: the OS places
   std::vector<std::string> same_as;  ///< names dropped because they were identical here
   /// Not empty: a job. The launcher ("mpirun -np 4") starts every rank, each under
@@ -52,6 +53,10 @@ struct CandidateSet {
 /// `text` split at commas, blanks around each item dropped, empty items skipped ("os, compact").
 std::vector<std::string> split_names(const std::string& text);
 
+/// The error of candidate `name`'s plan file, about `candidates`: a file that is not a plan
+/// (EINVAL) is Fault::input, one that cannot be read the work's (tune(1)'s exit statuses).
+Error candidate_plan_error(const Error& error, const std::string& name);
+
 /// How many NUMA nodes of `topology` hold allowed CPUs (the memory candidates need two).
 int nodes_with_cpus(const Topology& topology);
 
@@ -63,25 +68,20 @@ const std::vector<std::string>& builtin_candidate_names();
 /// mem-interleave on machines with more than one NUMA node with CPUs) for `command` on
 /// `topology`. "plan:FILE" and "cpus:EXPR" add those; "cache" adds the OS placement with the
 /// thread cache; `thread_cache` adds every candidate again with the cache ("NAME+cache").
-/// Fails with EINVAL naming the item for an unknown name or a CPU expression that does not
-/// resolve (a usage error), and with the plan's error for an unreadable plan.
+/// Fails with Fault::input about `candidates` naming the item for an unknown name or a CPU
+/// expression that does not resolve, and with the plan's error (about `candidates`, the work's
+/// fault) for an unreadable plan.
 Result<CandidateSet> make_candidates(const std::string& list, const Topology& topology,
                                      const std::vector<std::string>& command, bool thread_cache);
 
-/// The arguments after `threadmap` that apply `candidate`: "run", its options ("--ranks auto"
-/// first for a job's candidate), "--", the command.
-std::vector<std::string> run_arguments(const Candidate& candidate);
-
-/// The line that applies `candidate` (shell-quoted): `threadmap run ... -- CMD`, preceded by
-/// the launcher for a job; for "os" the command alone (after the launcher).
+/// The line that applies `candidate` (shell-quoted): `threadmap` + apply::run_arguments of its
+/// options, preceded by the launcher for a job; for "os" the command alone (after the
+/// launcher).
 std::string run_line(const Candidate& candidate);
 
 /// A file name for a candidate's output: its name with every character other than letters,
 /// digits, '-', '+' and '.' replaced by '_', then ".out" ("plan:/a/b.json" ->
 /// "plan__a_b.json.out").
 std::string output_file_name(const std::string& candidate_name);
-
-/// `args` joined with spaces, each quoted for a POSIX shell where needed.
-std::string shell_join(const std::vector<std::string>& args);
 
 }  // namespace threadmap::tune

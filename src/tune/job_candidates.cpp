@@ -85,31 +85,33 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
       c.kind = Candidate::Kind::os;
       c.meaning = "the launcher alone: its own binding (if any), the OS inside it";
     } else if (name == "compact" || name == "scatter" || name == "round-robin") {
-      c.request.policy = name;
+      c.options.policy = name;
       c.meaning = "each rank's threads " + name + " inside the rank's share";
     } else if (name == "mem-local" || name == "mem-interleave") {
       if (!nodes) {
         set.notes.push_back(name + " skipped: one NUMA node with CPUs here");
         continue;
       }
-      c.request.memory = name == "mem-local" ? "local" : "interleave";
-      c.meaning = "each rank's threads compact in its share, memory policy " + c.request.memory;
+      c.options.memory = name == "mem-local" ? "local" : "interleave";
+      c.meaning = "each rank's threads compact in its share, memory policy " + c.options.memory;
     } else if (name == "cache") {
-      c.request.thread_cache = true;
+      c.options.thread_cache = true;
       c.meaning = "each rank's threads compact in its share, with the thread cache";
     } else if (name.rfind("plan:", 0) == 0 && name.size() > 5) {
       auto plan = plan::read_plan_file(name.substr(5));
-      if (!plan) return plan.error().with_context("candidate '" + name + "'");
-      c.request.plan_path = name.substr(5);
-      c.meaning = "the plan " + c.request.plan_path + " in every rank (its CPUs inside the share)";
+      if (!plan) return candidate_plan_error(plan.error(), name);
+      c.options.plan_path = name.substr(5);
+      c.meaning = "the plan " + c.options.plan_path + " in every rank (its CPUs inside the share)";
     } else {
       const auto& whole = builtin_candidate_names();
       if (std::find(whole.begin(), whole.end(), name) != whole.end() || name.rfind("cpus:", 0) == 0)
-        return Error::invalid("candidate '" + name +
-                              "' names CPUs of the whole machine; in a job a rank's "
-                              "CPUs are its share (candidates for a job: " +
-                              joined(job_candidate_names()) + ")");
-      return Error::invalid("unknown candidate '" + name +
+        return Error::bad_input("candidates",
+                                "candidate '" + name +
+                                    "' names CPUs of the whole machine; in a job a rank's "
+                                    "CPUs are its share (candidates for a job: " +
+                                    joined(job_candidate_names()) + ")");
+      return Error::bad_input(
+          "candidates", "unknown candidate '" + name +
                             "' (candidates for a job: " + joined(job_candidate_names()) + ")");
     }
     built.push_back(std::move(c));
@@ -119,17 +121,21 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
     for (std::size_t i = 0; i < n; ++i) {
       // The launcher alone loads no cache; with the cache, a rank runs under threadmap run,
       // which places its threads (that twin is "cache").
-      if (built[i].request.thread_cache || built[i].is_os()) continue;
+      if (built[i].options.thread_cache || built[i].is_os()) continue;
       Candidate c = built[i];
       c.name += "+cache";
       c.meaning += ", with the thread cache";
-      c.request.thread_cache = true;
+      c.options.thread_cache = true;
       built.push_back(std::move(c));
     }
   }
   for (Candidate& c : built) {
-    c.request.command = command;
+    c.options.command = command;
     c.launcher = launcher;
+    // Inside a job the rank's share is the CPU list; the policy orders threads inside it.
+    if (!c.is_os()) c.options.ranks = "auto";
+    if (!c.is_os() && c.options.plan_path.empty() && !c.options.policy)
+      c.options.policy = "compact";
     set.list.push_back(std::move(c));
   }
   return set;

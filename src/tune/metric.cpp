@@ -25,35 +25,37 @@ const std::vector<std::string>& named_metrics() {
   return names;
 }
 
-Result<Metric> parse_metric(const std::string& text, bool higher, bool lower,
-                            bool* about_direction) {
+Result<Metric> parse_metric(const std::string& text, bool higher, bool lower) {
   Metric m;
-  auto direction = [&](const std::string& message) {
-    if (about_direction) *about_direction = true;
-    return Error::invalid(message);
-  };
-  if (about_direction) *about_direction = false;
-  if (higher && lower) return direction("a number cannot be better both higher and lower");
+  // A direction given that cannot work is about that switch; none given, the metric needs one.
+  if (higher && lower)
+    return Error::bad_input("lower", "a number cannot be better both higher and lower");
   if (text == "wall" || text == "cpu") {
-    if (higher) return direction("higher is better: " + text + " time is always lower-is-better");
+    if (higher)
+      return Error::bad_input("higher",
+                              "higher is better: " + text + " time is always lower-is-better");
     m.kind = text == "wall" ? Metric::Kind::wall : Metric::Kind::cpu;
     return m;
   }
-  if (text.empty()) return Error::invalid("empty metric (wall, cpu or a regular expression)");
+  if (text.empty())
+    return Error::bad_input("metric", "empty metric (wall, cpu or a regular expression)");
   m.kind = Metric::Kind::regex;
   m.pattern = text;
   m.higher_is_better = higher;
   try {
     m.compiled = std::regex(text, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return Error::invalid("'" + text + "' is not a regular expression: " + e.what());
+    return Error::bad_input("metric", "'" + text + "' is not a regular expression: " + e.what());
   }
   if (m.compiled.mark_count() != 1)
-    return Error::invalid("'" + text + "' must have exactly one capture group (it has " +
-                          std::to_string(m.compiled.mark_count()) +
-                          "), around the number, e.g. 'ops/s=([0-9.]+)'");
+    return Error::bad_input("metric", "'" + text +
+                                          "' must have exactly one capture group (it has " +
+                                          std::to_string(m.compiled.mark_count()) +
+                                          "), around the number, e.g. 'ops/s=([0-9.]+)'");
   if (!higher && !lower)
-    return direction("'" + text + "': say whether a higher or a lower number is better");
+    // The fix is a direction: the error is about the switch that gives one.
+    return Error::bad_input("higher",
+                            "'" + text + "': say whether a higher or a lower number is better");
   return m;
 }
 

@@ -25,10 +25,10 @@ struct Metric {
 
 /// Parses `text`: "wall", "cpu", or a regular expression (ECMAScript) with exactly one capture
 /// group. `higher`/`lower` give a printed number's direction (times are always lower-is-better;
-/// higher with a time is EINVAL). EINVAL naming the problem otherwise; `about_direction`, when
-/// given, says whether the problem is the direction (higher/lower) rather than the text.
-Result<Metric> parse_metric(const std::string& text, bool higher, bool lower,
-                            bool* about_direction = nullptr);
+/// higher with a time is refused). Fault::input otherwise, about the member at fault
+/// (TuneOptions' names: "metric", "higher", "lower"; a regex without a direction is about
+/// "higher", the switch that would give one).
+Result<Metric> parse_metric(const std::string& text, bool higher, bool lower);
 
 /// The metrics parse_metric knows by name ("wall", "cpu"); anything else is a regular expression.
 const std::vector<std::string>& named_metrics();

@@ -34,16 +34,16 @@ std::string what_it_applies(const Candidate& c) {
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
   if (c.pins())
-    add(c.request.plan_path.empty() ? "pins each thread in creation order, as tune did"
+    add(c.options.plan_path.empty() ? "pins each thread in creation order, as tune did"
                                     : "pins the threads as the plan says, as tune did");
-  if (!c.request.memory.empty()) add("memory policy " + c.request.memory);
-  if (c.request.thread_cache) add("the thread cache");
+  if (!c.options.memory.empty()) add("memory policy " + c.options.memory);
+  if (c.options.thread_cache) add("the thread cache");
   return out.empty() ? "nothing applied" : out;
 }
 
 plan::ExportOptions::Memory memory_of(const Candidate& c) {
-  if (c.request.memory == "local") return plan::ExportOptions::Memory::local;
-  if (c.request.memory == "interleave") return plan::ExportOptions::Memory::interleave;
+  if (c.options.memory == "local") return plan::ExportOptions::Memory::local;
+  if (c.options.memory == "interleave") return plan::ExportOptions::Memory::interleave;
   return plan::ExportOptions::Memory::none;
 }
 
@@ -67,22 +67,22 @@ std::string tool_lines(const Candidate& c, const Topology* topology, const Repro
   plan::ExportOptions options;
   options.thread_lines = false;  // a CPU order: tune does not know the threads' ids or count
   options.memory = memory_of(c);
-  std::vector<std::string> program = c.request.command;
-  if (c.request.thread_cache) {
+  std::vector<std::string> program = c.options.command;
+  if (c.options.thread_cache) {
     if (tools.cache_library.empty()) {
       left_out = "the thread cache library was not found: only the threadmap line keeps it";
       return "";
     }
     program.insert(program.begin(), {"env", "LD_PRELOAD=" + tools.cache_library});
   }
-  options.command = shell_join(program);
+  options.command = apply::shell_join(program);
   const plan::Plan p = order_as_plan(c);
   std::string out;
   if (tools.numactl)
     out += plan::export_plan(p, plan::ExportFormat::numactl, topology, options);
-  else if (tools.taskset && c.request.memory.empty())
+  else if (tools.taskset && c.options.memory.empty())
     out += plan::export_plan(p, plan::ExportFormat::taskset, topology, options);
-  else if (!c.request.memory.empty())
+  else if (!c.options.memory.empty())
     left_out = "numactl is not installed: no whole-process line keeps the memory policy";
   if (tools.openmp) out += plan::export_plan(p, plan::ExportFormat::omp, topology, options);
   if (tools.srun) out += plan::export_plan(p, plan::ExportFormat::slurm, topology, options);
@@ -112,7 +112,7 @@ std::string reproduce_lines(const Candidate& candidate, const Topology* topology
   std::string out =
       "# threadmap (" + what_it_applies(candidate) + "):\n" + run_line(candidate) + "\n";
   // Only a CPU order has other tools' equivalents here (a plan's come from `plan --export`).
-  if (candidate.order.empty() || !candidate.request.plan_path.empty()) return out;
+  if (candidate.order.empty() || !candidate.options.plan_path.empty()) return out;
   std::string left_out;
   out += tool_lines(candidate, topology, tools, left_out);
   if (!left_out.empty()) out += "# " + left_out + "\n";

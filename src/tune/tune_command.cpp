@@ -7,65 +7,65 @@
 namespace threadmap::tune {
 namespace {
 
-Error about(TuneField which, TuneField* field, Error error) {
-  if (field) *field = which;
-  return error;
-}
-
 // The launcher's words for a job (empty for a plain run), after the rules on which options go
 // together. A job's launcher is named, never guessed from the command (mpirun and srun have
 // dozens of options that take a value; guessing where the program starts would misplace some).
-Result<std::vector<std::string>> job_launcher(const TuneRequest& request, TuneField* field) {
-  if (!request.ranks.empty() && request.ranks != "auto")
-    return about(TuneField::ranks, field,
-                 Error::invalid("'" + request.ranks +
-                                "': tune takes only 'auto' (each rank reads its place from the "
-                                "launcher)"));
-  if (!request.ranks.empty() && request.launcher.empty())
-    return about(TuneField::ranks, field,
-                 Error::invalid("a job needs the launcher that starts its ranks (e.g. "
-                                "'mpirun -np 4')"));
-  if (request.ranks.empty() && !request.launcher.empty())
-    return about(TuneField::launcher, field,
-                 Error::invalid("a launcher applies to a job only (ranks auto)"));
-  if (request.launcher.empty()) return std::vector<std::string>{};
-  auto words = split_words(request.launcher);
-  if (!words) return about(TuneField::launcher, field, words.error());
+Result<std::vector<std::string>> job_launcher(const TuneOptions& o) {
+  if (!o.ranks.empty() && o.ranks != "auto")
+    return Error::bad_input("ranks", "'" + o.ranks +
+                                         "': tune takes only 'auto' (each rank reads its place "
+                                         "from the launcher)");
+  if (!o.ranks.empty() && o.launcher.empty())
+    return Error::bad_input("ranks",
+                            "a job needs the launcher that starts its ranks (e.g. 'mpirun -np 4')");
+  if (o.ranks.empty() && !o.launcher.empty())
+    return Error::bad_input("launcher", "a launcher applies to a job only (ranks auto)");
+  if (o.launcher.empty()) return std::vector<std::string>{};
+  auto words = split_words(o.launcher);
+  if (!words) return words.error().as_bad_input("launcher");
   return *words;
 }
 
 }  // namespace
 
-Result<TuneReport> run_tune_command(const TuneRequest& request, TuneField* field) {
-  if (field) *field = TuneField::none;
-  if (request.command.empty())
-    return about(TuneField::command, field, Error::invalid("no command (tune -- CMD ARGS)"));
-  bool direction = false;
-  auto metric = parse_metric(request.metric, request.higher, request.lower, &direction);
-  if (!metric)
-    return about(direction ? TuneField::direction : TuneField::metric, field, metric.error());
-  auto budget = parse_duration(request.budget);
-  if (!budget) return about(TuneField::budget, field, budget.error());
-  auto launcher = job_launcher(request, field);
+Result<TuneCommand> tune_request(const TuneOptions& o) {
+  if (o.command.empty()) return Error::bad_input("command", "no command (tune -- CMD ARGS)");
+  auto metric = parse_metric(o.metric.empty() ? "wall" : o.metric, o.higher, o.lower);
+  if (!metric) return metric.error();
+  auto budget = parse_duration(o.budget.empty() ? "60s" : o.budget);
+  if (!budget) return budget.error().as_bad_input("budget");
+  auto launcher = job_launcher(o);
   if (!launcher) return launcher.error();
+  TuneCommand checked;
+  checked.candidates = o.candidates;
+  checked.metric = std::move(*metric);
+  checked.budget_s = *budget;
+  checked.runs = o.runs.value_or(5);
+  checked.thread_cache = o.thread_cache;
+  checked.launcher = std::move(*launcher);
+  checked.command = o.command;
+  return checked;
+}
+
+Result<TuneReport> run_tune_command(const TuneCommand& c) {
   auto topology = Topology::load_this_machine();
   if (!topology) return topology.error();
-  auto set = launcher->empty() ? make_candidates(request.candidates, *topology, request.command,
-                                                 request.thread_cache)
-                               : make_job_candidates(request.candidates, *topology, *launcher,
-                                                     request.command, request.thread_cache);
-  if (!set) return about(TuneField::candidates, field, set.error());
+  auto set =
+      c.launcher.empty()
+          ? make_candidates(c.candidates, *topology, c.command, c.thread_cache)
+          : make_job_candidates(c.candidates, *topology, c.launcher, c.command, c.thread_cache);
+  if (!set) return set.error();
   TuneSettings settings;
-  settings.budget_s = *budget;
-  settings.min_rounds = request.runs;
-  settings.progress = request.progress;
-  auto result = run_tune(*set, *metric, settings, *topology);
+  settings.budget_s = c.budget_s;
+  settings.min_rounds = c.runs;
+  settings.progress = c.progress;
+  auto result = run_tune(*set, c.metric, settings, *topology);
   if (!result) return result.error();
   TuneReport report;
   report.result = std::move(*result);
   if (!report.result.best_is_os())
     report.reproduce = reproduce_lines(report.result.at(report.result.best)->candidate, &*topology,
-                                       find_reproduce_tools(request.command));
+                                       find_reproduce_tools(c.command));
   return report;
 }
 

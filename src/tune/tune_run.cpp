@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "src/apply/run_request.hpp"
+#include "src/apply/run_command.hpp"
 #include "src/os/install_layout.hpp"
 #include "src/os/measured_run.hpp"
 #include "src/os/monotonic_clock.hpp"
@@ -86,23 +86,28 @@ Result<std::vector<os::LaunchSpec>> prepare_candidates(const CandidateSet& set, 
       // prepares its launch inside the rank (its share is known only there).
       launch.argv = c.launcher;
       if (c.is_os()) {
-        launch.argv.insert(launch.argv.end(), c.request.command.begin(), c.request.command.end());
+        launch.argv.insert(launch.argv.end(), c.options.command.begin(), c.options.command.end());
       } else {
         const std::string self = os::self_executable();
         if (self.empty())
           return Error::from_errno(ENOENT, "cannot find our own executable to start the ranks");
         launch.argv.push_back(self);
-        std::vector<std::string> run = run_arguments(c);
+        std::vector<std::string> run = apply::run_arguments(c.options);
         launch.argv.insert(launch.argv.end(), run.begin(), run.end());
       }
     } else if (c.is_os()) {
-      launch.argv = c.request.command;
+      launch.argv = c.options.command;
     } else {
-      std::string whole_process;  // a static program: placed as a whole process, said once
-      auto prepared = apply::prepare_run(c.request, nullptr, nullptr, &whole_process);
+      // The same check and launch as `threadmap run` with these options.
+      auto checked = apply::run_request(c.options);
+      if (!checked) return checked.error().with_context("candidate " + c.name);
+      apply::RunHooks hooks;  // a static program: placed as a whole process, said once
+      hooks.note = [&](const std::string& line) {
+        r.notes.push_back("candidate " + c.name + ": " + line);
+      };
+      auto prepared = apply::prepare_command(*checked, hooks, /*watch_for_record=*/false);
       if (!prepared) return prepared.error().with_context("candidate " + c.name);
-      if (!whole_process.empty()) r.notes.push_back("candidate " + c.name + ": " + whole_process);
-      launch = *prepared;
+      launch = prepared->launch;
     }
     launches.push_back(std::move(launch));
     CandidateResult cr;

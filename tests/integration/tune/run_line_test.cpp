@@ -1,16 +1,17 @@
 // The `threadmap run` line tune prints for a candidate is the inverse of the `run` parser: pasted
 // into a shell, the real `threadmap run` prepares exactly the launch tune measured (the same
-// request type, apply::RunRequest, on both sides). Each candidate's run arguments are run with a
-// shell that prints the environment it was started with (/proc/self/environ: the preload
-// libraries clear their variables from the live environment so that programs it starts do not
-// inherit them), and that is compared with what apply::prepare_run makes of the candidate's
-// request: the pin configuration, the memory policy, the preloaded libraries.
+// options, apply::RunOptions, checked by the same apply::run_request on both sides). Each
+// candidate's run arguments are run with a shell that prints the environment it was started with
+// (/proc/self/environ: the preload libraries clear their variables from the live environment so
+// that programs it starts do not inherit them), and that is compared with what
+// apply::prepare_command makes of the candidate's options: the pin configuration, the memory
+// policy, the preloaded libraries.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <sstream>
 
-#include "src/apply/run_request.hpp"
+#include "src/apply/run_command.hpp"
 #include "src/tune/candidates.hpp"
 #include "tests/integration/run/run_helpers.hpp"
 
@@ -56,12 +57,15 @@ TEST(TuneRunLine, EveryCandidatesLineLaunchesWhatTuneMeasured) {
   int compared = 0;
   for (const tune::Candidate& c : set->list) {
     if (c.is_os()) continue;
-    auto spec = apply::prepare_run(c.request);
-    ASSERT_TRUE(spec) << c.name << ": " << spec.error().message;
+    auto checked = apply::run_request(c.options);
+    ASSERT_TRUE(checked) << c.name << ": " << checked.error().message;
+    auto prepared = apply::prepare_command(*checked, {}, /*watch_for_record=*/false);
+    ASSERT_TRUE(prepared) << c.name << ": " << prepared.error().message;
+    const os::LaunchSpec* spec = &prepared->launch;
     // The arguments exactly as the run line prints them (shell-quoted), run by a shell.
-    std::vector<std::string> args = tune::run_arguments(c);
+    std::vector<std::string> args = apply::run_arguments(c.options);
     tm_test::Output o =
-        tm_test::run(std::string(THREADMAP_BIN) + " " + tune::shell_join(args) + " </dev/null");
+        tm_test::run(std::string(THREADMAP_BIN) + " " + apply::shell_join(args) + " </dev/null");
     ASSERT_EQ(o.status, 0) << c.name << ": " << o.err;
     const auto got = ours(o.out);
     const auto want = expected(*spec);
@@ -69,7 +73,7 @@ TEST(TuneRunLine, EveryCandidatesLineLaunchesWhatTuneMeasured) {
     for (const auto& [name, value] : want) {
       auto it = got.find(name);
       ASSERT_NE(it, got.end()) << c.name << ": " << name << " not set by `threadmap "
-                               << tune::shell_join(args) << "`";
+                               << apply::shell_join(args) << "`";
       EXPECT_EQ(it->second, value) << c.name << ": " << name;
     }
     ++compared;

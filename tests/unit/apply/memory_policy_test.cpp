@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "src/apply/run_options.hpp"
 #include "src/apply/run_request.hpp"
 #include "src/core/text.hpp"
 
@@ -137,10 +138,16 @@ TEST(MemoryPolicyDescribe, SaysPolicyAndNodes) {
 
 // prepare_run checks the memory policy on this machine before anything starts, and names the
 // member.
+// The launch request of `run -- true` with `memory` as --mem (run_request is its one source).
+RunRequest with_memory(const std::string& memory) {
+  RunOptions options;
+  options.command = {"true"};
+  options.memory = memory;
+  return run_request(options)->request;
+}
+
 TEST(PrepareRunMemory, BadPolicyOrMissingNodeNamesTheMemoryMember) {
-  RunRequest r;
-  r.command = {"true"};
-  r.memory = "bind:1023";  // no machine here has 1024 nodes
+  RunRequest r = with_memory("bind:1023");  // no machine here has 1024 nodes
   std::string note;
   auto missing = prepare_run(r, &note);
   ASSERT_FALSE(missing.ok());
@@ -150,16 +157,13 @@ TEST(PrepareRunMemory, BadPolicyOrMissingNodeNamesTheMemoryMember) {
   EXPECT_NE(missing.error().message.find("node 1023 does not exist on this machine"),
             std::string::npos)
       << missing.error().message;
-  r.memory = "membind:0";
-  auto malformed = prepare_run(r);
+  auto malformed = prepare_run(with_memory("membind:0"));
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(malformed.error().input, "memory");
 }
 
 TEST(PrepareRunMemory, MemAloneLoadsThePinLibraryWithTheEncodedPolicy) {
-  RunRequest r;
-  r.command = {"true"};
-  r.memory = "interleave";
+  RunRequest r = with_memory("interleave");
   std::string note;
   auto launch = prepare_run(r, &note);
   if (!launch && launch.error().code == std::errc::no_such_file_or_directory)

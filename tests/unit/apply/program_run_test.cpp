@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "src/apply/run_request.hpp"
+#include "src/apply/run_options.hpp"
 
 namespace threadmap::apply {
 namespace {
@@ -54,23 +54,23 @@ TEST(RunProgram, AProgramThatCannotStartIsAnError) {
 }
 
 TEST(PrepareRun, ValuesThatCannotWorkHereNameTheirMember) {
-  RunRequest r;
-  r.command = {"true"};
-  r.cpus = "0x0";
-  auto empty = prepare_run(r);
+  RunOptions given;
+  given.command = {"true"};
+  given.cpus = "0x0";
+  auto empty = prepare_run(run_request(given)->request);
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().input, "cpus");
   EXPECT_EQ(empty.error().fault, Fault::input);
   EXPECT_NE(empty.error().message.find("empty"), std::string::npos) << empty.error().message;
-  r.cpus = "0";
-  r.policy = "spread";  // a plan's quick policy, not one `run` pins by
-  auto policy = prepare_run(r);
+  given.cpus = "0";
+  given.policy = "spread";  // a plan's quick policy, not one `run` pins by
+  auto policy = prepare_run(run_request(given)->request);
   ASSERT_FALSE(policy.ok());
   EXPECT_EQ(policy.error().input, "policy");
   EXPECT_EQ(policy.error().fault, Fault::input);
-  r.policy = "compact";
-  r.skip = {"lib:"};
-  auto skip = prepare_run(r);
+  given.policy = "compact";
+  given.skip = {"lib:"};
+  auto skip = prepare_run(run_request(given)->request);
   ASSERT_FALSE(skip.ok());
   EXPECT_EQ(skip.error().input, "skip");
   EXPECT_EQ(skip.error().fault, Fault::input);

@@ -243,8 +243,10 @@ TEST(RunCommand, TheMemoryPolicyIsNotedBeforeTheStartOnlyWhenVerbose) {
 }
 
 // The GODEBUG a placed program starts with (empty: not set by run).
-std::string godebug_for(const RunRequest& r) {
-  auto launch = prepare_run(r);
+std::string godebug_for(const RunOptions& options) {
+  auto checked = run_request(options);
+  if (!checked) return "error: " + checked.error().message;
+  auto launch = prepare_run(checked->request);
   if (!launch) return "error: " + launch.error().message;
   std::string value;
   for (const auto& [name, v] : launch->set_env)
@@ -254,7 +256,7 @@ std::string godebug_for(const RunRequest& r) {
 
 TEST(RunCommand, GoKeepsTheGomaxprocsItReadFromTheShare) {
   // Go 1.25+ would read the mask again from a thread placed on one CPU and drop to 1.
-  RunRequest r;
+  RunOptions r;
   r.command = {"true"};
   r.cpus = "0";
   const char* saved = std::getenv("GODEBUG");
@@ -268,7 +270,7 @@ TEST(RunCommand, GoKeepsTheGomaxprocsItReadFromTheShare) {
   setenv("GODEBUG", "updatemaxprocs=1", 1);  // the user's own choice stays
   EXPECT_EQ(godebug_for(r), "");
   unsetenv("GODEBUG");
-  RunRequest memory_only;
+  RunOptions memory_only;
   memory_only.command = {"true"};
   memory_only.memory = "local";
   EXPECT_EQ(godebug_for(memory_only), "");  // no CPUs placed: nothing to keep

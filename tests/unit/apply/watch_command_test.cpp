@@ -65,10 +65,12 @@ TEST(WatchRequest, DefaultsAreAppliedOnce) {
 TEST(WatchCommand, AnUnreadablePlanStopsItBeforeTheProgramStarts) {
   const std::string marker =
       testing::TempDir() + "/tm_watch_command_" + std::to_string(getpid()) + "_plan";
-  WatchCommand command;
-  command.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
-  command.plan_path = "/nonexistent/plan.json";
-  auto report = watch_command(command, nullptr);
+  WatchOptions given;
+  given.command = {"/bin/sh", "-c", "touch '" + marker + "'"};
+  given.plan_path = "/nonexistent/plan.json";
+  auto command = watch_request(given);
+  ASSERT_TRUE(command) << command.error().message;
+  auto report = watch_command(*command, nullptr);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().input, "plan_path");
   EXPECT_EQ(report.error().fault, Fault::work);
@@ -76,9 +78,11 @@ TEST(WatchCommand, AnUnreadablePlanStopsItBeforeTheProgramStarts) {
 }
 
 TEST(WatchCommand, AProgramThatCannotStartIsAStartFault) {
-  WatchCommand command;
-  command.command = {"/nonexistent/tm-program"};
-  auto report = watch_command(command, nullptr);
+  WatchOptions given;
+  given.command = {"/nonexistent/tm-program"};
+  auto command = watch_request(given);
+  ASSERT_TRUE(command) << command.error().message;
+  auto report = watch_command(*command, nullptr);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.error().fault, Fault::start);
 }

@@ -10,9 +10,16 @@ namespace {
 
 const std::string kData = THREADMAP_TEST_DATA;
 
+// The request for a saved matrix (and its topology), checked as `latency --load` is.
+LatencyRequest loading(const std::string& matrix, const std::string& topology = "") {
+  LatencyOptions o;
+  o.load_file = matrix;
+  o.topology_file = topology;
+  return *latency_request(o);
+}
+
 TEST(LatencyRun, LoadsAndAnalysesWithoutATopology) {
-  LatencyRequest request;
-  request.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
+  LatencyRequest request = loading(kData + "/latency/AMD_EPYC_7773X.csv");
   auto run = run_latency(request);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_FALSE(run->measurement);
@@ -22,9 +29,8 @@ TEST(LatencyRun, LoadsAndAnalysesWithoutATopology) {
 }
 
 TEST(LatencyRun, ComparesWithAGivenTopologyFile) {
-  LatencyRequest request;
-  request.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
-  request.topology_file = kData + "/topologies/amd-2x-epyc7763-zen3.xml";
+  LatencyRequest request = loading(kData + "/latency/AMD_EPYC_7773X.csv",
+                                   kData + "/topologies/amd-2x-epyc7763-zen3.xml");
   auto run = run_latency(request);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(run->topology_source, request.topology_file);
@@ -32,16 +38,14 @@ TEST(LatencyRun, ComparesWithAGivenTopologyFile) {
 }
 
 TEST(LatencyRun, BlamesTheInputAtFault) {
-  LatencyRequest missing;
-  missing.load_file = kData + "/latency/no-such-file.csv";
+  LatencyRequest missing = loading(kData + "/latency/no-such-file.csv");
   auto no_file = run_latency(missing);
   ASSERT_FALSE(no_file);
   EXPECT_EQ(no_file.error().input, "load_file");
   EXPECT_EQ(no_file.error().fault, Fault::work);  // a file that cannot be read: the work failed
 
-  LatencyRequest bad_topology;
-  bad_topology.load_file = kData + "/latency/AMD_EPYC_7773X.csv";
-  bad_topology.topology_file = kData + "/topologies/no-such-machine.xml";
+  LatencyRequest bad_topology =
+      loading(kData + "/latency/AMD_EPYC_7773X.csv", kData + "/topologies/no-such-machine.xml");
   auto no_topology = run_latency(bad_topology);
   ASSERT_FALSE(no_topology);
   EXPECT_EQ(no_topology.error().input, "topology_file");

@@ -18,11 +18,11 @@ tune::CandidateResult cand(const std::string& name, std::vector<double> samples,
   if (name == tune::kOsCandidate) c.candidate.kind = tune::Candidate::Kind::os;
   c.candidate.order = std::move(order);
   if (!c.candidate.order.empty()) {
-    c.candidate.request.cpus = "0-1";
-    c.candidate.request.policy = "compact";
+    c.candidate.options.cpus = "0-1";
+    c.candidate.options.policy = "compact";
   }
-  c.candidate.request.thread_cache = cache;
-  c.candidate.request.command = {"./prog", "10000"};
+  c.candidate.options.thread_cache = cache;
+  c.candidate.options.command = {"./prog", "10000"};
   c.samples = std::move(samples);
   c.machine_state.verdict = MachineVerdict::busy;
   c.machine_state.summary = "busy: others used 63% of CPUs 0-1 just before";

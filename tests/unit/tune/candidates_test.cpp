@@ -77,8 +77,8 @@ TEST(TuneCandidates, ThreadCacheAddsACopyOfEach) {
   ASSERT_TRUE(set) << set.error().message;
   EXPECT_EQ(names(*set),
             (std::vector<std::string>{"os", "one-core", "os+cache", "one-core+cache"}));
-  EXPECT_TRUE(set->list[3].request.thread_cache);
-  EXPECT_EQ(set->list[3].request.cpus, "0");
+  EXPECT_TRUE(set->list[3].options.thread_cache);
+  EXPECT_EQ(set->list[3].options.cpus, "0");
 }
 
 TEST(TuneCandidates, BadNamesAreRefusedNamingThem) {
@@ -203,7 +203,7 @@ TEST(TuneCandidates, MemoryPoliciesOnlyOnMultiNodeMachines) {
   auto set = tune::make_candidates("", multi, {"prog"}, false);
   ASSERT_TRUE(set) << set.error().message;
   ASSERT_NE(find(*set, "mem-local"), nullptr);
-  EXPECT_EQ(find(*set, "mem-interleave")->request.memory, "interleave");
+  EXPECT_EQ(find(*set, "mem-interleave")->options.memory, "interleave");
   EXPECT_TRUE(find(*set, "mem-local")->order.empty());
   // one-node may have been run as an identical candidate (one L3 per node on this machine).
   const tune::Candidate* node = find(*set, "one-node");

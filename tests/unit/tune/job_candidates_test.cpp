@@ -53,7 +53,7 @@ TEST(TuneJobCandidates, DefaultIsTheLauncherAloneThenTheShareOrders) {
   EXPECT_EQ(tune::run_line(*find(*set, "scatter")),
             "mpirun -np 2 threadmap run --ranks auto --policy scatter -- prog 'a b'");
   // What the launcher starts in each rank: our `run`, the rank's place read inside the rank.
-  EXPECT_EQ(tune::run_arguments(*find(*set, "compact")),
+  EXPECT_EQ(apply::run_arguments(find(*set, "compact")->options),
             (std::vector<std::string>{"run", "--ranks", "auto", "--policy", "compact", "--", "prog",
                                       "a b"}));
   // The winner's reproduce line is the job itself.

@@ -23,7 +23,7 @@ tune::CandidateResult applied(const std::string& name, std::vector<double> sampl
                               std::vector<int> order, bool cache) {
   tune::CandidateResult c = cand(name, std::move(samples));
   c.candidate.order = std::move(order);
-  c.candidate.request.thread_cache = cache;
+  c.candidate.options.thread_cache = cache;
   return c;
 }
 

@@ -40,20 +40,20 @@ TEST(TuneMetric, MistakesAreRefused) {
   EXPECT_FALSE(tune::parse_metric("ops=([0-9]+)", true, true));    // both directions
 }
 
-// The caller learns whether the direction or the text was wrong (to name its own flag); the
-// library's message describes the values and names no flag.
-TEST(TuneMetric, DirectionMistakesAreToldApart) {
-  bool direction = false;
-  auto none = tune::parse_metric("ops=([0-9]+)", false, false, &direction);
+// Each refusal names the member at fault (the CLI names its flag); the library's message
+// describes the values and names no flag.
+TEST(TuneMetric, EachMistakeNamesItsMember) {
+  auto none = tune::parse_metric("ops=([0-9]+)", false, false);
   ASSERT_FALSE(none);
-  EXPECT_TRUE(direction);
+  EXPECT_EQ(none.error().input, "higher");
+  EXPECT_EQ(none.error().fault, Fault::input);
   EXPECT_EQ(none.error().message.find("--"), std::string::npos) << none.error().message;
-  auto time = tune::parse_metric("wall", true, false, &direction);
+  auto time = tune::parse_metric("wall", true, false);
   ASSERT_FALSE(time);
-  EXPECT_TRUE(direction);
-  auto groups = tune::parse_metric("(a)(b)", true, false, &direction);
+  EXPECT_EQ(time.error().input, "higher");
+  auto groups = tune::parse_metric("(a)(b)", true, false);
   ASSERT_FALSE(groups);
-  EXPECT_FALSE(direction);
+  EXPECT_EQ(groups.error().input, "metric");
 }
 
 TEST(TuneMetric, LastLinesOfOutput) {
