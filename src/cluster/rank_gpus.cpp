@@ -86,6 +86,24 @@ std::vector<std::pair<std::string, std::string>> rank_visible_env(
   return visible_devices_env(own_first ? own_first_list(mine, all) : mine, env);
 }
 
+namespace {
+
+// torchrun's programs pick their GPU by LOCAL_RANK (torch.cuda.set_device(local_rank)):
+// narrowing the visible devices would leave rank 1 without a device 1. The bus order makes
+// LOCAL_RANK i the GPU i this rank was placed next to (ORDER names that order).
+void keep_visible_for_torchrun(GpuAssignment& a, const std::string& order) {
+  a.set_env.clear();
+  const unsigned vendor = a.mine.front()->vendor_id;
+  if (vendor == kNvidia) a.set_env = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+  if (vendor != kNvidia && vendor != kAmd) a.set_env = {{"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
+  a.notes.push_back(
+      "under torchrun the visible devices are not narrowed: the program picks "
+      "its GPU by LOCAL_RANK, which is GPU " +
+      std::to_string(a.mine.front()->index) + " in " + order);
+}
+
+}  // namespace
+
 Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Environment& env,
                                   const RankIdentity& id, int per_rank, const GpuChoice& choice) {
   std::vector<const Device*> gpus = compute_gpus(devices);
@@ -153,19 +171,7 @@ Result<GpuAssignment> assign_gpus(const std::vector<Device>& devices, const Envi
           std::to_string(a.mine.front()->index) +
           (per == 1 ? "" : "-" + std::to_string(a.mine.back()->index));
   a.set_env = rank_visible_env(a.mine, gpus, choice, env, a.notes);
-  if (id.launcher == "torchrun") {
-    // torchrun's programs pick their GPU by LOCAL_RANK (torch.cuda.set_device(local_rank)):
-    // narrowing the visible devices would leave rank 1 without a device 1. The bus order makes
-    // LOCAL_RANK i the GPU i this rank was placed next to.
-    a.set_env.clear();
-    const unsigned vendor = a.mine.front()->vendor_id;
-    if (vendor == kNvidia) a.set_env = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
-    if (vendor != kNvidia && vendor != kAmd) a.set_env = {{"ZE_ENABLE_PCI_ID_DEVICE_ORDER", "1"}};
-    a.notes.push_back(
-        "under torchrun the visible devices are not narrowed: the program picks "
-        "its GPU by LOCAL_RANK, which is GPU " +
-        std::to_string(a.mine.front()->index) + " in " + order);
-  }
+  if (id.launcher == "torchrun") keep_visible_for_torchrun(a, order);
   return a;
 }
 

@@ -54,6 +54,25 @@ const std::vector<std::string>& job_candidate_names() {
   return names;
 }
 
+namespace {
+
+// Each candidate again with the thread cache ("NAME+cache"). The launcher alone loads no
+// cache; with the cache, a rank runs under threadmap run, which places its threads (that twin
+// is "cache").
+void add_cache_twins(std::vector<Candidate>& built) {
+  const std::size_t n = built.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (built[i].options.thread_cache || built[i].is_os()) continue;
+    Candidate c = built[i];
+    c.name += "+cache";
+    c.meaning += ", with the thread cache";
+    c.options.thread_cache = true;
+    built.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
 Result<CandidateSet> make_job_candidates(const std::string& list, const Topology& topology,
                                          const std::vector<std::string>& launcher,
                                          const std::vector<std::string>& command,
@@ -116,19 +135,7 @@ Result<CandidateSet> make_job_candidates(const std::string& list, const Topology
     }
     built.push_back(std::move(c));
   }
-  if (thread_cache) {
-    const std::size_t n = built.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      // The launcher alone loads no cache; with the cache, a rank runs under threadmap run,
-      // which places its threads (that twin is "cache").
-      if (built[i].options.thread_cache || built[i].is_os()) continue;
-      Candidate c = built[i];
-      c.name += "+cache";
-      c.meaning += ", with the thread cache";
-      c.options.thread_cache = true;
-      built.push_back(std::move(c));
-    }
-  }
+  if (thread_cache) add_cache_twins(built);
   for (Candidate& c : built) {
     c.options.command = command;
     c.launcher = launcher;
