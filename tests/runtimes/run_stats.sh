@@ -52,13 +52,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 else
   echo "(the switched-user part needs root and setpriv: not run here)"
 fi
-# A process that can no longer reach the file by name (its own mount namespace with a fresh /tmp
-# and TMPDIR: the path names nothing, or a file of its own) appends through the descriptor `run`
-# passed down (TM_CACHE_STATS_FD): counted, not lost.
-stats_dir=${TMPDIR:-/tmp}
+# A process that can no longer reach the file by name (its own mount namespace with a fresh
+# TMPDIR: the path names nothing, or a file of its own) appends through the descriptor `run`
+# passed down (TM_CACHE_STATS_FD): counted, not lost. TMPDIR is a folder of its own, so that the
+# mount hides the statistics file only, never the library or the program (a clone under /tmp).
+stats_dir=$dir/stats
+mkdir -p "$stats_dir"
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
   unshare -m sh -c "mount -t tmpfs none '$stats_dir'" 2>/dev/null; then
-  "$tm" run --thread-cache --stats -- unshare -m sh -c \
+  TMPDIR=$stats_dir "$tm" run --thread-cache --stats -- unshare -m sh -c \
     "mount -t tmpfs none '$stats_dir' && exec '$python' '$spawn' threading 20" \
     >"$dir/out" 2>"$dir/err"
   creates=$(sed -n 's/.* process\(es\)\{0,1\}, \([0-9]*\) thread creates: .*/\2/p' "$dir/err")
