@@ -30,7 +30,7 @@ nav ul { columns: 2 12rem; padding-left: 1.2rem; margin: 0; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: .5rem 0; font-size: .9rem; }
 th, td { border-bottom: 1px solid #e3e6eb; padding: .25rem .6rem; text-align: left;
-         vertical-align: top; }
+         vertical-align: top; overflow-wrap: anywhere; }
 th { background: #f0f2f5; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 pre { background: #f0f2f5; padding: .6rem; overflow-x: auto; font-size: .85rem;
